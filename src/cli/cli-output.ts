@@ -1,0 +1,77 @@
+import { CommandRunner, Option } from 'nest-commander';
+import { AppError } from '../common/http/app-error.js';
+
+export interface JsonOption {
+  json?: boolean;
+}
+
+/** A wrong or missing argument: a clear message and exit code 2. */
+export class UsageError extends Error {}
+
+/**
+ * One invocation runs one command, so `--json` anywhere on the line selects the output mode
+ * (commander hands an option declared on a shared base class to the subclass unreliably).
+ */
+function jsonMode(options: JsonOption): boolean {
+  return options.json === true || process.argv.includes('--json');
+}
+
+/** Prints exactly one JSON object on stdout (compact with --json, indented otherwise). */
+export function print(result: object, options: JsonOption): void {
+  process.stdout.write(`${JSON.stringify(result, null, jsonMode(options) ? undefined : 2)}\n`);
+}
+
+export function printError(code: string, message: string, options: JsonOption): void {
+  const body = { error: { code, message } };
+  if (jsonMode(options)) process.stdout.write(`${JSON.stringify(body)}\n`);
+  else process.stderr.write(`error (${code}): ${message}\n`);
+}
+
+/**
+ * Runs one command body: the result on stdout, or an error object and exit code 1 (2 for usage).
+ * Unexpected errors are reported without internals.
+ */
+export async function runCommand(options: JsonOption, work: () => Promise<object>): Promise<void> {
+  try {
+    print(await work(), options);
+  } catch (err) {
+    if (err instanceof UsageError) {
+      printError('usage', err.message, options);
+      process.exitCode = 2;
+    } else if (err instanceof AppError) {
+      printError(err.code, err.message, options);
+      process.exitCode = 1;
+    } else {
+      const message = err instanceof Error ? err.message : String(err);
+      printError('internal_error', message, options);
+      process.exitCode = 1;
+    }
+  }
+}
+
+/** Parses a positive integer option or throws a usage error naming it. */
+export function positiveInt(name: string, value: string): number {
+  if (!/^\d{1,10}$/.test(value) || Number(value) < 1 || Number(value) > 2_147_483_647) {
+    throw new UsageError(`--${name} must be a positive integer`);
+  }
+  return Number(value);
+}
+
+/** Base of every leaf command: `--json` everywhere. */
+export abstract class JsonCommand extends CommandRunner {
+  @Option({ flags: '--json', description: 'print exactly one JSON object on stdout' })
+  parseJson(): boolean {
+    return true;
+  }
+}
+
+/** Base of a command group (`tenant`, `client`, …): only its subcommands do anything. */
+export abstract class CommandGroup extends JsonCommand {
+  async run(params: string[]): Promise<void> {
+    throw new UsageError(
+      params.length
+        ? `unknown command '${params.join(' ')}' for '${this.command.name()}'`
+        : `'${this.command.name()}' needs a subcommand; see --help`,
+    );
+  }
+}

@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from './app-config.js';
+
+describe('loadConfig', () => {
+  it('uses the documented defaults with an empty environment', () => {
+    const config = loadConfig({});
+    expect(config.PORT).toBe(3000);
+    expect(config.BODY_LIMIT).toBe(5 * 1024 * 1024);
+    expect(config.embedded).toBe(true);
+    expect(config.TRUST_PROXY).toBe(false);
+    expect(config.WEBHOOK_TIMEOUT_MS).toBe(10_000);
+    expect(config.LOG_LEVEL).toBe('info');
+  });
+
+  it('parses sizes, booleans and integers', () => {
+    const config = loadConfig({ BODY_LIMIT: '512kb', TRUST_PROXY: 'true', PORT: '8080' });
+    expect(config.BODY_LIMIT).toBe(512 * 1024);
+    expect(config.TRUST_PROXY).toBe(true);
+    expect(config.PORT).toBe(8080);
+  });
+
+  it.each([
+    ['PORT', 'abc'],
+    ['PORT', '70000'],
+    ['WEBHOOK_SECRET_KEY', Buffer.alloc(16).toString('base64')],
+    ['DATABASE_URL', 'mysql://x'],
+    ['TRUST_PROXY', 'maybe'],
+    ['LOG_LEVEL', 'loud'],
+    ['WEBHOOK_RETRY_SCHEDULE', '5s,soon'],
+    ['BODY_LIMIT', 'huge'],
+  ])('refuses %s=%s with a message naming the variable', (name, value) => {
+    expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
+    expect(() => loadConfig({ [name]: value })).toThrow(
+      new RegExp(`^Invalid configuration:\\n  ${name}:`),
+    );
+  });
+
+  it('accepts a 32-byte base64 webhook key', () => {
+    const key = Buffer.alloc(32, 7).toString('base64');
+    expect(loadConfig({ WEBHOOK_SECRET_KEY: key }).WEBHOOK_SECRET_KEY).toBe(key);
+  });
+});

@@ -1,0 +1,132 @@
+import { plainToInstance, Transform } from 'class-transformer';
+import {
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  Min,
+  validateSync,
+} from 'class-validator';
+
+const toInt = ({ value }: { value: unknown }): unknown =>
+  typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value) : value;
+
+const toBool = ({ value }: { value: unknown }): unknown => {
+  if (typeof value !== 'string') return value;
+  const v = value.trim().toLowerCase();
+  if (['true', '1', 'yes'].includes(v)) return true;
+  if (['false', '0', 'no', ''].includes(v)) return false;
+  return value;
+};
+
+const SIZE_UNITS: Record<string, number> = { b: 1, kb: 1024, mb: 1024 ** 2, gb: 1024 ** 3 };
+
+/** Accepts `5mb`, `512kb`, `1048576`; anything else stays a string and fails validation. */
+const toBytes = ({ value }: { value: unknown }): unknown => {
+  if (typeof value !== 'string') return value;
+  const m = /^(\d+)\s*(b|kb|mb|gb)?$/i.exec(value.trim());
+  if (!m) return value;
+  return Number(m[1]) * (SIZE_UNITS[(m[2] ?? 'b').toLowerCase()] ?? 1);
+};
+
+/**
+ * The whole environment of the service, validated once at start. A bad value stops start-up with
+ * a message naming the variable, rather than failing later in the middle of a request.
+ */
+export class AppConfig {
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  PORT = 3000;
+
+  @Transform(toBytes)
+  @IsInt({ message: 'BODY_LIMIT must be a size such as 5mb, 512kb or a number of bytes' })
+  @Min(1024)
+  BODY_LIMIT = 5 * 1024 * 1024;
+
+  @IsOptional()
+  @Matches(/^postgres(ql)?:\/\/.+/, { message: 'DATABASE_URL must be a postgres:// URL' })
+  DATABASE_URL?: string;
+
+  @IsString()
+  DATA_DIR = './.data';
+
+  /** Port of the embedded PostgreSQL; 0 picks a free one. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  EMBEDDED_PG_PORT = 0;
+
+  @IsOptional()
+  @Matches(/^[A-Za-z0-9+/]{43}=$/, {
+    message: 'WEBHOOK_SECRET_KEY must be 32 bytes in standard base64 (44 characters)',
+  })
+  WEBHOOK_SECRET_KEY?: string;
+
+  @Transform(toBool)
+  @IsBoolean()
+  TRUST_PROXY = false;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  @Max(120_000)
+  WEBHOOK_TIMEOUT_MS = 10_000;
+
+  @IsString()
+  @Matches(/^\s*\d+\s*(ms|s|m|h|d)?\s*(,\s*\d+\s*(ms|s|m|h|d)?\s*)*$/, {
+    message: 'WEBHOOK_RETRY_SCHEDULE must be a comma list of durations such as 5s,5m,2h',
+  })
+  WEBHOOK_RETRY_SCHEDULE = '5s,5m,30m,2h,5h,10h,10h';
+
+  @Transform(toBool)
+  @IsBoolean()
+  WEBHOOK_ALLOW_HTTP = false;
+
+  @Transform(toBool)
+  @IsBoolean()
+  WEBHOOK_ALLOW_PRIVATE_NETWORKS = false;
+
+  @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+  LOG_LEVEL = 'info';
+
+  /** Seeds the demo tenant on first start in embedded mode; tests turn it off. */
+  @Transform(toBool)
+  @IsBoolean()
+  SEED_DEMO = true;
+
+  /** Runs the webhook delivery worker and the lock sweeper in this process. */
+  @Transform(toBool)
+  @IsBoolean()
+  WORKERS_ENABLED = true;
+
+  get embedded(): boolean {
+    return !this.DATABASE_URL;
+  }
+}
+
+export class ConfigError extends Error {}
+
+/** Builds the config from an environment, throwing one error that lists every bad variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
+  const known = Object.keys(new AppConfig()).concat('DATABASE_URL', 'WEBHOOK_SECRET_KEY');
+  const raw: Record<string, string> = {};
+  for (const key of known) {
+    const value = env[key];
+    if (value !== undefined && value !== '') raw[key] = value;
+  }
+  const config = plainToInstance(AppConfig, raw);
+  const errors = validateSync(config, { whitelist: true });
+  if (errors.length > 0) {
+    const lines = errors.map(
+      (e) => `  ${e.property}: ${Object.values(e.constraints ?? {}).join('; ')}`,
+    );
+    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  return config;
+}

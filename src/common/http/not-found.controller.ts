@@ -1,0 +1,16 @@
+import { All, Controller } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
+import { NotFoundError } from './app-error.js';
+
+/**
+ * Registered last: an unknown route under `/api/v1` passes the global guard first, so without a
+ * valid token it is 401 and with one 404 (CONTRACT.md §2), and never reveals which routes exist.
+ */
+@ApiExcludeController()
+@Controller()
+export class NotFoundController {
+  @All('{*path}')
+  notFound(): never {
+    throw new NotFoundError('route');
+  }
+}

@@ -1,0 +1,155 @@
+import {
+  type ArgumentsHost,
+  Catch,
+  type ExceptionFilter,
+  HttpException,
+  Logger,
+} from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { AppError, ValidationFailedError } from './app-error.js';
+import { OAuthError } from './oauth-error.js';
+import { problem, PROBLEM_CONTENT_TYPE, type ProblemBody } from './problem.js';
+
+interface HttpishError {
+  status?: number;
+  statusCode?: number;
+  type?: string;
+  code?: string;
+}
+
+const DB_UNAVAILABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  '57P01', // admin_shutdown
+  '57P02', // crash_shutdown
+  '57P03', // cannot_connect_now
+  '08000',
+  '08001',
+  '08003',
+  '08006',
+]);
+
+function isDatabaseUnavailable(err: unknown): boolean {
+  if (!(err instanceof Error)) return false;
+  const code = (err as HttpishError).code;
+  if (code && DB_UNAVAILABLE_CODES.has(code)) return true;
+  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(
+    err.message,
+  );
+}
+
+/**
+ * The one place where errors become responses: RFC 9457 problem details for the API, RFC 6749
+ * bodies for the token endpoint. Nothing internal (stack, SQL, secrets) reaches a body.
+ */
+@Catch()
+export class ProblemFilter implements ExceptionFilter {
+  private readonly logger = new Logger('ProblemFilter');
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const ctx = host.switchToHttp();
+    const req = ctx.getRequest<Request>();
+    const res = ctx.getResponse<Response>();
+    if (res.headersSent) return;
+    const requestId = (req as { id?: unknown }).id;
+    const rid = typeof requestId === 'string' ? requestId : null;
+
+    if (exception instanceof OAuthError) {
+      res.status(exception.status);
+      res.set({ 'Cache-Control': 'no-store', Pragma: 'no-cache', ...exception.headers });
+      res.json({ error: exception.error, error_description: exception.description });
+      return;
+    }
+
+    const body = this.toProblem(exception, rid, res);
+    res.status(body.status).type(PROBLEM_CONTENT_TYPE).send(JSON.stringify(body));
+  }
+
+  private toProblem(exception: unknown, rid: string | null, res: Response): ProblemBody {
+    if (exception instanceof AppError) {
+      res.set(exception.headers);
+      const errors = exception instanceof ValidationFailedError ? { errors: exception.errors } : {};
+      return problem(exception.status, exception.code, exception.title, exception.message, rid, {
+        ...exception.extensions,
+        ...errors,
+      });
+    }
+    // body-parser errors arrive wrapped by the Express adapter; their `type` says what went wrong
+    const cause =
+      exception instanceof HttpException
+        ? (exception.cause as HttpishError | undefined)
+        : undefined;
+    if (cause?.type) return this.toProblem(cause, rid, res);
+    if (exception instanceof HttpException) {
+      const status = exception.getStatus();
+      if (status === 404) {
+        return problem(404, 'not_found', 'Not found', 'no such resource', rid);
+      }
+      if (status === 405) {
+        return problem(405, 'method_not_allowed', 'Method not allowed', exception.message, rid);
+      }
+      if (status === 413) {
+        return problem(413, 'payload_too_large', 'Payload too large', exception.message, rid);
+      }
+      if (status < 500) {
+        return problem(400, 'validation_failed', 'Validation failed', exception.message, rid, {
+          errors: [{ field: 'request', message: exception.message }],
+        });
+      }
+    }
+    const err = exception as HttpishError;
+    if (err?.type === 'entity.too.large') {
+      return problem(
+        413,
+        'payload_too_large',
+        'Payload too large',
+        'the request body is too large',
+        rid,
+      );
+    }
+    if (err?.type === 'entity.parse.failed' || err?.type === 'entity.verify.failed') {
+      return problem(
+        400,
+        'validation_failed',
+        'Validation failed',
+        'the body is not valid JSON',
+        rid,
+        {
+          errors: [{ field: 'body', message: 'malformed JSON' }],
+        },
+      );
+    }
+    if (
+      err?.type === 'charset.unsupported' ||
+      err?.type === 'encoding.unsupported' ||
+      err?.type === 'request.aborted' ||
+      err?.type === 'request.size.invalid'
+    ) {
+      return problem(
+        400,
+        'validation_failed',
+        'Validation failed',
+        'the body could not be read',
+        rid,
+        {
+          errors: [{ field: 'body', message: err.type }],
+        },
+      );
+    }
+    if (isDatabaseUnavailable(exception)) {
+      this.logger.warn({ err: exception, request_id: rid }, 'database unavailable');
+      res.set('Retry-After', '5');
+      return problem(
+        503,
+        'service_unavailable',
+        'Service unavailable',
+        'the database is unavailable, retry shortly',
+        rid,
+      );
+    }
+    this.logger.error({ err: exception, request_id: rid }, 'unhandled error');
+    return problem(500, 'internal_error', 'Internal error', 'an unexpected error occurred', rid);
+  }
+}

@@ -1,0 +1,67 @@
+import { type DynamicModule, Module } from '@nestjs/common';
+import { LoggerModule } from 'nestjs-pino';
+import type { DestinationStream } from 'pino';
+import type { Options } from 'pino-http';
+import type { AppConfig } from '../config/app-config.js';
+import { assignRequestId } from '../http/request-id.js';
+
+/**
+ * Paths pino removes from every line. Secrets never reach the log: request bodies are not logged
+ * at all, and headers that carry credentials are redacted.
+ */
+export const REDACTED_PATHS = [
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'req.headers["lock-token"]',
+  'req.headers["proxy-authorization"]',
+  'res.headers["set-cookie"]',
+  '*.client_secret',
+  '*.access_token',
+  '*.token',
+  '*.lock_token',
+  '*.secret',
+  '*.storage_location',
+];
+
+function withDestination(
+  options: Options,
+  destination: DestinationStream | undefined,
+): Options | [Options, DestinationStream] {
+  return destination ? [options, destination] : options;
+}
+
+@Module({})
+export class LoggingModule {
+  static register(config: AppConfig, destination?: DestinationStream): DynamicModule {
+    return {
+      module: LoggingModule,
+      imports: [
+        LoggerModule.forRoot({
+          pinoHttp: withDestination(
+            {
+              level: config.LOG_LEVEL,
+              genReqId: assignRequestId,
+              redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+              customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : 'info'),
+              serializers: {
+                // the query string can carry anything a caller typed; keep the path only
+                req: (req: {
+                  id: unknown;
+                  method: string;
+                  url: string;
+                  remoteAddress?: string;
+                }) => ({
+                  id: req.id,
+                  method: req.method,
+                  path: req.url.split('?')[0],
+                  remoteAddress: req.remoteAddress,
+                }),
+              },
+            },
+            destination,
+          ),
+        }),
+      ],
+    };
+  }
+}

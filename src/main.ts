@@ -1,0 +1,83 @@
+import 'reflect-metadata';
+import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { pino } from 'pino';
+import { AppModule } from './app.module.js';
+import { configureApp } from './app.setup.js';
+import { ConfigError, loadConfig } from './common/config/app-config.js';
+import { ensureLocalSecretKey } from './common/config/local-secret-key.js';
+import {
+  type EmbeddedDatabase,
+  startEmbeddedDatabase,
+} from './common/database/embedded-database.js';
+import { runMigrations } from './common/database/migrate.js';
+import { API_PREFIX } from './openapi.js';
+import { onFirstStart } from './first-start.js';
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const log = pino({ level: config.LOG_LEVEL, base: { component: 'bootstrap' } });
+  const started = Date.now();
+  let embedded: EmbeddedDatabase | undefined;
+  if (config.embedded) {
+    embedded = await startEmbeddedDatabase(config.DATA_DIR, config.EMBEDDED_PG_PORT, log);
+    config.DATABASE_URL = embedded.url;
+    config.WEBHOOK_SECRET_KEY ??= await ensureLocalSecretKey(config.DATA_DIR);
+    const ran = await runMigrations(embedded.url);
+    if (ran.length) log.info({ migrations: ran }, 'migrations applied');
+  } else if (!config.WEBHOOK_SECRET_KEY) {
+    throw new ConfigError(
+      'Invalid configuration:\n  WEBHOOK_SECRET_KEY: required when DATABASE_URL is set (32 bytes, base64)',
+    );
+  }
+
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.register(config), {
+    bufferLogs: true,
+    bodyParser: false,
+  });
+  configureApp(app, config);
+  if (embedded && config.SEED_DEMO) await onFirstStart(app);
+
+  let closing = false;
+  const shutdown = (signal: string): void => {
+    if (closing) return;
+    closing = true;
+    log.info({ signal }, 'shutting down');
+    void (async () => {
+      try {
+        await app.close();
+        await embedded?.stop();
+        process.exit(0);
+      } catch (err) {
+        log.error({ err }, 'shutdown failed');
+        process.exit(1);
+      }
+    })();
+  };
+  process.on('SIGINT', () => shutdown('SIGINT'));
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+
+  await app.listen(config.PORT);
+  const url = (await app.getUrl()).replace('[::1]', 'localhost').replace('127.0.0.1', 'localhost');
+  log.info(
+    {
+      startup_ms: Date.now() - started,
+      api: `${url}/${API_PREFIX}`,
+      docs: `${url}/${API_PREFIX}/docs`,
+      openapi: `${url}/${API_PREFIX}/openapi.json`,
+      database: embedded ? 'embedded' : 'external',
+    },
+    `GRC Integration API listening: Swagger UI at ${url}/${API_PREFIX}/docs`,
+  );
+}
+
+main().catch((err: unknown) => {
+  if (err instanceof ConfigError) {
+    process.stderr.write(`${err.message}\n`);
+  } else {
+    process.stderr.write(
+      `start-up failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
+    );
+  }
+  process.exit(1);
+});

@@ -1,0 +1,22 @@
+import { Module } from '@nestjs/common';
+import { APP_GUARD } from '@nestjs/core';
+import { PassportModule } from '@nestjs/passport';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { TenancyModule } from '../tenancy/tenancy.module.js';
+import { ApiAuthGuard } from './auth.guard.js';
+import { BearerStrategy } from './bearer.strategy.js';
+import { CredentialsService } from './credentials.service.js';
+import { AccessToken } from './entities/access-token.entity.js';
+import { ApiClient } from './entities/api-client.entity.js';
+import { PersonalAccessToken } from './entities/personal-access-token.entity.js';
+
+@Module({
+  imports: [
+    PassportModule.register({ session: false }),
+    TypeOrmModule.forFeature([ApiClient, AccessToken, PersonalAccessToken]),
+    TenancyModule,
+  ],
+  providers: [CredentialsService, BearerStrategy, { provide: APP_GUARD, useClass: ApiAuthGuard }],
+  exports: [CredentialsService],
+})
+export class AuthModule {}

@@ -1,0 +1,37 @@
+import { applyDecorators, SetMetadata } from '@nestjs/common';
+import {
+  ApiBearerAuth,
+  ApiForbiddenResponse,
+  ApiOAuth2,
+  ApiUnauthorizedResponse,
+} from '@nestjs/swagger';
+import type { Entitlement } from '../tenancy/entitlements.js';
+import type { Scope } from './scopes.js';
+
+export const AUTHORIZATION = 'auth:requirement';
+
+export interface AuthorizationRequirement {
+  scope: Scope;
+  entitlement: Entitlement;
+}
+
+/**
+ * The one declaration of what a route needs: the guard enforces it and the OpenAPI document
+ * shows it, so the two cannot drift apart.
+ */
+export function Authorized(
+  requirement: AuthorizationRequirement,
+): MethodDecorator & ClassDecorator {
+  return applyDecorators(
+    SetMetadata(AUTHORIZATION, requirement),
+    ApiBearerAuth('bearer'),
+    ApiOAuth2([requirement.scope], 'oauth2'),
+    ApiUnauthorizedResponse({
+      description:
+        'Missing, unknown, expired or revoked bearer token (`unauthenticated`, `invalid_token`).',
+    }),
+    ApiForbiddenResponse({
+      description: `Needs scope \`${requirement.scope}\` and entitlement \`${requirement.entitlement}\` (\`insufficient_scope\`, \`entitlement_required\`, \`ip_not_allowed\`).`,
+    }),
+  );
+}

@@ -1,0 +1,134 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
+import { digest, digestsEqual, isWellFormedToken, mintToken } from '../../common/crypto/tokens.js';
+import { effectiveEntitlements, type Plan } from '../tenancy/entitlements.js';
+import { AccessToken } from './entities/access-token.entity.js';
+import { ApiClient } from './entities/api-client.entity.js';
+import type { Principal } from './principal.js';
+import { isScope, type Scope } from './scopes.js';
+
+interface PrincipalRow {
+  tenant_id: number;
+  credential_id: number;
+  scopes: string[];
+  allowed_ips: string[];
+  plan: Plan;
+  overrides: Array<{ entitlement: string; granted: boolean }> | null;
+}
+
+const OVERRIDES = `(SELECT json_agg(json_build_object('entitlement', o.entitlement, 'granted', o.granted))
+    FROM tenant_entitlement_overrides o WHERE o.tenant_id = ten.id) AS overrides`;
+
+/** One round trip per request: the token, its client, the tenant's plan and overrides. */
+const ACCESS_TOKEN_LOOKUP = `
+  SELECT t.tenant_id, t.api_client_id AS credential_id, t.scopes, c.allowed_ips, ten.plan, ${OVERRIDES}
+  FROM access_tokens t
+  JOIN api_clients c ON c.id = t.api_client_id AND c.enabled
+  JOIN tenants ten ON ten.id = t.tenant_id
+  WHERE t.token_digest = $1 AND t.revoked_at IS NULL AND t.expires_at > now()`;
+
+const PAT_LOOKUP = `
+  SELECT p.tenant_id, p.id AS credential_id, p.scopes, p.allowed_ips, ten.plan, ${OVERRIDES}
+  FROM personal_access_tokens p
+  JOIN tenants ten ON ten.id = p.tenant_id
+  WHERE p.token_digest = $1 AND p.revoked_at IS NULL AND p.expires_at > now()`;
+
+export interface VerifiedClient {
+  id: number;
+  tenantId: number;
+  clientId: string;
+  scopes: Scope[];
+  allowedIps: string[];
+}
+
+/**
+ * Credential store: client secrets, access tokens and PATs, all kept as SHA-256 digests. Runs as
+ * the owner role because a credential is looked up before its tenant is known.
+ */
+@Injectable()
+export class CredentialsService {
+  constructor(@InjectDataSource() private readonly db: DataSource) {}
+
+  /** Resolves a bearer token to its principal; null for anything unknown, expired or revoked. */
+  async authenticate(token: string): Promise<Principal | null> {
+    const kind = isWellFormedToken(token, 'gat')
+      ? 'client'
+      : isWellFormedToken(token, 'gpat')
+        ? 'pat'
+        : null;
+    if (!kind) return null;
+    const rows: PrincipalRow[] = await this.db.query(
+      kind === 'client' ? ACCESS_TOKEN_LOOKUP : PAT_LOOKUP,
+      [digest(token)],
+    );
+    const row = rows[0];
+    if (!row) return null;
+    return {
+      tenantId: row.tenant_id,
+      credential: { kind, id: row.credential_id, ref: `${kind}:${row.credential_id}` },
+      scopes: new Set(row.scopes.filter(isScope)),
+      allowedIps: row.allowed_ips,
+      entitlements: effectiveEntitlements(row.plan, row.overrides ?? []),
+    };
+  }
+
+  /** Checks a client's id and secret; null for an unknown or disabled client or a wrong secret. */
+  async verifyClient(clientId: string, secret: string): Promise<VerifiedClient | null> {
+    if (!/^gci_[0-9A-Za-z]{49}$/.test(clientId) || !isWellFormedToken(secret, 'gcs')) return null;
+    const client = await this.db
+      .getRepository(ApiClient)
+      .createQueryBuilder('c')
+      .addSelect('c.secretDigest')
+      .where('c.clientId = :clientId AND c.enabled', { clientId })
+      .getOne();
+    if (!client || !digestsEqual(client.secretDigest, digest(secret))) return null;
+    return {
+      id: client.id,
+      tenantId: client.tenantId,
+      clientId: client.clientId,
+      scopes: client.scopes.filter(isScope),
+      allowedIps: client.allowedIps,
+    };
+  }
+
+  /** Mints an access token for a verified client; only its digest is stored. */
+  async issueAccessToken(
+    client: VerifiedClient,
+    scopes: readonly Scope[],
+    ttlSeconds: number,
+  ): Promise<{ token: string; expiresAt: Date }> {
+    const token = mintToken('gat');
+    const expiresAt = new Date(Date.now() + ttlSeconds * 1000);
+    await this.db.getRepository(AccessToken).insert({
+      tenantId: client.tenantId,
+      apiClientId: client.id,
+      tokenDigest: digest(token),
+      scopes: [...scopes],
+      expiresAt,
+      revokedAt: null,
+    });
+    return { token, expiresAt };
+  }
+
+  /** Registers a client; the secret is returned here only and stored as a digest. */
+  async createClient(input: {
+    tenantId: number;
+    name: string;
+    scopes: readonly Scope[];
+    allowedIps: readonly string[];
+  }): Promise<{ id: number; clientId: string; clientSecret: string }> {
+    const clientId = mintToken('gci');
+    const clientSecret = mintToken('gcs');
+    const saved = await this.db.getRepository(ApiClient).save({
+      tenantId: input.tenantId,
+      clientId,
+      name: input.name,
+      secretDigest: digest(clientSecret),
+      scopes: [...input.scopes],
+      allowedIps: [...input.allowedIps],
+      enabled: true,
+    });
+    return { id: saved.id, clientId, clientSecret };
+  }
+}

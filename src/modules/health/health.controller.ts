@@ -1,0 +1,32 @@
+import { Controller, Get } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
+import { ServiceUnavailableError } from '../../common/http/app-error.js';
+import { Public } from '../auth/public.decorator.js';
+
+/** Probes for orchestrators, outside `/api/v1` and outside the API description. */
+@ApiExcludeController()
+@Public()
+@Controller('health')
+export class HealthController {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  @Get('live')
+  live(): { status: 'ok' } {
+    return { status: 'ok' };
+  }
+
+  @Get('ready')
+  async ready(): Promise<{ status: 'ok'; database: 'up' }> {
+    try {
+      await Promise.race([
+        this.dataSource.query('SELECT 1'),
+        new Promise((_, reject) => setTimeout(() => reject(new Error('timeout')), 2_000).unref()),
+      ]);
+    } catch {
+      throw new ServiceUnavailableError('the database is not reachable');
+    }
+    return { status: 'ok', database: 'up' };
+  }
+}

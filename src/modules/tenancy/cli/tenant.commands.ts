@@ -1,0 +1,142 @@
+import { Command, Option, SubCommand } from 'nest-commander';
+import {
+  CommandGroup,
+  JsonCommand,
+  positiveInt,
+  runCommand,
+  UsageError,
+} from '../../../cli/cli-output.js';
+import { type Entitlement, isEntitlement, isPlan, type Plan, PLANS } from '../entitlements.js';
+import { TenancyService } from '../tenancy.service.js';
+
+interface TenantOptions {
+  json?: boolean;
+  name?: string;
+  plan?: string;
+  tenant?: string;
+}
+
+function plan(value: string | undefined): Plan {
+  if (!value || !isPlan(value)) throw new UsageError(`--plan must be one of ${PLANS.join(', ')}`);
+  return value;
+}
+
+function tenantId(value: string | undefined): number {
+  if (!value) throw new UsageError('--tenant is required');
+  return positiveInt('tenant', value);
+}
+
+@SubCommand({ name: 'create', description: 'create a tenant on a plan' })
+export class TenantCreateCommand extends JsonCommand {
+  constructor(private readonly tenancy: TenancyService) {
+    super();
+  }
+
+  @Option({ flags: '--name <name>', description: 'tenant (company) name' })
+  parseName(v: string): string {
+    return v;
+  }
+
+  @Option({ flags: '--plan <plan>', description: PLANS.join(' | ') })
+  parsePlan(v: string): string {
+    return v;
+  }
+
+  async run(_: string[], o: TenantOptions): Promise<void> {
+    await runCommand(o, async () => {
+      const name = o.name?.trim();
+      if (!name || name.length > 200)
+        throw new UsageError('--name is required (1..200 characters)');
+      const t = await this.tenancy.create(name, plan(o.plan));
+      return { tenant_id: t.tenant_id, name: t.name, plan: t.plan };
+    });
+  }
+}
+
+@SubCommand({ name: 'set-plan', description: "change a tenant's plan (applies at once)" })
+export class TenantSetPlanCommand extends JsonCommand {
+  constructor(private readonly tenancy: TenancyService) {
+    super();
+  }
+
+  @Option({ flags: '--tenant <id>' })
+  parseTenant(v: string): string {
+    return v;
+  }
+
+  @Option({ flags: '--plan <plan>', description: PLANS.join(' | ') })
+  parsePlan(v: string): string {
+    return v;
+  }
+
+  async run(_: string[], o: TenantOptions): Promise<void> {
+    await runCommand(o, () => this.tenancy.setPlan(tenantId(o.tenant), plan(o.plan)));
+  }
+}
+
+@SubCommand({
+  name: 'entitlements',
+  description: 'show, add, remove or reset entitlements (the last --add/--remove of a name wins)',
+})
+export class TenantEntitlementsCommand extends JsonCommand {
+  constructor(private readonly tenancy: TenancyService) {
+    super();
+  }
+
+  @Option({ flags: '--tenant <id>' })
+  parseTenant(v: string): string {
+    return v;
+  }
+
+  /** In command-line order across --add, --remove and --reset, so the last one of a name wins. */
+  private readonly changes: Array<{ entitlement: string; granted: boolean | null }> = [];
+
+  @Option({ flags: '--add <entitlement>', description: 'grant beyond the plan (repeatable)' })
+  parseAdd(v: string): string {
+    this.changes.push({ entitlement: v, granted: true });
+    return v;
+  }
+
+  @Option({ flags: '--remove <entitlement>', description: 'withhold from the plan (repeatable)' })
+  parseRemove(v: string): string {
+    this.changes.push({ entitlement: v, granted: false });
+    return v;
+  }
+
+  @Option({
+    flags: '--reset <entitlement>',
+    description: "back to the plan's default (repeatable)",
+  })
+  parseReset(v: string): string {
+    this.changes.push({ entitlement: v, granted: null });
+    return v;
+  }
+
+  async run(_: string[], o: TenantOptions): Promise<void> {
+    await runCommand(o, async () => {
+      const id = tenantId(o.tenant);
+      const last = new Map<Entitlement, boolean | null>();
+      for (const c of this.changes) {
+        if (!isEntitlement(c.entitlement))
+          throw new UsageError(`unknown entitlement ${c.entitlement}`);
+        last.set(c.entitlement, c.granted);
+      }
+      const changes = [...last].map(([entitlement, granted]) => ({ entitlement, granted }));
+      return changes.length ? this.tenancy.changeEntitlements(id, changes) : this.tenancy.view(id);
+    });
+  }
+}
+
+@Command({
+  name: 'tenant',
+  description: 'tenants, plans and entitlements',
+  subCommands: [TenantCreateCommand, TenantSetPlanCommand, TenantEntitlementsCommand],
+})
+export class TenantCommand extends CommandGroup {}
+
+export const TENANT_COMMANDS = [
+  TenantCommand,
+  TenantCreateCommand,
+  TenantSetPlanCommand,
+  TenantEntitlementsCommand,
+];

@@ -1,0 +1,12 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { EntitlementOverride } from './entities/entitlement-override.entity.js';
+import { Tenant } from './entities/tenant.entity.js';
+import { TenancyService } from './tenancy.service.js';
+
+@Module({
+  imports: [TypeOrmModule.forFeature([Tenant, EntitlementOverride])],
+  providers: [TenancyService],
+  exports: [TenancyService],
+})
+export class TenancyModule {}

@@ -1,0 +1,67 @@
+import 'reflect-metadata';
+import { randomBytes } from 'node:crypto';
+import { Writable } from 'node:stream';
+import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { AppModule } from '../../src/app.module.js';
+import { configureApp } from '../../src/app.setup.js';
+import { type AppConfig, loadConfig } from '../../src/common/config/app-config.js';
+import { createTestDatabase, type TestDatabase } from './database.js';
+
+export interface TestApp {
+  app: NestExpressApplication;
+  config: AppConfig;
+  /** Base URL of the listening server, e.g. http://127.0.0.1:43121 */
+  baseUrl: string;
+  /** Every log line the application wrote, for leak checks. */
+  logs: string[];
+  database: TestDatabase;
+  close(): Promise<void>;
+}
+
+/**
+ * Boots the real application (real PostgreSQL, real HTTP server on a free port) on a fresh
+ * database of its own. Background workers are off unless `WORKERS_ENABLED: 'true'` is passed.
+ */
+export async function startTestApp(
+  env: Record<string, string> = {},
+  database?: TestDatabase,
+): Promise<TestApp> {
+  const db = database ?? (await createTestDatabase());
+  const config = loadConfig({
+    DATABASE_URL: db.url,
+    WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64'),
+    LOG_LEVEL: 'info',
+    SEED_DEMO: 'false',
+    WORKERS_ENABLED: 'false',
+    WEBHOOK_ALLOW_HTTP: 'true',
+    WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+    PORT: '0',
+    ...env,
+  });
+  const logs: string[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      logs.push(chunk.toString('utf8'));
+      done();
+    },
+  });
+  const app = await NestFactory.create<NestExpressApplication>(
+    AppModule.register(config, { logDestination: sink }),
+    { bufferLogs: true, bodyParser: false },
+  );
+  configureApp(app, config);
+  await app.listen(0, '127.0.0.1');
+  const baseUrl = (await app.getUrl()).replace('[::1]', '127.0.0.1');
+  return {
+    app,
+    config,
+    baseUrl,
+    logs,
+    database: db,
+    async close() {
+      await app.close();
+      if (!database) await db.drop();
+    },
+  };
+}
