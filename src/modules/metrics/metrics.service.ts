@@ -1,0 +1,76 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import type { DataSource } from 'typeorm';
+
+interface BacklogRow {
+  due: string;
+  oldest_age_seconds: number | null;
+}
+
+/**
+ * Prometheus metrics. Delivery and backlog figures are read from the database at scrape time, so
+ * every replica reports the same, whole-system numbers and no worker has to report in.
+ */
+@Injectable()
+export class MetricsService {
+  readonly registry = new Registry();
+  private readonly requests: Counter<'method' | 'route' | 'status'>;
+  private readonly latency: Histogram<'method' | 'route' | 'status'>;
+
+  constructor(@InjectDataSource() private readonly db: DataSource) {
+    collectDefaultMetrics({ register: this.registry });
+    this.requests = new Counter({
+      name: 'http_requests_total',
+      help: 'HTTP requests by method, route pattern and status',
+      labelNames: ['method', 'route', 'status'],
+      registers: [this.registry],
+    });
+    this.latency = new Histogram({
+      name: 'http_request_duration_seconds',
+      help: 'HTTP request latency by method, route pattern and status',
+      labelNames: ['method', 'route', 'status'],
+      buckets: [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+      registers: [this.registry],
+    });
+    const database = this.db;
+    new Gauge({
+      name: 'webhook_deliveries',
+      help: 'Webhook deliveries by status (succeeded, failed, retry, queued, sending, cancelled)',
+      labelNames: ['status'],
+      registers: [this.registry],
+      async collect() {
+        const rows: Array<{ status: string; n: string }> = await database.query(
+          'SELECT status, count(*) AS n FROM webhook_deliveries GROUP BY status',
+        );
+        this.reset();
+        for (const r of rows) this.set({ status: r.status }, Number(r.n));
+      },
+    });
+    const backlog = new Gauge({
+      name: 'webhook_outbox_backlog',
+      help: 'Deliveries due now and not yet attempted (queued or retry, webhook active)',
+      registers: [this.registry],
+    });
+    const oldest = new Gauge({
+      name: 'webhook_outbox_oldest_due_age_seconds',
+      help: 'Age of the oldest due delivery, 0 when none is due',
+      registers: [this.registry],
+    });
+    backlog.collect = async () => {
+      const [row]: BacklogRow[] = await database.query(`
+        SELECT count(*) AS due,
+               extract(epoch FROM now() - min(d.next_attempt_at))::float8 AS oldest_age_seconds
+        FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id AND w.status = 'active'
+        WHERE d.status IN ('queued', 'retry') AND d.next_attempt_at <= now()`);
+      backlog.set(Number(row?.due ?? 0));
+      oldest.set(Math.max(0, row?.oldest_age_seconds ?? 0));
+    };
+  }
+
+  observeRequest(method: string, route: string, status: number, seconds: number): void {
+    const labels = { method, route, status: String(status) };
+    this.requests.inc(labels);
+    this.latency.observe(labels, seconds);
+  }
+}
