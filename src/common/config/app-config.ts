@@ -105,6 +105,23 @@ export class AppConfig {
   @IsBoolean()
   WORKERS_ENABLED = true;
 
+  /** API requests per credential per minute; 0 turns the limit off. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  RATE_LIMIT_API_PER_MINUTE = 6000;
+
+  /** Token requests per client id and caller IP per minute; 0 turns the limit off. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  RATE_LIMIT_TOKEN_PER_MINUTE = 120;
+
+  /** Shares rate-limit counters between replicas; unset keeps them in process memory. */
+  @IsOptional()
+  @Matches(/^rediss?:\/\/.+/, { message: 'REDIS_URL must be a redis:// URL' })
+  REDIS_URL?: string;
+
   get embedded(): boolean {
     return !this.DATABASE_URL;
   }
@@ -114,7 +131,11 @@ export class ConfigError extends Error {}
 
 /** Builds the config from an environment, throwing one error that lists every bad variable. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
-  const known = Object.keys(new AppConfig()).concat('DATABASE_URL', 'WEBHOOK_SECRET_KEY');
+  const known = Object.keys(new AppConfig()).concat(
+    'DATABASE_URL',
+    'WEBHOOK_SECRET_KEY',
+    'REDIS_URL',
+  );
   const raw: Record<string, string> = {};
   for (const key of known) {
     const value = env[key];

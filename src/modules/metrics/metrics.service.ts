@@ -47,25 +47,27 @@ export class MetricsService {
         for (const r of rows) this.set({ status: r.status }, Number(r.n));
       },
     });
-    const backlog = new Gauge({
-      name: 'webhook_outbox_backlog',
-      help: 'Deliveries due now and not yet attempted (queued or retry, webhook active)',
-      registers: [this.registry],
-    });
     const oldest = new Gauge({
       name: 'webhook_outbox_oldest_due_age_seconds',
       help: 'Age of the oldest due delivery, 0 when none is due',
       registers: [this.registry],
     });
-    backlog.collect = async () => {
-      const [row]: BacklogRow[] = await database.query(`
-        SELECT count(*) AS due,
-               extract(epoch FROM now() - min(d.next_attempt_at))::float8 AS oldest_age_seconds
-        FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id AND w.status = 'active'
-        WHERE d.status IN ('queued', 'retry') AND d.next_attempt_at <= now()`);
-      backlog.set(Number(row?.due ?? 0));
-      oldest.set(Math.max(0, row?.oldest_age_seconds ?? 0));
-    };
+    new Gauge({
+      name: 'webhook_outbox_backlog',
+      help: 'Deliveries due now and not yet attempted (queued or retry, webhook active)',
+      registers: [this.registry],
+      // one query feeds both gauges; the backlog is registered after its companion, so it
+      // is collected first when the registry is scraped
+      async collect() {
+        const [row]: BacklogRow[] = await database.query(`
+          SELECT count(*) AS due,
+                 extract(epoch FROM now() - min(d.next_attempt_at))::float8 AS oldest_age_seconds
+          FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id AND w.status = 'active'
+          WHERE d.status IN ('queued', 'retry') AND d.next_attempt_at <= now()`);
+        this.set(Number(row?.due ?? 0));
+        oldest.set(Math.max(0, row?.oldest_age_seconds ?? 0));
+      },
+    });
   }
 
   observeRequest(method: string, route: string, status: number, seconds: number): void {

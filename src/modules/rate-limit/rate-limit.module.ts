@@ -1,0 +1,44 @@
+import { type ExecutionContext, Module } from '@nestjs/common';
+import { APP_GUARD } from '@nestjs/core';
+import { ThrottlerModule } from '@nestjs/throttler';
+import type { Request } from 'express';
+import { AppConfig } from '../../common/config/app-config.js';
+import { isTokenRequest, RateLimitGuard } from './rate-limit.guard.js';
+import { RateLimitStore, RateLimitStoreModule } from './rate-limit-store.js';
+
+const MINUTE = 60_000;
+
+const isToken = (ctx: ExecutionContext): boolean =>
+  isTokenRequest(ctx.switchToHttp().getRequest<Request>());
+
+/**
+ * Request rate limits (@nestjs/throttler). Import after AuthModule: its guard must run after the
+ * authentication guard so API calls are counted per credential.
+ */
+@Module({
+  imports: [
+    ThrottlerModule.forRootAsync({
+      imports: [RateLimitStoreModule],
+      inject: [AppConfig, RateLimitStore],
+      useFactory: (config: AppConfig, store: RateLimitStore) => ({
+        storage: store.storage,
+        throttlers: [
+          {
+            name: 'api',
+            ttl: MINUTE,
+            limit: config.RATE_LIMIT_API_PER_MINUTE,
+            skipIf: (ctx) => config.RATE_LIMIT_API_PER_MINUTE === 0 || isToken(ctx),
+          },
+          {
+            name: 'token',
+            ttl: MINUTE,
+            limit: config.RATE_LIMIT_TOKEN_PER_MINUTE,
+            skipIf: (ctx) => config.RATE_LIMIT_TOKEN_PER_MINUTE === 0 || !isToken(ctx),
+          },
+        ],
+      }),
+    }),
+  ],
+  providers: [{ provide: APP_GUARD, useClass: RateLimitGuard }],
+})
+export class RateLimitModule {}

@@ -1,0 +1,49 @@
+import type { ThrottlerStorage } from '@nestjs/throttler';
+import type { Redis } from 'ioredis';
+
+/** Fixed window in one atomic step: count the hit, start the window on the first one. */
+const HIT = `
+local hits = redis.call('INCR', KEYS[1])
+if hits == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]); ttl = tonumber(ARGV[1]) end
+return { hits, ttl }`;
+
+/**
+ * Throttler counters in Redis, shared by every replica. (The published Redis storage for
+ * @nestjs/throttler does not yet accept NestJS 12 as a peer; this is the whole of what it does.)
+ */
+export class RedisThrottlerStorage implements ThrottlerStorage {
+  /** `namespace` keeps deployments that share one Redis apart (replicas of one share it). */
+  constructor(
+    private readonly redis: Redis,
+    private readonly namespace: string,
+  ) {}
+
+  async increment(
+    key: string,
+    ttl: number,
+    limit: number,
+    _blockDuration: number,
+    throttlerName: string,
+  ): Promise<{
+    totalHits: number;
+    timeToExpire: number;
+    isBlocked: boolean;
+    timeToBlockExpire: number;
+  }> {
+    const [hits, pttl] = (await this.redis.eval(
+      HIT,
+      1,
+      `grc:rl:${this.namespace}:${throttlerName}:${key}`,
+      ttl,
+    )) as [number, number];
+    const seconds = Math.ceil(pttl / 1000);
+    return {
+      totalHits: hits,
+      timeToExpire: seconds,
+      isBlocked: hits > limit,
+      timeToBlockExpire: seconds,
+    };
+  }
+}
