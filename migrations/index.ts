@@ -1,4 +1,5 @@
 import { InitialSchema1764000000000 } from './1764000000000-initial-schema.js';
+import { AuditLog1764000100000 } from './1764000100000-audit-log.js';
 
 /** Every migration, in order. Listed explicitly so the build, the CLI and the tests agree. */
-export const MIGRATIONS = [InitialSchema1764000000000];
+export const MIGRATIONS = [InitialSchema1764000000000, AuditLog1764000100000];

@@ -10,6 +10,9 @@ export function configureApp(app: NestExpressApplication, config: AppConfig): vo
   app.useLogger(app.get(Logger));
   app.set('trust proxy', config.TRUST_PROXY);
   app.disable('x-powered-by');
+  // Express's automatic weak ETags would answer 304 on every GET; only versions carry an ETag,
+  // the content hash, which their route sets itself
+  app.set('etag', false);
   app.useBodyParser('json', { limit: config.BODY_LIMIT });
   app.useBodyParser('urlencoded', { limit: config.BODY_LIMIT, extended: false });
   app.setGlobalPrefix(API_PREFIX, { exclude: ['health/live', 'health/ready', 'metrics'] });

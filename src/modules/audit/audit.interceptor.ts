@@ -1,0 +1,69 @@
+import {
+  type CallHandler,
+  type ExecutionContext,
+  Injectable,
+  type NestInterceptor,
+} from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import type { Request, Response } from 'express';
+import { type Observable, tap } from 'rxjs';
+import { AppError } from '../../common/http/app-error.js';
+import { OAuthError } from '../../common/http/oauth-error.js';
+import type { Principal } from '../auth/principal.js';
+import { AuditService } from './audit.service.js';
+import { AUDITED, type AuditLocals, type AuditSpec } from './audited.decorator.js';
+
+/**
+ * Writes one audit line per call of an `@Audited` route, success or failure, with who (tenant,
+ * credential), from where (IP, request id), what and on what. Routes declare it; services stay
+ * free of request plumbing.
+ */
+@Injectable()
+export class AuditInterceptor implements NestInterceptor {
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly audit: AuditService,
+  ) {}
+
+  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    const spec = this.reflector.get<AuditSpec | undefined>(AUDITED, context.getHandler());
+    if (!spec) return next.handle();
+    const http = context.switchToHttp();
+    const req = http.getRequest<Request & { user?: Principal; id?: unknown }>();
+    const res = http.getResponse<Response>();
+    const write = (outcome: 'success' | 'failure', body: unknown, detail: string | null) => {
+      const locals = (res.locals as { audit?: AuditLocals }).audit ?? {};
+      let target: string | null = null;
+      try {
+        target = spec.target ? spec.target(req, body) : null;
+      } catch {
+        target = null;
+      }
+      void this.audit.record({
+        tenantId: locals.tenantId ?? req.user?.tenantId ?? null,
+        credentialRef: locals.credentialRef ?? req.user?.credential.ref ?? null,
+        action: spec.action,
+        target,
+        outcome,
+        detail,
+        ip: req.ip ?? null,
+        requestId: typeof req.id === 'string' ? req.id : null,
+      });
+    };
+    return next.handle().pipe(
+      tap({
+        next: (body) => write('success', body, null),
+        error: (err: unknown) =>
+          write(
+            'failure',
+            undefined,
+            err instanceof AppError
+              ? err.code
+              : err instanceof OAuthError
+                ? err.error
+                : 'internal_error',
+          ),
+      }),
+    );
+  }
+}

@@ -1,0 +1,100 @@
+import { DataSource } from 'typeorm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AuditService } from '../src/modules/audit/audit.service.js';
+import { startTestApp, type TestApp } from './support/app.js';
+import { createCaller } from './support/factories.js';
+import { call } from './support/http.js';
+import { createLockableDocument } from './support/lock-factories.js';
+
+interface AuditRow {
+  tenant_id: number | null;
+  credential_ref: string | null;
+  action: string;
+  target: string | null;
+  outcome: string;
+  detail: string | null;
+  ip: string | null;
+  request_id: string | null;
+}
+
+describe('audit log', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  async function auditRows(tenantId: number): Promise<AuditRow[]> {
+    // the interceptor writes after the response is sent; give it a moment
+    await new Promise((r) => setTimeout(r, 100));
+    return t.app.get(DataSource).query(
+      `SELECT tenant_id, credential_ref, action, target, outcome, detail, ip, request_id
+         FROM audit_log WHERE tenant_id = $1 ORDER BY id`,
+      [tenantId],
+    );
+  }
+
+  it('records lock moves with tenant, credential, target, IP, request id and outcome', async () => {
+    const caller = await createCaller(t.app);
+    const { documentId } = await createLockableDocument(t.app, caller.tenantId);
+    const first = await call(t.baseUrl, 'POST', `/documents/${documentId}/checkout`, {
+      auth: caller.auth,
+      body: {},
+      headers: { 'x-request-id': 'audit-1' },
+    });
+    expect(first.status).toBe(201);
+    const second = await call(t.baseUrl, 'POST', `/documents/${documentId}/checkout`, {
+      auth: caller.auth,
+      body: {},
+      headers: { 'x-request-id': 'audit-2' },
+    });
+    expect(second.status).toBe(423);
+    const rows = await auditRows(caller.tenantId);
+    expect(rows).toEqual([
+      {
+        tenant_id: caller.tenantId,
+        credential_ref: `client:${caller.client.id}`,
+        action: 'document.checkout',
+        target: `document:${documentId}`,
+        outcome: 'success',
+        detail: null,
+        ip: expect.stringMatching(/127\.0\.0\.1/),
+        request_id: 'audit-1',
+      },
+      expect.objectContaining({
+        action: 'document.checkout',
+        outcome: 'failure',
+        detail: 'document_locked',
+        request_id: 'audit-2',
+      }),
+    ]);
+    // the lock token never reaches the trail
+    expect(JSON.stringify(rows)).not.toContain((first.body as { lock_token: string }).lock_token);
+  });
+
+  it('is append-only, even for the owner role', async () => {
+    const caller = await createCaller(t.app);
+    await t.app.get(AuditService).record({
+      tenantId: caller.tenantId,
+      credentialRef: 'client:1',
+      action: 'test.action',
+      target: null,
+      outcome: 'success',
+    });
+    const db = t.app.get(DataSource);
+    await expect(db.query(`UPDATE audit_log SET outcome = 'failure'`)).rejects.toThrow(
+      /append-only/,
+    );
+    await expect(db.query(`DELETE FROM audit_log`)).rejects.toThrow(/append-only/);
+    await expect(db.query(`TRUNCATE audit_log`)).rejects.toThrow(/append-only/);
+    const listed = await t.app.get(AuditService).list(caller.tenantId, 10);
+    expect(listed).toHaveLength(1);
+    expect(listed[0]).toMatchObject({
+      action: 'test.action',
+      outcome: 'success',
+      tenant_id: caller.tenantId,
+    });
+  });
+});
