@@ -6,9 +6,19 @@ import { ConfigModule } from './common/config/config.module.js';
 import { DatabaseModule } from './common/database/database.module.js';
 import { NotFoundModule } from './common/http/not-found.module.js';
 import { LoggingModule } from './common/logging/logging.module.js';
+import { AuditModule } from './modules/audit/audit.module.js';
 import { AuthModule } from './modules/auth/auth.module.js';
+import { DocumentsModule } from './modules/documents/documents.module.js';
+import { EventsModule } from './modules/events/events.module.js';
 import { HealthModule } from './modules/health/health.module.js';
+import { MetricsModule } from './modules/metrics/metrics.module.js';
+import { RateLimitModule } from './modules/rate-limit/rate-limit.module.js';
+import { LocksModule } from './modules/locks/locks.module.js';
+import { ProjectsModule } from './modules/projects/projects.module.js';
+import { RevisionsModule } from './modules/revisions/revisions.module.js';
+import { DemoModule } from './modules/tenancy/demo/demo.module.js';
 import { TenancyModule } from './modules/tenancy/tenancy.module.js';
+import { WebhooksModule } from './modules/webhooks/webhooks.module.js';
 
 export interface AppModuleOptions {
   /** Where log lines go (tests capture them to check that no secret leaks). */
@@ -25,9 +35,20 @@ export class AppModule {
         LoggingModule.register(config, options.logDestination),
         DatabaseModule,
         ScheduleModule.forRoot(),
+        AuditModule,
         TenancyModule,
         AuthModule,
+        // after AuthModule: its guard counts per authenticated credential
+        RateLimitModule,
         HealthModule,
+        MetricsModule,
+        EventsModule,
+        WebhooksModule,
+        LocksModule,
+        ProjectsModule,
+        DocumentsModule,
+        RevisionsModule,
+        DemoModule,
         // keep last: its catch-all route must come after every real route
         NotFoundModule,
       ],

@@ -1,7 +1,45 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { INestApplication } from '@nestjs/common';
+import { AppConfig } from './common/config/app-config.js';
+import { DemoSeedService, type DemoSeed } from './modules/tenancy/demo/demo-seed.service.js';
+import { API_PREFIX } from './openapi.js';
+
+function box(lines: string[]): string {
+  const width = Math.max(...lines.map((l) => l.length));
+  const rule = '─'.repeat(width + 2);
+  return [`┌${rule}┐`, ...lines.map((l) => `│ ${l.padEnd(width)} │`), `└${rule}┘`, ''].join('\n');
+}
+
+function banner(seed: DemoSeed, baseUrl: string): string {
+  return box([
+    'Demo tenant created (first start). These credentials are shown ONCE:',
+    '',
+    `  client_id:     ${seed.client_id}`,
+    `  client_secret: ${seed.client_secret}`,
+    '',
+    `Swagger UI: ${baseUrl}/${API_PREFIX}/docs  (Authorize → oauth2, client credentials)`,
+    '',
+    'Get a token:',
+    `  curl -s -u '${seed.client_id}:${seed.client_secret}' \\`,
+    `    -d grant_type=client_credentials ${baseUrl}/${API_PREFIX}/oauth/token`,
+  ]);
+}
 
 /**
- * Embedded first start: seeds the demo tenant once and prints its credentials.
- * Filled in by the auth/CLI work (demo seed); a no-op until then.
+ * Embedded first start (no tenant yet): seeds the demo tenant and prints its client credentials
+ * once, on stdout only: log lines must never carry a secret, so the logger is not used here.
  */
-export async function onFirstStart(_app: INestApplication): Promise<void> {}
+export async function onFirstStart(app: INestApplication): Promise<void> {
+  const demo = app.get(DemoSeedService);
+  if (await demo.anyTenantExists()) return;
+  const seed = await demo.seed();
+  const show = (port: number): void => {
+    process.stdout.write(`\n${banner(seed, `http://localhost:${port}`)}\n`);
+  };
+  const port = app.get(AppConfig).PORT;
+  // printed before listening, so a start that then fails (port taken) still shows them
+  if (port !== 0) return show(port);
+  const server = app.getHttpServer() as Server;
+  server.once('listening', () => show((server.address() as AddressInfo).port));
+}

@@ -1,6 +1,7 @@
 import { DataSource } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AuditService } from '../src/modules/audit/audit.service.js';
+import { RevisionDecisionService } from '../src/modules/revisions/revision-decision.service.js';
 import { startTestApp, type TestApp } from './support/app.js';
 import { createCaller } from './support/factories.js';
 import { call } from './support/http.js';
@@ -72,6 +73,28 @@ describe('audit log', () => {
     ]);
     // the lock token never reaches the trail
     expect(JSON.stringify(rows)).not.toContain((first.body as { lock_token: string }).lock_token);
+  });
+
+  it('records stagings and decisions, granted or refused', async () => {
+    const caller = await createCaller(t.app);
+    const { documentId } = await createLockableDocument(t.app, caller.tenantId);
+    const staged = await call(t.baseUrl, 'POST', `/documents/${documentId}/external-revisions`, {
+      auth: caller.auth,
+      body: { content: { a: 1 } },
+    });
+    expect(staged.status).toBe(201);
+    const revisionId = (staged.body as { revisionId: number }).revisionId;
+    const decisions = t.app.get(RevisionDecisionService);
+    await decisions.accept(revisionId, 'jane@acme');
+    await expect(decisions.reject(revisionId, 'joe@acme')).rejects.toMatchObject({
+      code: 'revision_not_staged',
+    });
+    const rows = await auditRows(caller.tenantId);
+    expect(rows.map((r) => [r.action, r.target, r.outcome, r.detail, r.credential_ref])).toEqual([
+      ['revision.stage', `document:${documentId}`, 'success', null, `client:${caller.client.id}`],
+      ['revision.accept', `revision:${revisionId}`, 'success', null, 'platform:jane@acme'],
+      ['revision.reject', `revision:${revisionId}`, 'failure', 'revision_not_staged', 'platform:joe@acme'],
+    ]);
   });
 
   it('is append-only, even for the owner role', async () => {

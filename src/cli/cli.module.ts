@@ -1,8 +1,21 @@
 import { type DynamicModule, Module } from '@nestjs/common';
+import { ScheduleModule } from '@nestjs/schedule';
 import type { AppConfig } from '../common/config/app-config.js';
 import { ConfigModule } from '../common/config/config.module.js';
 import { DatabaseModule } from '../common/database/database.module.js';
+import { AUDIT_COMMANDS } from '../modules/audit/cli/audit.commands.js';
+import { AuditModule } from '../modules/audit/audit.module.js';
+import { DOCUMENT_COMMANDS } from '../modules/documents/cli/document.commands.js';
+import { DocumentsModule } from '../modules/documents/documents.module.js';
+import { PROJECT_COMMANDS } from '../modules/projects/cli/project.commands.js';
+import { ProjectsModule } from '../modules/projects/projects.module.js';
+import { CREDENTIAL_COMMANDS } from '../modules/auth/cli/credential.commands.js';
+import { AuthModule } from '../modules/auth/auth.module.js';
+import { REVISION_COMMANDS } from '../modules/revisions/cli/revision.commands.js';
+import { RevisionsModule } from '../modules/revisions/revisions.module.js';
+import { DEMO_COMMANDS } from '../modules/tenancy/cli/demo.commands.js';
 import { TENANT_COMMANDS } from '../modules/tenancy/cli/tenant.commands.js';
+import { DemoModule } from '../modules/tenancy/demo/demo.module.js';
 import { TenancyModule } from '../modules/tenancy/tenancy.module.js';
 
 /**
@@ -14,8 +27,8 @@ export class CliModule {
   static register(config: AppConfig): DynamicModule {
     return {
       module: CliModule,
-      imports: [ConfigModule.register(config), DatabaseModule, TenancyModule],
-      providers: [...TENANT_COMMANDS],
+      imports: [ConfigModule.register(config), DatabaseModule, AuditModule, ScheduleModule.forRoot(), TenancyModule, AuthModule, DemoModule, RevisionsModule, ProjectsModule, DocumentsModule],
+      providers: [...AUDIT_COMMANDS, ...TENANT_COMMANDS, ...CREDENTIAL_COMMANDS, ...DEMO_COMMANDS, ...REVISION_COMMANDS, ...PROJECT_COMMANDS, ...DOCUMENT_COMMANDS],
     };
   }
 }

@@ -1,4 +1,4 @@
-import { ValidationPipe, type ValidationError } from '@nestjs/common';
+import { type ArgumentMetadata, ValidationPipe, type ValidationError } from '@nestjs/common';
 import { type FieldError, ValidationFailedError } from './app-error.js';
 
 function flatten(errors: ValidationError[], parent = ''): FieldError[] {
@@ -12,9 +12,19 @@ function flatten(errors: ValidationError[], parent = ''): FieldError[] {
   });
 }
 
+/**
+ * Path parameters reach their own pipes (`ParseIdPipe`) as the raw strings: the stock pipe would
+ * first turn a `number` parameter into `+value`, so `1e3` or `0x10` would pass as ids.
+ */
+class AppValidationPipe extends ValidationPipe {
+  protected override transformPrimitive(value: unknown, metadata: ArgumentMetadata): unknown {
+    return metadata.type === 'param' ? value : super.transformPrimitive(value, metadata);
+  }
+}
+
 /** Whitelist + forbid unknown: a typo in an integration must not be silently ignored. */
 export function createValidationPipe(): ValidationPipe {
-  return new ValidationPipe({
+  return new AppValidationPipe({
     whitelist: true,
     forbidNonWhitelisted: true,
     forbidUnknownValues: true,

@@ -20,4 +20,4 @@ export interface AuditLocals {
 }
 
 /** `document:<id>` from the `documentId` path parameter. */
-export const documentTarget = (req: Request): string => `document:${req.params['documentId']}`;
+export const documentTarget = (req: Request): string => `document:${String(req.params['documentId'])}`;

@@ -5,10 +5,13 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { TenancyModule } from '../tenancy/tenancy.module.js';
 import { ApiAuthGuard } from './auth.guard.js';
 import { BearerStrategy } from './bearer.strategy.js';
+import { CredentialAdminService } from './credential-admin.service.js';
 import { CredentialsService } from './credentials.service.js';
 import { AccessToken } from './entities/access-token.entity.js';
 import { ApiClient } from './entities/api-client.entity.js';
 import { PersonalAccessToken } from './entities/personal-access-token.entity.js';
+import { OAuthController } from './oauth.controller.js';
+import { OAuthTokenService } from './token.service.js';
 
 @Module({
   imports: [
@@ -16,7 +19,14 @@ import { PersonalAccessToken } from './entities/personal-access-token.entity.js'
     TypeOrmModule.forFeature([ApiClient, AccessToken, PersonalAccessToken]),
     TenancyModule,
   ],
-  providers: [CredentialsService, BearerStrategy, { provide: APP_GUARD, useClass: ApiAuthGuard }],
-  exports: [CredentialsService],
+  controllers: [OAuthController],
+  providers: [
+    CredentialsService,
+    CredentialAdminService,
+    OAuthTokenService,
+    BearerStrategy,
+    { provide: APP_GUARD, useClass: ApiAuthGuard },
+  ],
+  exports: [CredentialsService, CredentialAdminService],
 })
 export class AuthModule {}

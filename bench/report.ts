@@ -1,0 +1,253 @@
+import { writeFile } from 'node:fs/promises';
+import { availableParallelism, cpus, loadavg, release, totalmem } from 'node:os';
+import { CONNECTIONS } from './harness.js';
+
+export interface Row {
+  id: string;
+  name: string;
+  available: boolean;
+  rps?: number;
+  p50?: number;
+  p99?: number;
+  errors?: number;
+  rssMb?: number;
+  note: string;
+}
+
+export interface RunInfo {
+  startedAt: Date;
+  finishedAt?: Date;
+  durationSec: number;
+  mode: 'embedded' | 'external';
+  loadAvg: number[];
+  coldStartMs?: number;
+  warmStartMs?: number;
+  serviceHwmMb?: number;
+  seed?: { projects: number; versions: number; problems: string[] };
+  /** Service settings that differ from production defaults, shown in RESULTS.md. */
+  serviceSettings?: string;
+}
+
+export interface Target {
+  scenario: string;
+  target: string;
+  measured: string;
+  status: 'met' | 'not met' | 'not measured';
+}
+
+const fmt = (n: number | undefined, digits = 0): string =>
+  n === undefined || Number.isNaN(n) ? '–' : n.toFixed(digits);
+
+export function evaluateTargets(rows: Row[], info: RunInfo): Target[] {
+  const row = (id: string): Row | undefined => rows.find((r) => r.id === id && r.available);
+  const out: Target[] = [];
+  const check = (
+    scenario: string,
+    target: string,
+    value: number | undefined,
+    ok: (v: number) => boolean,
+    shown: (v: number) => string,
+  ): void => {
+    out.push(
+      value === undefined || Number.isNaN(value)
+        ? { scenario, target, measured: '–', status: 'not measured' }
+        : { scenario, target, measured: shown(value), status: ok(value) ? 'met' : 'not met' },
+    );
+  };
+  const r1 = row('1');
+  const r6 = row('6');
+  const ratio16 = r1?.rps && r6?.rps ? r1.rps / r6.rps : undefined;
+  check(
+    '1',
+    '≥ 0.6 × raw floor (6)',
+    ratio16,
+    (v) => v >= 0.6,
+    (v) => `${v.toFixed(2)} ×`,
+  );
+  check(
+    '1',
+    'p99 ≤ 50 ms',
+    r1?.p99,
+    (v) => v <= 50,
+    (v) => `${v} ms`,
+  );
+  check(
+    '1',
+    '0 errors',
+    r1?.errors,
+    (v) => v === 0,
+    (v) => `${v}`,
+  );
+  const r2 = row('2');
+  check(
+    '2',
+    '≥ 0.5 × scenario 1',
+    r2?.rps && r1?.rps ? r2.rps / r1.rps : undefined,
+    (v) => v >= 0.5,
+    (v) => `${v.toFixed(2)} ×`,
+  );
+  check(
+    '3',
+    '≥ 1,000 tokens/s',
+    row('3')?.rps,
+    (v) => v >= 1000,
+    (v) => `${v.toFixed(0)}/s`,
+  );
+  check(
+    '4',
+    '≥ 800 stagings/s',
+    row('4')?.rps,
+    (v) => v >= 800,
+    (v) => `${v.toFixed(0)}/s`,
+  );
+  check(
+    '4',
+    'p99 ≤ 80 ms',
+    row('4')?.p99,
+    (v) => v <= 80,
+    (v) => `${v} ms`,
+  );
+  check(
+    '5',
+    '≥ 1,000 deliveries/s (5a)',
+    row('5a')?.rps,
+    (v) => v >= 1000,
+    (v) => `${v.toFixed(0)}/s`,
+  );
+  check(
+    '5',
+    'event → first attempt p99 ≤ 250 ms (5b)',
+    row('5b')?.p99,
+    (v) => v <= 250,
+    (v) => `${v.toFixed(0)} ms`,
+  );
+  const serviceRss = rows
+    .filter((r) => r.available && r.id !== '6' && r.rssMb !== undefined)
+    .map((r) => r.rssMb!);
+  const peak = Math.max(...serviceRss, info.serviceHwmMb ?? 0);
+  check(
+    'all',
+    'service RSS ≤ 300 MB',
+    peak > 0 ? peak : undefined,
+    (v) => v <= 300,
+    (v) => `${v.toFixed(0)} MB`,
+  );
+  check(
+    'all',
+    'start on a warm data directory ≤ 5 s',
+    info.warmStartMs,
+    (v) => v <= 5000,
+    (v) => `${(v / 1000).toFixed(2)} s`,
+  );
+  const a = row('3a');
+  const b = row('3b');
+  check(
+    'issue 3',
+    'authenticated trivial route within 25 % of unauthenticated',
+    a?.rps && b?.rps ? a.rps / b.rps : undefined,
+    (v) => v >= 0.75,
+    (v) => `${v.toFixed(2)} × (${fmt(a?.rps)} vs ${fmt(b?.rps)} req/s)`,
+  );
+  return out;
+}
+
+function machine(): string {
+  const mem = (totalmem() / 1024 ** 3).toFixed(1);
+  return `${availableParallelism()} CPUs (${cpus()[0]?.model ?? 'unknown'}), ${mem} GiB RAM, Linux ${release()}, Node ${process.version}`;
+}
+
+function command(): string {
+  const env = Object.entries(process.env)
+    .filter(([k]) => k.startsWith('BENCH_'))
+    .map(([k, v]) => `${k}=${v}`);
+  if (process.env.DATABASE_URL) {
+    const u = new URL(process.env.DATABASE_URL);
+    if (u.password) u.password = '***';
+    env.push(`DATABASE_URL=${u.toString()}`);
+  }
+  const cmd =
+    process.env.npm_lifecycle_event === 'bench' ? 'npm run bench' : 'node dist/bench/run.js';
+  return [...env, cmd].join(' ');
+}
+
+function tableLines(rows: Row[]): string[] {
+  const r6 = rows.find((r) => r.id === '6' && r.available);
+  const lines = [
+    '| # | scenario | req/s | p50 ms | p99 ms | errors | peak RSS MB | vs 6 | notes |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---|',
+  ];
+  for (const r of rows) {
+    const ratio = r.id === '1' && r.rps && r6?.rps ? `${(r.rps / r6.rps).toFixed(2)} ×` : '';
+    lines.push(
+      r.available
+        ? `| ${r.id} | ${r.name} | ${fmt(r.rps)} | ${fmt(r.p50)} | ${fmt(r.p99)} | ${fmt(r.errors)} | ${fmt(r.rssMb)} | ${ratio} | ${r.note} |`
+        : `| ${r.id} | ${r.name} | – | – | – | – | – | | ${r.note} |`,
+    );
+  }
+  return lines;
+}
+
+function targetLines(targets: Target[]): string[] {
+  return [
+    '| scenario | target | measured | status |',
+    '|---|---|---|---|',
+    ...targets.map((t) => `| ${t.scenario} | ${t.target} | ${t.measured} | **${t.status}** |`),
+  ];
+}
+
+export function printTable(rows: Row[], targets: Target[], info: RunInfo): void {
+  const out = [
+    '',
+    ...tableLines(rows),
+    '',
+    `start on a warm data directory: ${fmt(info.warmStartMs)} ms (cold: ${fmt(info.coldStartMs)} ms)`,
+    '',
+    ...targetLines(targets),
+    '',
+  ];
+  process.stdout.write(`${out.join('\n')}\n`);
+}
+
+export async function writeResults(
+  file: string,
+  rows: Row[],
+  targets: Target[],
+  info: RunInfo,
+): Promise<void> {
+  const seedProblems = info.seed?.problems.length
+    ? info.seed.problems.map((p) => `- seed problem: ${p}`)
+    : [];
+  const md = [
+    '# Benchmark results',
+    '',
+    'Written by `npm run bench` (see bench/README.md). Numbers are from the run described here;',
+    'the service, its PostgreSQL and the load generator share one machine.',
+    '',
+    `- Command: \`${command()}\``,
+    `- Date: ${info.startedAt.toISOString()} → ${info.finishedAt?.toISOString() ?? '?'}`,
+    `- Machine: ${machine()}`,
+    `- Load average before the run (1/5/15 min): ${info.loadAvg.map((l) => l.toFixed(2)).join(' / ')}; after: ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' / ')}`,
+    `- Database: ${info.mode === 'embedded' ? 'embedded PostgreSQL in a fresh temporary DATA_DIR' : 'DATABASE_URL server, fresh database for the run'}`,
+    `- Service settings: ${info.serviceSettings ?? 'defaults'}`,
+    `- Load: autocannon, ${CONNECTIONS} connections, ${info.durationSec} s per scenario`,
+    `- Seed: 1 enterprise tenant, 1 client with all scopes, ${info.seed?.projects ?? 0} projects, 1 document with ${info.seed?.versions ?? 0} versions`,
+    ...seedProblems,
+    `- Start on a warm data directory (spawn → /health/ready 200): **${fmt(info.warmStartMs)} ms** (cold first start: ${fmt(info.coldStartMs)} ms)`,
+    `- Service peak RSS over the whole run (VmHWM): ${fmt(info.serviceHwmMb)} MB`,
+    '',
+    '## Scenarios',
+    '',
+    ...tableLines(rows),
+    '',
+    'errors = non-2xx answers (for 3a/3b: answers other than 404/401) + socket errors and timeouts;',
+    'for 5a/5b: events whose delivery never arrived. Peak RSS is sampled every 100 ms during the row.',
+    '',
+    '## Targets (issue 8, and issue 3 for the auth pair)',
+    '',
+    ...targetLines(targets),
+    '',
+  ];
+  await writeFile(file, md.join('\n'));
+}

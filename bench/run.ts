@@ -1,0 +1,726 @@
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { loadavg, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import pg from 'pg';
+import {
+  embeddedDatabaseDir,
+  embeddedUrl,
+  runningPostmaster,
+} from '../src/common/database/embedded-database.js';
+import {
+  cli,
+  contentOf,
+  freePort,
+  http,
+  load,
+  type LoadResult,
+  type ManagedProcess,
+  mapLimit,
+  readRssMb,
+  ROOT,
+  runJson,
+  RssSampler,
+  sleep,
+  startProcess,
+} from './harness.js';
+import { evaluateTargets, printTable, type Row, type RunInfo, writeResults } from './report.js';
+import { WebhookReceiver } from './webhook-receiver.js';
+
+const DURATION = Number(process.env.BENCH_DURATION ?? 10);
+const WEBHOOK_EVENTS = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 5000);
+const PROJECTS = 50;
+const VERSIONS = 20;
+const ALL_SCOPES =
+  'projects:read documents:read revisions:write locks:write webhooks:read webhooks:write';
+
+const log = (msg: string): void => {
+  process.stderr.write(`[bench] ${msg}\n`);
+};
+
+function withDatabase(url: string, database: string): string {
+  const u = new URL(url);
+  u.pathname = `/${database}`;
+  return u.toString();
+}
+
+async function adminQuery(url: string, sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+/** A service that crashed leaves its embedded PostgreSQL running: stop it before removing its files. */
+async function stopOrphanedPostmaster(dataDir: string): Promise<void> {
+  const pm = runningPostmaster(embeddedDatabaseDir(dataDir));
+  if (!pm) return;
+  log(`stopping the embedded PostgreSQL left running (pid ${pm.pid})`);
+  const alive = (): boolean => {
+    try {
+      process.kill(pm.pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  process.kill(pm.pid, 'SIGINT');
+  for (let i = 0; i < 100 && alive(); i++) await sleep(100);
+  if (alive()) process.kill(pm.pid, 'SIGQUIT');
+}
+
+interface Database {
+  /** Environment the service and the CLI get. */
+  env: Record<string, string>;
+  /** URL of the benchmark database, known once the service has started (embedded mode). */
+  url(): string;
+  mode: 'embedded' | 'external';
+  drop(): Promise<void>;
+}
+
+async function prepareDatabase(work: string): Promise<Database> {
+  const server = process.env.DATABASE_URL;
+  if (!server) {
+    const dataDir = join(work, 'data');
+    await mkdir(dataDir, { mode: 0o755 });
+    await chmod(dataDir, 0o755);
+    return {
+      mode: 'embedded',
+      env: { DATA_DIR: dataDir },
+      url: () => {
+        const pm = runningPostmaster(embeddedDatabaseDir(dataDir));
+        if (!pm) throw new Error('the embedded PostgreSQL is not running');
+        return embeddedUrl(pm.port);
+      },
+      drop: () => stopOrphanedPostmaster(dataDir),
+    };
+  }
+  const name = `grc_bench_${randomBytes(5).toString('hex')}`;
+  await adminQuery(server, `CREATE DATABASE ${name}`);
+  const url = withDatabase(server, name);
+  const env = { DATABASE_URL: url, WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64') };
+  execFileSync(process.execPath, [resolve(ROOT, 'dist/src/migrate-cli.js')], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  return {
+    mode: 'external',
+    env,
+    url: () => url,
+    drop: () =>
+      process.env.BENCH_KEEP
+        ? Promise.resolve()
+        : adminQuery(server, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`),
+  };
+}
+
+interface Seed {
+  tenantId?: number;
+  clientId?: string;
+  clientSecret?: string;
+  token?: string;
+  projects: number;
+  projectId?: number;
+  documentId?: number;
+  versions: number;
+  problems: string[];
+}
+
+async function stage(
+  baseUrl: string,
+  token: string,
+  documentId: number,
+  content: Record<string, unknown>,
+): Promise<{ status: number; body: any }> {
+  return http(baseUrl, 'POST', `/api/v1/documents/${documentId}/external-revisions`, {
+    token,
+    body: { content },
+  });
+}
+
+/** The benchmark tenant, through the administration CLI and the API, as an integrator would. */
+async function seed(svc: ManagedProcess, env: Record<string, string>, work: string): Promise<Seed> {
+  const s: Seed = { projects: 0, versions: 0, problems: [] };
+  const step = async (what: string, fn: () => Promise<void>): Promise<boolean> => {
+    const t = Date.now();
+    try {
+      await fn();
+      log(`seed: ${what} (${Date.now() - t} ms)`);
+      return true;
+    } catch (err) {
+      s.problems.push(`${what}: ${err instanceof Error ? err.message : String(err)}`);
+      log(`seed: ${what} FAILED: ${String(err)}`);
+      return false;
+    }
+  };
+  const ok =
+    (await step('tenant create', async () => {
+      const t = await cli<{ tenant_id: number }>(env, [
+        'tenant',
+        'create',
+        '--name',
+        'Benchmark',
+        '--plan',
+        'enterprise',
+      ]);
+      s.tenantId = t.tenant_id;
+    })) &&
+    (await step('client create', async () => {
+      const c = await cli<{ client_id: string; client_secret: string }>(env, [
+        'client',
+        'create',
+        '--tenant',
+        String(s.tenantId),
+        '--name',
+        'benchmark',
+        '--scopes',
+        ALL_SCOPES,
+      ]);
+      s.clientId = c.client_id;
+      s.clientSecret = c.client_secret;
+    })) &&
+    (await step('POST /oauth/token', async () => {
+      const r = await http(svc.baseUrl, 'POST', '/api/v1/oauth/token', {
+        body: {
+          grant_type: 'client_credentials',
+          client_id: s.clientId,
+          client_secret: s.clientSecret,
+          ttl: 86400,
+        },
+      });
+      if (r.status !== 200) throw new Error(`status ${r.status}: ${JSON.stringify(r.body)}`);
+      s.token = (r.body as { access_token: string }).access_token;
+    }));
+  if (!ok) return s;
+
+  const createProject = async (n: number): Promise<number> =>
+    (
+      await cli<{ projectId: number }>(env, [
+        'project',
+        'create',
+        '--tenant',
+        String(s.tenantId),
+        '--name',
+        `Benchmark project ${n}`,
+      ])
+    ).projectId;
+  await step('project create', async () => {
+    s.projectId = await createProject(1);
+    s.projects = 1;
+  });
+  if (!s.projectId) return s;
+
+  const contentFile = join(work, 'content-1.json');
+  await writeFile(contentFile, JSON.stringify(contentOf(1)));
+  const created = await step('document create', async () => {
+    const d = await cli<{ documentId: number }>(env, [
+      'document',
+      'create',
+      '--project',
+      String(s.projectId),
+      '--title',
+      'Access control policy',
+      '--content-file',
+      contentFile,
+    ]);
+    s.documentId = d.documentId;
+    s.versions = 1;
+  });
+
+  const acceptNext = async (): Promise<void> => {
+    const n = s.versions + 1;
+    const r = await stage(svc.baseUrl, s.token!, s.documentId!, contentOf(n));
+    if (r.status !== 201) throw new Error(`staging: status ${r.status}: ${JSON.stringify(r.body)}`);
+    const revisionId = (r.body as { revisionId: number }).revisionId;
+    await cli(env, ['revision', 'accept', '--revision', String(revisionId), '--by', 'bench']);
+    s.versions = n;
+  };
+  if (created) await step('staging + revision accept', acceptNext);
+
+  // the rest in one process (seed-bulk.ts), unless BENCH_SEED=cli or that fails
+  const bulk =
+    process.env.BENCH_SEED !== 'cli' &&
+    (await step(
+      `${PROJECTS - 1} projects + ${VERSIONS - s.versions} versions (seed-bulk)`,
+      async () => {
+        const out = await runJson<{ projectIds: number[]; versionIds: number[] }>(
+          resolve(ROOT, 'dist/bench/seed-bulk.js'),
+          [
+            JSON.stringify({
+              tenantId: s.tenantId,
+              projects: PROJECTS - 1,
+              documentId: s.documentId ?? 0,
+              versions: s.documentId ? VERSIONS - s.versions : 0,
+              firstNumber: s.versions + 1,
+            }),
+          ],
+          env,
+        );
+        s.projects += out.projectIds.length;
+        s.versions += out.versionIds.length;
+      },
+    ));
+  if (!bulk) {
+    await step(`${PROJECTS - s.projects} × project create`, async () => {
+      const ids = await mapLimit(
+        Array.from({ length: PROJECTS - s.projects }, (_, i) => i + 2),
+        2,
+        createProject,
+      );
+      s.projects += ids.length;
+    });
+    if (created) {
+      await step(`${VERSIONS - s.versions} × (staging + revision accept)`, async () => {
+        while (s.versions < VERSIONS) await acceptNext();
+      });
+    }
+  }
+  const doc = await http(svc.baseUrl, 'GET', `/api/v1/documents/${s.documentId}`, {
+    token: s.token,
+  });
+  if (doc.status === 200) s.versions = (doc.body as { versions: unknown[] }).versions.length;
+  return s;
+}
+
+/** Scenario row from one load run, with the service's peak RSS during it. */
+async function measure(
+  id: string,
+  name: string,
+  pid: number,
+  run: () => Promise<LoadResult>,
+  note = '',
+): Promise<Row> {
+  log(`scenario ${id}: ${name}`);
+  const rss = new RssSampler(pid).start();
+  const r = await run();
+  const rssMb = rss.stop();
+  return {
+    id,
+    name,
+    available: true,
+    rps: r.requestsPerSec,
+    p50: r.p50,
+    p99: r.p99,
+    errors: r.errors,
+    rssMb,
+    note: [note, `${r.total} requests`, r.errors ? `statuses ${r.statuses}` : '']
+      .filter(Boolean)
+      .join('; '),
+  };
+}
+
+const unavailable = (id: string, name: string, why: string): Row => ({
+  id,
+  name,
+  available: false,
+  note: `not available: ${why}`,
+});
+
+/** One request before the load, so a missing endpoint is a clear row, not a page of errors. */
+async function probe(
+  baseUrl: string,
+  method: string,
+  path: string,
+  expect: number,
+  opts: { token?: string; body?: unknown } = {},
+): Promise<string | null> {
+  try {
+    const r = await http(baseUrl, method, path, opts);
+    if (r.status === expect) return null;
+    const code = (r.body as { code?: string; error?: string } | undefined)?.code ?? '';
+    return `probe ${method} ${path} answered ${r.status} ${code}`.trim();
+  } catch (err) {
+    return `probe ${method} ${path} failed: ${String(err)}`;
+  }
+}
+
+/** Deliveries of one webhook by status, read from the database (the source of truth). */
+async function deliveryCounts(dbUrl: string, webhookId: number): Promise<Record<string, number>> {
+  const client = new pg.Client({ connectionString: dbUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ status: string; n: number }>(
+      'SELECT status, count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = $1 GROUP BY status',
+      [webhookId],
+    );
+    return Object.fromEntries(rows.map((r) => [r.status, r.n]));
+  } finally {
+    await client.end();
+  }
+}
+
+const total = (counts: Record<string, number>): number =>
+  Object.values(counts).reduce((a, b) => a + b, 0);
+
+const describeCounts = (before: Record<string, number>, after: Record<string, number>): string =>
+  Object.keys(after)
+    .map((k) => `${k} ${after[k]! - (before[k] ?? 0)}`)
+    .join(', ');
+
+async function webhookScenario(
+  svc: ManagedProcess,
+  dbUrl: string,
+  s: Seed,
+  rows: Row[],
+  stagingBody: string,
+): Promise<void> {
+  const nameA = `webhook deliveries/s, backlog of ${WEBHOOK_EVENTS} drained`;
+  const nameB = 'webhook live: stagings at 32 conns, event → first attempt';
+  if (!s.token || !s.documentId) {
+    rows.push(
+      unavailable('5a', nameA, 'seed incomplete'),
+      unavailable('5b', nameB, 'seed incomplete'),
+    );
+    return;
+  }
+  const receiver = new WebhookReceiver();
+  await receiver.start();
+  try {
+    const created = await http(svc.baseUrl, 'POST', '/api/v1/webhooks', {
+      token: s.token,
+      body: {
+        name: 'benchmark receiver',
+        endpoint_url: `http://127.0.0.1:${receiver.port}/hook`,
+        events: ['*'],
+      },
+    });
+    if (created.status !== 201) {
+      const why = `POST /webhooks answered ${created.status}`;
+      rows.push(unavailable('5a', nameA, why), unavailable('5b', nameB, why));
+      return;
+    }
+    const webhookId = (created.body as { webhookId: number }).webhookId;
+    const setStatus = (status: string) =>
+      http(svc.baseUrl, 'POST', `/api/v1/webhooks/${webhookId}/status`, {
+        token: s.token,
+        body: { status },
+      });
+    const stagingUrl = `${svc.baseUrl}/api/v1/documents/${s.documentId}/external-revisions`;
+    const stagingHeaders = {
+      authorization: `Bearer ${s.token}`,
+      'content-type': 'application/json',
+    };
+    const waitFor = async (expected: number, stallMs: number): Promise<void> => {
+      let last = -1;
+      let lastChange = Date.now();
+      while (receiver.received < expected && Date.now() - lastChange < stallMs) {
+        await sleep(100);
+        if (receiver.received !== last) {
+          last = receiver.received;
+          lastChange = Date.now();
+        }
+      }
+    };
+
+    // 5a: pure delivery throughput — events queued while paused, then drained at once
+    log(`scenario 5a: ${nameA}`);
+    const paused = await setStatus('paused');
+    if (paused.status !== 200) {
+      rows.push(unavailable('5a', nameA, `pausing answered ${paused.status}`));
+    } else {
+      await load({
+        url: stagingUrl,
+        method: 'POST',
+        headers: stagingHeaders,
+        body: stagingBody,
+        amount: WEBHOOK_EVENTS,
+      });
+      // autocannon may finish a few requests beyond `amount`: count what the service queued
+      await sleep(1000);
+      const queued = total(await deliveryCounts(dbUrl, webhookId));
+      // a paused webhook must hold its deliveries: anything that arrived already is reported
+      const whilePaused = receiver.received;
+      receiver.reset();
+      const rss = new RssSampler(svc.pid).start();
+      await setStatus('active');
+      await waitFor(queued, 15_000);
+      const rssMb = rss.stop();
+      const after = await deliveryCounts(dbUrl, webhookId);
+      rows.push({
+        id: '5a',
+        name: nameA,
+        available: true,
+        rps: receiver.rate(),
+        errors: Math.max(0, queued - whilePaused - receiver.received),
+        rssMb,
+        note: `${receiver.received}/${queued} queued events arrived after re-activation, ${whilePaused} while paused, ${receiver.duplicates} duplicates (deliveries: ${describeCounts({}, after)}); rate = first to last arrival`,
+      });
+    }
+
+    // 5b: latency under load — the webhook active while stagings run at full speed
+    log(`scenario 5b: ${nameB}`);
+    await setStatus('active');
+    await sleep(200);
+    const before = await deliveryCounts(dbUrl, webhookId);
+    receiver.reset();
+    const rss = new RssSampler(svc.pid).start();
+    const gen = await load({
+      url: stagingUrl,
+      method: 'POST',
+      headers: stagingHeaders,
+      body: stagingBody,
+      durationSec: DURATION,
+    });
+    await sleep(500);
+    const produced = total(await deliveryCounts(dbUrl, webhookId)) - total(before);
+    await waitFor(produced, 15_000);
+    const rssMb = rss.stop();
+    const after = await deliveryCounts(dbUrl, webhookId);
+    rows.push({
+      id: '5b',
+      name: nameB,
+      available: true,
+      rps: receiver.rate(),
+      p50: receiver.percentile(50),
+      p99: receiver.percentile(99),
+      errors: Math.max(0, produced - receiver.received) + gen.errors,
+      rssMb,
+      note: `${receiver.received}/${produced} events arrived (stagings ${gen.requestsPerSec.toFixed(0)}/s, ${gen.errors} staging errors), ${receiver.duplicates} duplicates (deliveries: ${describeCounts(before, after)}); p50/p99 = payload timestamp → arrival`,
+    });
+    await setStatus('revoked');
+  } finally {
+    await receiver.stop();
+  }
+}
+
+async function main(): Promise<void> {
+  const startedAt = new Date();
+  const work = await mkdtemp(join(tmpdir(), 'grc-bench-'));
+  await chmod(work, 0o755);
+  log(`work directory ${work}`);
+  const db = await prepareDatabase(work);
+  const serviceEnv = {
+    ...db.env,
+    SEED_DEMO: 'false',
+    WEBHOOK_ALLOW_HTTP: 'true',
+    WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
+    // capacity is measured, not the per-credential quota: limits stay on (their cost counts) but high
+    RATE_LIMIT_API_PER_MINUTE: process.env.RATE_LIMIT_API_PER_MINUTE ?? '1000000000',
+    RATE_LIMIT_TOKEN_PER_MINUTE: process.env.RATE_LIMIT_TOKEN_PER_MINUTE ?? '1000000000',
+  };
+  const profileDir = resolve(ROOT, 'bench/.tmp/profiles');
+  const nodeArgs = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+  const children: ManagedProcess[] = [];
+  const cleanup = async (): Promise<void> => {
+    for (const c of children.reverse()) await c.stop().catch(() => undefined);
+    await db.drop().catch((err: unknown) => log(`dropping the database: ${String(err)}`));
+    if (!process.env.BENCH_KEEP) await rm(work, { recursive: true, force: true });
+  };
+  process.once('SIGINT', () => {
+    void cleanup().finally(() => process.exit(130));
+  });
+
+  const rows: Row[] = [];
+  const info: RunInfo = {
+    serviceSettings: Object.entries(serviceEnv)
+      .filter(([k]) => !['DATA_DIR', 'DATABASE_URL', 'WEBHOOK_SECRET_KEY'].includes(k))
+      .map(([k, v]) => `${k}=${v}`)
+      .join(' '),
+    startedAt,
+    durationSec: DURATION,
+    mode: db.mode,
+    loadAvg: loadavg(),
+  };
+  try {
+    const port = await freePort();
+    const logFile = join(work, 'service.log');
+    const start = (): Promise<ManagedProcess> =>
+      startProcess({
+        script: 'dist/src/main.js',
+        env: serviceEnv,
+        port,
+        logFile,
+        readyPath: '/health/ready',
+        nodeArgs,
+      });
+    log(`starting the service (cold, ${db.mode} database)`);
+    const cold = await start();
+    info.coldStartMs = cold.readyMs;
+    await cold.stop();
+    log('restarting on the warm data directory');
+    const svc = await start();
+    children.push(svc);
+    info.warmStartMs = svc.readyMs;
+    log(`ready in ${svc.readyMs.toFixed(0)} ms (cold ${cold.readyMs.toFixed(0)} ms)`);
+
+    const s = await seed(svc, db.env, work);
+    info.seed = {
+      projects: s.projects,
+      versions: s.versions,
+      problems: s.problems,
+    };
+    const auth = s.token ? { authorization: `Bearer ${s.token}` } : undefined;
+    const base = `${svc.baseUrl}/api/v1`;
+
+    // 1. authenticated document read
+    const s1 = 'GET /documents/{id} (authenticated)';
+    const docPath = `/api/v1/documents/${s.documentId}`;
+    const why1 = !s.documentId
+      ? 'seed incomplete'
+      : await probe(svc.baseUrl, 'GET', docPath, 200, { token: s.token });
+    rows.push(
+      why1
+        ? unavailable('1', s1, why1)
+        : await measure('1', `${s1}, ${s.versions} versions`, svc.pid, () =>
+            load({ url: `${svc.baseUrl}${docPath}`, headers: auth, durationSec: DURATION }),
+          ),
+    );
+
+    // 6. raw floor, right after scenario 1, on the same database
+    const s6 = 'raw floor: node:http + pg, same SQL as 1';
+    if (why1) {
+      rows.push(unavailable('6', s6, 'scenario 1 not available'));
+    } else {
+      const floor = await startProcess({
+        script: 'dist/bench/raw-floor.js',
+        env: { DATABASE_URL: db.url() },
+        port: await freePort(),
+        logFile: join(work, 'raw-floor.log'),
+        readyPath: '/ready',
+      });
+      children.push(floor);
+      const why6 = await probe(floor.baseUrl, 'GET', docPath, 200, { token: s.token });
+      rows.push(
+        why6
+          ? unavailable('6', s6, why6)
+          : await measure(
+              '6',
+              s6,
+              floor.pid,
+              () =>
+                load({ url: `${floor.baseUrl}${docPath}`, headers: auth, durationSec: DURATION }),
+              'RSS column: the raw floor process',
+            ),
+      );
+      await floor.stop();
+      children.pop();
+    }
+
+    // issue 3: the cost of authentication, on a route that does nothing else
+    const missing = '/api/v1/bench-no-such-route';
+    const whyA = !s.token
+      ? 'no token'
+      : ((await probe(svc.baseUrl, 'GET', missing, 404, { token: s.token })) ??
+        (await probe(svc.baseUrl, 'GET', missing, 401)));
+    if (whyA) {
+      rows.push(unavailable('3a', 'auth overhead pair', whyA));
+    } else {
+      rows.push(
+        await measure(
+          '3a',
+          'GET unknown route, valid token → 404 (auth look-up)',
+          svc.pid,
+          () =>
+            load({
+              url: `${svc.baseUrl}${missing}`,
+              headers: auth,
+              durationSec: DURATION,
+              expectStatus: 404,
+            }),
+          'issue 3 pair (authenticated)',
+        ),
+        await measure(
+          '3b',
+          'GET unknown route, no token → 401 (no DB)',
+          svc.pid,
+          () => load({ url: `${svc.baseUrl}${missing}`, durationSec: DURATION, expectStatus: 401 }),
+          'issue 3 pair (unauthenticated)',
+        ),
+      );
+    }
+
+    // 2. project list
+    const s2 = `GET /projects?limit=50 (${s.projects} projects)`;
+    const why2 = !s.projects
+      ? 'seed incomplete'
+      : await probe(svc.baseUrl, 'GET', '/api/v1/projects?limit=50', 200, { token: s.token });
+    rows.push(
+      why2
+        ? unavailable('2', s2, why2)
+        : await measure('2', s2, svc.pid, () =>
+            load({ url: `${base}/projects?limit=50`, headers: auth, durationSec: DURATION }),
+          ),
+    );
+
+    // 3. token endpoint
+    const s3 = 'POST /oauth/token';
+    const tokenBody = JSON.stringify({
+      grant_type: 'client_credentials',
+      client_id: s.clientId,
+      client_secret: s.clientSecret,
+    });
+    rows.push(
+      !s.token
+        ? unavailable('3', s3, 'no client')
+        : await measure('3', s3, svc.pid, () =>
+            load({
+              url: `${base}/oauth/token`,
+              method: 'POST',
+              headers: { 'content-type': 'application/json' },
+              body: tokenBody,
+              durationSec: DURATION,
+            }),
+          ),
+    );
+
+    // 4. staging with a 10 KiB body
+    const s4 = 'POST /documents/{id}/external-revisions, 10 KiB body';
+    const bigBody = JSON.stringify({
+      content: { ...contentOf(0), appendix: 'x'.repeat(10 * 1024 - 150) },
+      source_reference: 'bench',
+    });
+    const why4 = !s.documentId
+      ? 'seed incomplete'
+      : await probe(svc.baseUrl, 'POST', `${docPath}/external-revisions`, 201, {
+          token: s.token,
+          body: JSON.parse(bigBody),
+        });
+    rows.push(
+      why4
+        ? unavailable('4', s4, why4)
+        : await measure(
+            '4',
+            s4,
+            svc.pid,
+            () =>
+              load({
+                url: `${svc.baseUrl}${docPath}/external-revisions`,
+                method: 'POST',
+                headers: { ...auth, 'content-type': 'application/json' },
+                body: bigBody,
+                durationSec: DURATION,
+              }),
+            `body ${Buffer.byteLength(bigBody)} bytes`,
+          ),
+    );
+
+    // 5. webhooks
+    if (why4) {
+      rows.push(unavailable('5', 'webhook deliveries', 'staging not available'));
+    } else {
+      await webhookScenario(svc, db.url(), s, rows, JSON.stringify({ content: contentOf(0) }));
+    }
+
+    info.serviceHwmMb = readRssMb(svc.pid, 'VmHWM') ?? undefined;
+  } finally {
+    await cleanup();
+  }
+  info.finishedAt = new Date();
+  const targets = evaluateTargets(rows, info);
+  printTable(rows, targets, info);
+  await writeResults(resolve(ROOT, 'bench/RESULTS.md'), rows, targets, info);
+  log('wrote bench/RESULTS.md');
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(
+    `bench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
+  );
+  process.exit(1);
+});

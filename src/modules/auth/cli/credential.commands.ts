@@ -1,0 +1,210 @@
+import { Command, Option, SubCommand } from 'nest-commander';
+import {
+  CommandGroup,
+  JsonCommand,
+  positiveInt,
+  runCommand,
+  UsageError,
+} from '../../../cli/cli-output.js';
+import { ValidationFailedError } from '../../../common/http/app-error.js';
+import {
+  checkCredentialInput,
+  CredentialAdminService,
+  PAT_MAX_DAYS,
+} from '../credential-admin.service.js';
+
+interface CredentialOptions {
+  json?: boolean;
+  tenant?: string;
+  name?: string;
+  scopes?: string;
+  client?: string;
+  pat?: string;
+  expiresInDays?: string;
+}
+
+function required(name: string, value: string | undefined): string {
+  if (value === undefined || value.trim() === '') throw new UsageError(`--${name} is required`);
+  return value;
+}
+
+const OPTION_OF_FIELD: Record<string, string> = {
+  name: '--name',
+  scopes: '--scopes',
+  allowed_ips: '--allow-ip',
+};
+
+/** A malformed argument is a usage error (exit 2), checked before anything touches the database. */
+function checkArguments(input: Parameters<typeof checkCredentialInput>[0]): void {
+  try {
+    checkCredentialInput(input);
+  } catch (err) {
+    if (err instanceof ValidationFailedError) {
+      throw new UsageError(
+        err.errors.map((e) => `${OPTION_OF_FIELD[e.field] ?? e.field}: ${e.message}`).join('; '),
+      );
+    }
+    throw err;
+  }
+}
+
+/** `--allow-ip` may be repeated; the values are kept in command-line order. */
+abstract class AllowlistCommand extends JsonCommand {
+  protected readonly allowIps: string[] = [];
+
+  @Option({ flags: '--tenant <id>', description: 'tenant id' })
+  parseTenant(v: string): string {
+    return v;
+  }
+
+  @Option({ flags: '--name <name>', description: 'a name for the administrator (1..200 chars)' })
+  parseName(v: string): string {
+    return v;
+  }
+
+  @Option({
+    flags: '--scopes <scopes>',
+    description: 'space-separated scopes, e.g. "projects:read"',
+  })
+  parseScopes(v: string): string {
+    return v;
+  }
+
+  @Option({
+    flags: '--allow-ip <cidr>',
+    description: 'IPv4 or IPv6 CIDR allowed to use it (repeatable; needs auth.ip_allowlist)',
+  })
+  parseAllowIp(v: string): string {
+    this.allowIps.push(v);
+    return v;
+  }
+
+  protected input(o: CredentialOptions): {
+    tenantId: number;
+    name: string;
+    scopes: string;
+    allowedIps: string[];
+  } {
+    const tenantId = positiveInt('tenant', required('tenant', o.tenant));
+    const input = {
+      name: required('name', o.name),
+      scopes: required('scopes', o.scopes),
+      allowedIps: [...this.allowIps],
+    };
+    checkArguments(input);
+    return { tenantId, ...input };
+  }
+}
+
+@SubCommand({
+  name: 'create',
+  description: 'create an API client; its secret is shown once',
+})
+export class ClientCreateCommand extends AllowlistCommand {
+  constructor(private readonly admin: CredentialAdminService) {
+    super();
+  }
+
+  async run(_: string[], o: CredentialOptions): Promise<void> {
+    await runCommand(o, async () => {
+      const { tenantId, ...input } = this.input(o);
+      return this.admin.createClient(tenantId, input);
+    });
+  }
+}
+
+@SubCommand({
+  name: 'disable',
+  description: 'disable an API client and revoke its tokens at once',
+})
+export class ClientDisableCommand extends JsonCommand {
+  constructor(private readonly admin: CredentialAdminService) {
+    super();
+  }
+
+  @Option({ flags: '--client <client_id>', description: 'the client id (gci_…)' })
+  parseClient(v: string): string {
+    return v;
+  }
+
+  async run(_: string[], o: CredentialOptions): Promise<void> {
+    await runCommand(o, () => {
+      const clientId = required('client', o.client);
+      if (!/^gci_[0-9A-Za-z]{49}$/.test(clientId)) {
+        throw new UsageError('--client must be a client id (gci_…)');
+      }
+      return this.admin.disableClient(clientId);
+    });
+  }
+}
+
+@Command({
+  name: 'client',
+  description: 'API clients (client-credentials grant)',
+  subCommands: [ClientCreateCommand, ClientDisableCommand],
+})
+export class ClientCommand extends CommandGroup {}
+
+@SubCommand({
+  name: 'create',
+  description: 'create a personal access token (needs auth.pat); shown once',
+})
+export class PatCreateCommand extends AllowlistCommand {
+  constructor(private readonly admin: CredentialAdminService) {
+    super();
+  }
+
+  @Option({
+    flags: '--expires-in-days <days>',
+    description: `days until it expires (1..${PAT_MAX_DAYS}, default 90)`,
+  })
+  parseExpiresInDays(v: string): string {
+    return v;
+  }
+
+  async run(_: string[], o: CredentialOptions): Promise<void> {
+    await runCommand(o, async () => {
+      const { tenantId, ...input } = this.input(o);
+      let expiresInDays: number | undefined;
+      if (o.expiresInDays !== undefined) {
+        expiresInDays = /^\d{1,3}$/.test(o.expiresInDays) ? Number(o.expiresInDays) : 0;
+        if (expiresInDays < 1 || expiresInDays > PAT_MAX_DAYS) {
+          throw new UsageError(`--expires-in-days must be an integer in 1..${PAT_MAX_DAYS}`);
+        }
+      }
+      return this.admin.createPat(tenantId, { ...input, expiresInDays });
+    });
+  }
+}
+
+@SubCommand({ name: 'revoke', description: 'revoke a personal access token at once' })
+export class PatRevokeCommand extends JsonCommand {
+  constructor(private readonly admin: CredentialAdminService) {
+    super();
+  }
+
+  @Option({ flags: '--pat <id>', description: 'the pat_id' })
+  parsePat(v: string): string {
+    return v;
+  }
+
+  async run(_: string[], o: CredentialOptions): Promise<void> {
+    await runCommand(o, () => this.admin.revokePat(positiveInt('pat', required('pat', o.pat))));
+  }
+}
+
+@Command({
+  name: 'pat',
+  description: 'personal access tokens',
+  subCommands: [PatCreateCommand, PatRevokeCommand],
+})
+export class PatCommand extends CommandGroup {}
+
+export const CREDENTIAL_COMMANDS = [
+  ClientCommand,
+  ClientCreateCommand,
+  ClientDisableCommand,
+  PatCommand,
+  PatCreateCommand,
+  PatRevokeCommand,
+];

@@ -1,0 +1,69 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { SCOPES } from '../scopes.js';
+
+/**
+ * The token request as documented in OpenAPI. The endpoint parses the body itself (RFC 6749 asks
+ * for unknown parameters to be ignored and for its own error bodies), so this class only describes.
+ */
+export class TokenRequestDto {
+  @ApiProperty({ enum: ['client_credentials'], example: 'client_credentials' })
+  grant_type!: string;
+
+  @ApiPropertyOptional({
+    description: 'Client id; omit it when the client authenticates with HTTP Basic.',
+    example: 'gci_4q1fBz8rW3cNnX0yTgR7hKdL2vP9sMjE5aUoYiHbQwZ0tCx3kF1',
+  })
+  client_id?: string;
+
+  @ApiPropertyOptional({
+    description:
+      'Client secret; omit it when the client authenticates with HTTP Basic (sending both is refused). Keep it in a secret store.',
+    example: 'gcs_9Zk2mQ7xV1bN4cT8rY3wP6sL0dF5hJ2gA7eU1iO9nM4qK8tR2w3Ab9C',
+  })
+  client_secret?: string;
+
+  @ApiPropertyOptional({
+    description: 'Lifetime of the token in seconds.',
+    minimum: 300,
+    maximum: 86400,
+    default: 3600,
+    example: 3600,
+    type: 'integer',
+  })
+  ttl?: number;
+
+  @ApiPropertyOptional({
+    description:
+      "Space-separated scopes narrowing the token to a subset of the client's scopes; default: all of them. Any scope the client lacks refuses the whole request.",
+    example: 'projects:read documents:read',
+  })
+  scope?: string;
+}
+
+export class TokenResponseDto {
+  @ApiProperty({ example: 'gat_7Hq2Lw9Xc4Vb1Nm8Zk3Jr6Tp0Yd5Sf2Gh7Ua9Ie4Oo1Qw3Er5Ty2Bb8' })
+  access_token!: string;
+
+  @ApiProperty({ enum: ['Bearer'], example: 'Bearer' })
+  token_type!: 'Bearer';
+
+  @ApiProperty({ description: 'Seconds until the token expires.', example: 3600 })
+  expires_in!: number;
+
+  @ApiProperty({
+    description: `Space-separated scopes granted (of ${SCOPES.join(', ')}).`,
+    example: 'projects:read documents:read',
+  })
+  scope!: string;
+}
+
+export class OAuthErrorDto {
+  @ApiProperty({
+    enum: ['invalid_request', 'invalid_client', 'unsupported_grant_type', 'invalid_scope'],
+    example: 'invalid_client',
+  })
+  error!: string;
+
+  @ApiProperty({ example: 'client authentication failed' })
+  error_description!: string;
+}

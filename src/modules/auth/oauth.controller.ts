@@ -1,0 +1,119 @@
+import { Controller, Header, HttpCode, Post, Req } from '@nestjs/common';
+import {
+  ApiBadRequestResponse,
+  ApiBody,
+  ApiConsumes,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+  ApiUnauthorizedResponse,
+} from '@nestjs/swagger';
+import type { Request } from 'express';
+import { OAuthErrorDto, TokenRequestDto, TokenResponseDto } from './dto/token.dto.js';
+import { Public } from './public.decorator.js';
+import { OAuthTokenService, type TokenRequest } from './token.service.js';
+
+function tokenRequest(req: Request): TokenRequest {
+  return {
+    body: req.body as unknown,
+    form: Boolean(req.is('application/x-www-form-urlencoded')),
+    authorization: req.headers.authorization,
+    ip: req.ip,
+  };
+}
+
+const CLIENT_ID = 'gci_4q1fBz8rW3cNnX0yTgR7hKdL2vP9sMjE5aUoYiHbQwZ0tCx3kF1';
+const CLIENT_SECRET = 'gcs_9Zk2mQ7xV1bN4cT8rY3wP6sL0dF5hJ2gA7eU1iO9nM4qK8tR2w3Ab9C';
+
+const oauthError = (error: string, error_description: string) => ({
+  summary: error_description,
+  value: { error, error_description },
+});
+
+@ApiTags('auth')
+@Controller('oauth')
+export class OAuthController {
+  constructor(private readonly tokens: OAuthTokenService) {}
+
+  @Post('token')
+  @Public()
+  @HttpCode(200)
+  @Header('Cache-Control', 'no-store')
+  @Header('Pragma', 'no-cache')
+  @ApiOperation({
+    summary: 'Obtain a bearer token (OAuth 2.0 client credentials)',
+    description:
+      'RFC 6749 §4.4. The client authenticates with HTTP Basic (`client_secret_basic`: id and ' +
+      'secret form-urlencoded, joined by `:`, base64) or with `client_id` and `client_secret` in the ' +
+      'body (`client_secret_post`), never both. The body may be `application/x-www-form-urlencoded` ' +
+      '(what OAuth libraries and the **Authorize** button send) or `application/json`. Unknown ' +
+      'parameters are ignored, parameters without a value count as omitted. `ttl` (seconds, ' +
+      '300..86400, default 3600) sets the lifetime; `scope` narrows the token to some of the ' +
+      "client's scopes. The request is checked in this order: client authentication method " +
+      '(`invalid_request`), `grant_type`, `ttl`, client credentials and IP allowlist ' +
+      '(`invalid_client`), `scope` (`invalid_scope`). Errors are RFC 6749 §5.2 bodies, not ' +
+      'problem details. Responses are never cached.',
+  })
+  @ApiConsumes('application/x-www-form-urlencoded', 'application/json')
+  @ApiBody({
+    type: TokenRequestDto,
+    examples: {
+      body_credentials: {
+        summary: 'Client credentials in the body',
+        value: {
+          grant_type: 'client_credentials',
+          client_id: CLIENT_ID,
+          client_secret: CLIENT_SECRET,
+          ttl: 3600,
+        },
+      },
+      basic_narrowed: {
+        summary: 'With HTTP Basic client authentication, narrowed to two scopes',
+        value: { grant_type: 'client_credentials', scope: 'projects:read documents:read' },
+      },
+    },
+  })
+  @ApiOkResponse({
+    description: 'Token issued. `Cache-Control: no-store`, `Pragma: no-cache`.',
+    type: TokenResponseDto,
+  })
+  @ApiBadRequestResponse({
+    description:
+      '`invalid_request` (missing `grant_type`, `ttl` not an integer in 300..86400, a parameter ' +
+      'repeated or not a string, HTTP Basic together with a body `client_secret`), ' +
+      '`unsupported_grant_type`, `invalid_scope` (a requested scope the client does not have: ' +
+      'the request is refused, never narrowed silently).',
+    type: OAuthErrorDto,
+    examples: {
+      invalid_request: oauthError(
+        'invalid_request',
+        'ttl must be an integer between 300 and 86400',
+      ),
+      unsupported_grant_type: oauthError(
+        'unsupported_grant_type',
+        'the only supported grant_type is client_credentials',
+      ),
+      invalid_scope: oauthError(
+        'invalid_scope',
+        'scope not granted to this client: webhooks:write',
+      ),
+    },
+  })
+  @ApiUnauthorizedResponse({
+    description:
+      '`invalid_client`: unknown client, wrong or missing secret, disabled client, or a request ' +
+      "from an address outside the client's IP allowlist (one answer for all). With " +
+      '`WWW-Authenticate: Basic realm="api"` when the client used HTTP Basic.',
+    type: OAuthErrorDto,
+    headers: {
+      'WWW-Authenticate': {
+        description: 'Only when the client authenticated with HTTP Basic.',
+        schema: { type: 'string', example: 'Basic realm="api"' },
+      },
+    },
+    example: { error: 'invalid_client', error_description: 'client authentication failed' },
+  })
+  token(@Req() req: Request): Promise<TokenResponseDto> {
+    return this.tokens.issue(tokenRequest(req));
+  }
+}

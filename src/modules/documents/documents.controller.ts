@@ -1,0 +1,107 @@
+import { Controller, Get, Headers, HttpStatus, Param, Res } from '@nestjs/common';
+import {
+  ApiBadRequestResponse,
+  ApiHeader,
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiResponse,
+  ApiTags,
+} from '@nestjs/swagger';
+import type { Response } from 'express';
+import { ParseIdPipe } from '../../common/http/params.js';
+import { Authorized } from '../auth/authorized.decorator.js';
+import { CurrentPrincipal } from '../auth/current-principal.decorator.js';
+import type { Principal } from '../auth/principal.js';
+import { DocumentService } from './documents.service.js';
+import {
+  DocumentListResponse,
+  DocumentResponse,
+  VersionResponse,
+} from './dto/document.response.js';
+import { etagOf, ifNoneMatchHits } from './etag.js';
+
+const INVALID_ID = '`validation_failed`: an identifier is not a positive integer.';
+
+@Controller()
+export class DocumentsController {
+  constructor(private readonly documents: DocumentService) {}
+
+  @Get('projects/:projectId/documents')
+  @ApiTags('projects')
+  @Authorized({ scope: 'projects:read', entitlement: 'api.read' })
+  @ApiOperation({ summary: "List a project's documents", description: 'Ordered by documentId.' })
+  @ApiOkResponse({ type: DocumentListResponse })
+  @ApiBadRequestResponse({
+    description:
+      '`project_not_found`: the project is unknown or belongs to another tenant; `validation_failed`: projectId is not a positive integer.',
+  })
+  async list(
+    @CurrentPrincipal() principal: Principal,
+    @Param('projectId', ParseIdPipe) projectId: number,
+  ): Promise<DocumentListResponse> {
+    return { data: await this.documents.listProjectDocuments(principal.tenantId, projectId) };
+  }
+
+  @Get('documents/:documentId')
+  @ApiTags('documents')
+  @Authorized({ scope: 'documents:read', entitlement: 'api.read' })
+  @ApiOperation({
+    summary: 'Get a document with its version index',
+    description: 'The index lists every version (ascending by number) without its content.',
+  })
+  @ApiOkResponse({ type: DocumentResponse })
+  @ApiBadRequestResponse({ description: INVALID_ID })
+  @ApiNotFoundResponse({
+    description: '`not_found`: the document is unknown or belongs to another tenant.',
+  })
+  get(
+    @CurrentPrincipal() principal: Principal,
+    @Param('documentId', ParseIdPipe) documentId: number,
+  ): Promise<DocumentResponse> {
+    return this.documents.getDocument(principal.tenantId, documentId);
+  }
+
+  @Get('documents/:documentId/versions/:versionId')
+  @ApiTags('documents')
+  @Authorized({ scope: 'documents:read', entitlement: 'api.read' })
+  @ApiOperation({
+    summary: 'Get one version of a document',
+    description:
+      'The `ETag` is the quoted `content_hash`; send it back in `If-None-Match` to get 304 while the version is unchanged.',
+  })
+  @ApiHeader({
+    name: 'If-None-Match',
+    required: false,
+    description:
+      'An entity tag from a previous response (`"<content_hash>"`), a list of them, or `*`.',
+  })
+  @ApiOkResponse({
+    type: VersionResponse,
+    headers: { ETag: { description: '`"<content_hash>"`', schema: { type: 'string' } } },
+  })
+  @ApiResponse({
+    status: HttpStatus.NOT_MODIFIED,
+    description: 'If-None-Match matched the version: no body.',
+    headers: { ETag: { description: '`"<content_hash>"`', schema: { type: 'string' } } },
+  })
+  @ApiBadRequestResponse({ description: INVALID_ID })
+  @ApiNotFoundResponse({
+    description:
+      '`not_found`: the document or version is unknown, belongs to another tenant, or the version is not of this document.',
+  })
+  async version(
+    @CurrentPrincipal() principal: Principal,
+    @Param('documentId', ParseIdPipe) documentId: number,
+    @Param('versionId', ParseIdPipe) versionId: number,
+    @Headers('if-none-match') ifNoneMatch: string | undefined,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<VersionResponse | undefined> {
+    const version = await this.documents.readVersion(principal.tenantId, documentId, versionId);
+    const etag = etagOf(version.content_hash);
+    res.setHeader('ETag', etag);
+    if (!ifNoneMatchHits(ifNoneMatch, etag)) return version;
+    res.status(HttpStatus.NOT_MODIFIED);
+    return undefined;
+  }
+}

@@ -1,0 +1,274 @@
+import { Injectable } from '@nestjs/common';
+import { TenantTransactions } from '../../common/database/tenant-transactions.js';
+import { NotFoundError } from '../../common/http/app-error.js';
+import { EventsService } from '../events/events.service.js';
+import { ProjectsService } from '../projects/projects.service.js';
+import { contentHash } from './content-hash.js';
+import { DocumentVersion, type VersionSource } from './entities/document-version.entity.js';
+import { DocumentEntity, type DocumentStatus } from './entities/document.entity.js';
+
+/** Called inside the transaction that created a version, after its row exists. */
+export type VersionCreatedListener = (
+  tenantId: number,
+  documentId: number,
+  versionId: number,
+) => Promise<void>;
+
+export interface DocumentRef {
+  documentId: number;
+  projectId: number;
+  currentVersionId: number;
+  currentContentHash: string;
+}
+
+export interface VersionView {
+  versionId: number;
+  documentId: number;
+  number: number;
+  content: Record<string, unknown>;
+  content_hash: string;
+  created_at: string;
+}
+
+export interface VersionIndexEntry {
+  versionId: number;
+  number: number;
+  content_hash: string;
+  created_at: string;
+  source: VersionSource;
+}
+
+export interface DocumentSummary {
+  documentId: number;
+  projectId: number;
+  title: string;
+  status: DocumentStatus;
+  current_version_id: number | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface DocumentView extends DocumentSummary {
+  versions: VersionIndexEntry[];
+}
+
+/**
+ * "The existing document service" of SPEC.md: documents and their versions. `createVersion` is the
+ * only code that creates versions (platform edits and accepted external revisions alike). Unless a
+ * method says otherwise it must run inside `TenantTransactions.run`, whose transaction it joins.
+ */
+@Injectable()
+export class DocumentService {
+  private readonly versionListeners: VersionCreatedListener[] = [];
+
+  constructor(
+    private readonly tx: TenantTransactions,
+    private readonly events: EventsService,
+    private readonly projects: ProjectsService,
+  ) {}
+
+  /** NotFoundError('document') for an unknown or foreign document. */
+  async requireDocument(tenantId: number, documentId: number): Promise<DocumentRef> {
+    return this.documentRef(tenantId, documentId, false);
+  }
+
+  /** As `requireDocument`, holding the document row (`FOR UPDATE`) until the transaction ends. */
+  async lockDocument(tenantId: number, documentId: number): Promise<DocumentRef> {
+    return this.documentRef(tenantId, documentId, true);
+  }
+
+  async getVersion(
+    tenantId: number,
+    documentId: number,
+    versionId: number,
+  ): Promise<VersionView | null> {
+    const row = await this.tx
+      .repo(DocumentVersion)
+      .findOneBy({ tenantId, documentId, id: versionId });
+    return row ? versionView(row) : null;
+  }
+
+  async createVersion(
+    tenantId: number,
+    documentId: number,
+    content: Record<string, unknown>,
+    source: VersionSource,
+  ): Promise<VersionView> {
+    const doc = await this.lockDocument(tenantId, documentId);
+    const version = await this.insertVersion(tenantId, doc.documentId, doc.projectId, content, source);
+    for (const listener of this.versionListeners) {
+      await listener(tenantId, documentId, version.versionId);
+    }
+    return version;
+  }
+
+  /**
+   * Lets a context that depends on documents react to every new version inside the creating
+   * transaction (the revisions module supersedes candidates staged on an older base), without
+   * this module depending on it.
+   */
+  onVersionCreated(listener: VersionCreatedListener): void {
+    this.versionListeners.push(listener);
+  }
+
+  /**
+   * Creates a document with version 1 (source `platform`). Opens its own tenant transaction (or
+   * joins the caller's): used by the admin CLI and the demo seed.
+   */
+  createDocument(
+    tenantId: number,
+    projectId: number,
+    title: string,
+    content: Record<string, unknown>,
+  ): Promise<{ documentId: number; versionId: number }> {
+    return this.tx.run(tenantId, async () => {
+      if (!(await this.projects.findProject(tenantId, projectId))) {
+        throw new NotFoundError('project');
+      }
+      const doc = await this.tx
+        .repo(DocumentEntity)
+        .save({ tenantId, projectId, title, status: 'active' as const, currentVersionId: null });
+      const version = await this.insertVersion(tenantId, doc.id, projectId, content, 'platform');
+      return { documentId: doc.id, versionId: version.versionId };
+    });
+  }
+
+  /** GET /documents/{documentId}: the document with its version index, ascending by number. */
+  getDocument(tenantId: number, documentId: number): Promise<DocumentView> {
+    return this.tx.run(tenantId, async () => {
+      const row = await this.tx.repo(DocumentEntity).findOneBy({ tenantId, id: documentId });
+      if (!row) throw new NotFoundError('document');
+      const versions = await this.tx.repo(DocumentVersion).find({
+        where: { tenantId, documentId },
+        select: { id: true, number: true, contentHash: true, createdAt: true, source: true },
+        order: { number: 'ASC' },
+      });
+      return {
+        ...documentSummary(row),
+        versions: versions.map((v) => ({
+          versionId: v.id,
+          number: v.number,
+          content_hash: v.contentHash,
+          created_at: v.createdAt.toISOString(),
+          source: v.source,
+        })),
+      };
+    });
+  }
+
+  /** GET /documents/{documentId}/versions/{versionId}: 404 for unknown, foreign or mismatched. */
+  readVersion(tenantId: number, documentId: number, versionId: number): Promise<VersionView> {
+    return this.tx.run(tenantId, async () => {
+      const version = await this.getVersion(tenantId, documentId, versionId);
+      if (!version) throw new NotFoundError('version');
+      return version;
+    });
+  }
+
+  /** GET /projects/{projectId}/documents: 400 `project_not_found` for an unknown or foreign project. */
+  listProjectDocuments(tenantId: number, projectId: number): Promise<DocumentSummary[]> {
+    return this.tx.run(tenantId, async () => {
+      await this.projects.requireProject(tenantId, projectId);
+      const rows = await this.tx
+        .repo(DocumentEntity)
+        .find({ where: { tenantId, projectId }, order: { id: 'ASC' } });
+      return rows.map(documentSummary);
+    });
+  }
+
+  private async documentRef(
+    tenantId: number,
+    documentId: number,
+    forUpdate: boolean,
+  ): Promise<DocumentRef> {
+    if (forUpdate) {
+      // Lock in a statement of its own: a join locked FOR UPDATE that waits for a concurrent
+      // version is re-checked against the version row it read before the wait and returns no
+      // row, which would answer 404 for a document that exists.
+      const locked: unknown[] = await this.tx.manager.query(
+        'SELECT 1 FROM documents WHERE tenant_id = $1 AND id = $2 FOR UPDATE',
+        [tenantId, documentId],
+      );
+      if (locked.length === 0) throw new NotFoundError('document');
+    }
+    const rows: Array<{ id: number; project_id: number; version_id: number; hash: string }> =
+      await this.tx.manager.query(
+        `SELECT d.id, d.project_id, v.id AS version_id, v.content_hash AS hash
+           FROM documents d
+           JOIN document_versions v ON v.id = d.current_version_id AND v.tenant_id = d.tenant_id
+          WHERE d.tenant_id = $1 AND d.id = $2`,
+        [tenantId, documentId],
+      );
+    const row = rows[0];
+    if (!row) throw new NotFoundError('document');
+    return {
+      documentId: row.id,
+      projectId: row.project_id,
+      currentVersionId: row.version_id,
+      currentContentHash: row.hash,
+    };
+  }
+
+  /** The document row must already be locked (or just created) by this transaction. */
+  private async insertVersion(
+    tenantId: number,
+    documentId: number,
+    projectId: number,
+    content: Record<string, unknown>,
+    source: VersionSource,
+  ): Promise<VersionView> {
+    const hash = contentHash(content);
+    const inserted: Array<{ id: number; number: number; created_at: Date }> =
+      await this.tx.manager.query(
+        `INSERT INTO document_versions (tenant_id, document_id, number, content, content_hash, source)
+         SELECT $1, $2, COALESCE(MAX(number), 0) + 1, $3::jsonb, $4, $5
+           FROM document_versions WHERE tenant_id = $1 AND document_id = $2
+         RETURNING id, number, created_at`,
+        [tenantId, documentId, JSON.stringify(content), hash, source],
+      );
+    const row = inserted[0]!;
+    await this.tx.manager.query(
+      `UPDATE documents SET current_version_id = $3, updated_at = now()
+        WHERE tenant_id = $1 AND id = $2`,
+      [tenantId, documentId, row.id],
+    );
+    await this.events.publish(tenantId, 'document.version_created', {
+      documentId,
+      projectId,
+      versionId: row.id,
+      number: row.number,
+      content_hash: hash,
+    });
+    return {
+      versionId: row.id,
+      documentId,
+      number: row.number,
+      content,
+      content_hash: hash,
+      created_at: row.created_at.toISOString(),
+    };
+  }
+}
+
+function versionView(v: DocumentVersion): VersionView {
+  return {
+    versionId: v.id,
+    documentId: v.documentId,
+    number: v.number,
+    content: v.content,
+    content_hash: v.contentHash,
+    created_at: v.createdAt.toISOString(),
+  };
+}
+
+function documentSummary(d: DocumentEntity): DocumentSummary {
+  return {
+    documentId: d.id,
+    projectId: d.projectId,
+    title: d.title,
+    status: d.status,
+    current_version_id: d.currentVersionId,
+    created_at: d.createdAt.toISOString(),
+    updated_at: d.updatedAt.toISOString(),
+  };
+}

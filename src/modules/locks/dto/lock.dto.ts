@@ -1,0 +1,57 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsInt, IsNotEmpty, IsString, Max, Min, ValidateIf } from 'class-validator';
+
+export const TTL_MINUTES_MIN = 5;
+export const TTL_MINUTES_MAX = 240;
+export const TTL_MINUTES_DEFAULT = 30;
+
+export class CheckoutRequestDto {
+  @ApiPropertyOptional({
+    description: 'How long the lock lives, in whole minutes.',
+    minimum: TTL_MINUTES_MIN,
+    maximum: TTL_MINUTES_MAX,
+    default: TTL_MINUTES_DEFAULT,
+    example: 60,
+    type: 'integer',
+  })
+  // absent means the default; an explicit null is a mistake, not a request for the default
+  @ValidateIf((_, value) => value !== undefined)
+  @IsInt()
+  @Min(TTL_MINUTES_MIN)
+  @Max(TTL_MINUTES_MAX)
+  ttl_minutes?: number;
+}
+
+export class CheckoutResponseDto {
+  @ApiProperty({ example: 42 })
+  documentId!: number;
+
+  @ApiProperty({
+    description:
+      'One-time lock token, returned only here and stored only as a digest. Send it as the ' +
+      '`Lock-Token` header when staging a revision and as `lock_token` to check the document in.',
+    example: 'glk_WRcIdf92rptTTEfRHNAuXxsEWsbRrhPiHLrNVKftQT44XHJpP',
+  })
+  lock_token!: string;
+
+  @ApiProperty({ format: 'date-time', example: '2026-11-22T10:30:00.000Z' })
+  expires_at!: string;
+}
+
+export class CheckinRequestDto {
+  @ApiProperty({
+    description: 'The token returned by the checkout of the live lock.',
+    example: 'glk_WRcIdf92rptTTEfRHNAuXxsEWsbRrhPiHLrNVKftQT44XHJpP',
+  })
+  @IsString()
+  @IsNotEmpty()
+  lock_token!: string;
+}
+
+export class CheckinResponseDto {
+  @ApiProperty({ example: 42 })
+  documentId!: number;
+
+  @ApiProperty({ format: 'date-time', example: '2026-11-22T10:12:03.517Z' })
+  released_at!: string;
+}

@@ -1,0 +1,75 @@
+import { ApiProperty } from '@nestjs/swagger';
+
+export class ProjectResponse {
+  @ApiProperty({ example: 3 })
+  projectId!: number;
+
+  @ApiProperty({ example: 'ISO 27001' })
+  name!: string;
+
+  @ApiProperty({ example: 'Certification project 2026' })
+  description!: string;
+
+  @ApiProperty({ enum: ['active', 'archived'], example: 'active' })
+  status!: string;
+
+  @ApiProperty({ format: 'date-time', example: '2026-11-22T10:00:00.000Z' })
+  created_at!: string;
+
+  @ApiProperty({ format: 'date-time', example: '2026-11-22T10:00:00.000Z' })
+  updated_at!: string;
+}
+
+export class PageInfo {
+  @ApiProperty({ example: 50 })
+  limit!: number;
+
+  @ApiProperty({ example: 0 })
+  offset!: number;
+
+  @ApiProperty({ example: 1, description: 'Projects of the tenant in all pages.' })
+  total!: number;
+}
+
+export class ProjectListResponse {
+  @ApiProperty({ type: [ProjectResponse] })
+  data!: ProjectResponse[];
+
+  @ApiProperty({ type: PageInfo })
+  page!: PageInfo;
+}
+
+export class ProjectFileResponse {
+  @ApiProperty({ example: 12 })
+  fileId!: number;
+
+  @ApiProperty({ example: 'audit.pdf' })
+  name!: string;
+
+  @ApiProperty({ example: 'application/pdf' })
+  media_type!: string;
+
+  @ApiProperty({ example: 1234 })
+  size_bytes!: number;
+
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: '9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08',
+  })
+  sha256!: string | null;
+
+  @ApiProperty({ format: 'date-time', example: '2026-11-22T10:00:00.000Z' })
+  created_at!: string;
+
+  @ApiProperty({ format: 'date-time', example: '2026-11-22T10:00:00.000Z' })
+  updated_at!: string;
+}
+
+export class ProjectFileListResponse {
+  @ApiProperty({
+    type: [ProjectFileResponse],
+    description: 'File metadata only: where the file is stored is never exposed.',
+  })
+  data!: ProjectFileResponse[];
+}

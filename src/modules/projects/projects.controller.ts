@@ -1,0 +1,67 @@
+import { Controller, Get, Param, Query } from '@nestjs/common';
+import { ApiBadRequestResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ParseIdPipe } from '../../common/http/params.js';
+import { Authorized } from '../auth/authorized.decorator.js';
+import { CurrentPrincipal } from '../auth/current-principal.decorator.js';
+import type { Principal } from '../auth/principal.js';
+import { ListProjectsQuery } from './dto/list-projects.query.js';
+import {
+  ProjectFileListResponse,
+  ProjectListResponse,
+  ProjectResponse,
+} from './dto/project.response.js';
+import { ProjectsService } from './projects.service.js';
+
+const PROJECT_NOT_FOUND =
+  '`project_not_found`: the project is unknown or belongs to another tenant; `validation_failed`: projectId is not a positive integer.';
+
+@ApiTags('projects')
+@Controller('projects')
+export class ProjectsController {
+  constructor(private readonly projects: ProjectsService) {}
+
+  @Get()
+  @Authorized({ scope: 'projects:read', entitlement: 'api.read' })
+  @ApiOperation({
+    summary: 'List projects',
+    description: "The tenant's projects ordered by projectId, one page at a time.",
+  })
+  @ApiOkResponse({ type: ProjectListResponse })
+  @ApiBadRequestResponse({
+    description:
+      '`validation_failed`: limit not an integer in 1..100, or offset not an integer ≥ 0.',
+  })
+  list(
+    @CurrentPrincipal() principal: Principal,
+    @Query() query: ListProjectsQuery,
+  ): Promise<ProjectListResponse> {
+    return this.projects.listProjects(principal.tenantId, query.limit, query.offset);
+  }
+
+  @Get(':projectId')
+  @Authorized({ scope: 'projects:read', entitlement: 'api.read' })
+  @ApiOperation({ summary: 'Get a project' })
+  @ApiOkResponse({ type: ProjectResponse })
+  @ApiBadRequestResponse({ description: PROJECT_NOT_FOUND })
+  get(
+    @CurrentPrincipal() principal: Principal,
+    @Param('projectId', ParseIdPipe) projectId: number,
+  ): Promise<ProjectResponse> {
+    return this.projects.getProject(principal.tenantId, projectId);
+  }
+
+  @Get(':projectId/files')
+  @Authorized({ scope: 'projects:read', entitlement: 'api.read' })
+  @ApiOperation({
+    summary: "List a project's file metadata",
+    description: 'Name, media type, size and checksum of each file; never where it is stored.',
+  })
+  @ApiOkResponse({ type: ProjectFileListResponse })
+  @ApiBadRequestResponse({ description: PROJECT_NOT_FOUND })
+  async files(
+    @CurrentPrincipal() principal: Principal,
+    @Param('projectId', ParseIdPipe) projectId: number,
+  ): Promise<ProjectFileListResponse> {
+    return { data: await this.projects.listFiles(principal.tenantId, projectId) };
+  }
+}

@@ -1,0 +1,80 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { REVISION_STATUSES, type RevisionStatus } from '../entities/external-revision.entity.js';
+
+const HASH_EXAMPLE = '3f0a1c9d2b7e4f6a8c5d0e1f2a3b4c5d6e7f8091a2b3c4d5e6f708192a3b4c5d';
+
+/** The 201 body of staging. */
+export class StagedRevisionDto {
+  @ApiProperty({ example: 12 })
+  revisionId!: number;
+
+  @ApiProperty({ example: 7 })
+  documentId!: number;
+
+  @ApiProperty({ example: 41, description: 'The version the candidate was staged against.' })
+  base_version_id!: number;
+
+  @ApiProperty({ enum: REVISION_STATUSES, example: 'staged' })
+  status!: RevisionStatus;
+
+  @ApiProperty({ example: HASH_EXAMPLE, description: 'SHA-256 of the canonical JSON of content.' })
+  content_hash!: string;
+
+  @ApiProperty({ type: 'string', nullable: true, example: 'DMS-2024-0042' })
+  source_reference!: string | null;
+
+  @ApiProperty({ example: '2026-11-22T10:00:00.000Z' })
+  created_at!: string;
+}
+
+/** A list entry: the staging body plus the decision, without content and html. */
+export class RevisionSummaryDto extends StagedRevisionDto {
+  @ApiProperty({
+    type: 'string',
+    nullable: true,
+    example: null,
+    description: 'When it was accepted, rejected or superseded.',
+  })
+  decided_at!: string | null;
+
+  @ApiProperty({
+    type: 'string',
+    nullable: true,
+    example: null,
+    description:
+      'The platform user who accepted or rejected it (null while staged or when superseded).',
+  })
+  decided_by!: string | null;
+
+  @ApiProperty({
+    type: 'integer',
+    nullable: true,
+    example: null,
+    description: 'The version an accepted candidate became.',
+  })
+  resulting_version_id!: number | null;
+
+  @ApiProperty({ type: 'string', nullable: true, example: null })
+  decision_note!: string | null;
+}
+
+export class RevisionListDto {
+  @ApiProperty({ type: [RevisionSummaryDto] })
+  data!: RevisionSummaryDto[];
+}
+
+/** One candidate in full: the summary plus its content and html preview. */
+export class RevisionDetailDto extends RevisionSummaryDto {
+  @ApiProperty({ type: 'object', additionalProperties: true, example: { title: 'Access policy' } })
+  content!: Record<string, unknown>;
+
+  @ApiProperty({ type: 'string', nullable: true, example: '<h1>Access policy</h1>' })
+  html!: string | null;
+}
+
+/** What `RevisionDecisionService` and the CLI answer. */
+export interface RevisionDecisionResult {
+  revisionId: number;
+  status: RevisionStatus;
+  resulting_version_id: number | null;
+}

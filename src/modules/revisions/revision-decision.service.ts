@@ -1,0 +1,182 @@
+import { Injectable } from '@nestjs/common';
+import { TenantTransactions } from '../../common/database/tenant-transactions.js';
+import { AppError, NotFoundError, ValidationFailedError } from '../../common/http/app-error.js';
+import { AuditService } from '../audit/audit.service.js';
+import { DocumentService } from '../documents/documents.service.js';
+import type { RevisionDecisionResult } from './dto/revision.dto.js';
+import { ExternalRevision } from './entities/external-revision.entity.js';
+import { RevisionNotStagedError, StaleRevisionBaseError } from './revisions.errors.js';
+import { RevisionsService } from './revisions.service.js';
+
+export const DECIDED_BY_MAX = 200;
+export const DECISION_NOTE_MAX = 2000;
+
+/**
+ * The decision on a candidate, made by a platform user outside the API: the host platform calls
+ * it in-process and the admin CLI wraps it. No HTTP route reaches it. Each decision runs in one
+ * tenant transaction holding the document row, then the revision row, in the same order as
+ * staging, so decisions and stagings on a document serialise without deadlocks.
+ */
+@Injectable()
+export class RevisionDecisionService {
+  constructor(
+    private readonly tx: TenantTransactions,
+    private readonly documents: DocumentService,
+    private readonly revisions: RevisionsService,
+    private readonly audit: AuditService,
+  ) {}
+
+  /**
+   * Creates the next version from the candidate through `DocumentService.createVersion`, marks the
+   * candidate accepted and every other staged candidate on an older base superseded. 409
+   * `version_conflict` when its base is no longer current, `revision_not_staged` when decided.
+   */
+  accept(revisionId: number, decidedBy: string, note?: string): Promise<RevisionDecisionResult> {
+    return this.decide('revision.accept', revisionId, decidedBy, note, async (tenantId, rev, projectId, current) => {
+      if (rev.baseVersionId !== current) {
+        throw new StaleRevisionBaseError(rev.id, rev.baseVersionId, current);
+      }
+      // decided before the version exists, so the version hook does not supersede it
+      rev.status = 'accepted';
+      rev.resultingVersionId = null;
+      await this.record(tenantId, rev, decidedBy, note);
+      const version = await this.documents.createVersion(
+        tenantId,
+        rev.documentId,
+        rev.content,
+        'external_revision',
+      );
+      rev.resultingVersionId = version.versionId;
+      await this.record(tenantId, rev, decidedBy, note);
+      await this.revisions.publish(tenantId, 'external_revision.accepted', rev, projectId);
+    });
+  }
+
+  /** Marks a staged candidate rejected; 409 `revision_not_staged` when already decided. */
+  reject(revisionId: number, decidedBy: string, note?: string): Promise<RevisionDecisionResult> {
+    return this.decide('revision.reject', revisionId, decidedBy, note, async (tenantId, rev, projectId) => {
+      rev.status = 'rejected';
+      rev.resultingVersionId = null;
+      await this.record(tenantId, rev, decidedBy, note);
+      await this.revisions.publish(tenantId, 'external_revision.rejected', rev, projectId);
+    });
+  }
+
+  /** Runs a decision and records it, granted or refused, in the audit trail. */
+  private async decide(
+    action: string,
+    revisionId: number,
+    decidedBy: string,
+    note: string | undefined,
+    work: (
+      tenantId: number,
+      rev: ExternalRevision,
+      projectId: number,
+      currentVersionId: number,
+    ) => Promise<void>,
+  ): Promise<RevisionDecisionResult> {
+    let tenantId: number | null = null;
+    const entry = (outcome: 'success' | 'failure', detail: string | null) => ({
+      tenantId,
+      credentialRef: `platform:${decidedBy.trim().slice(0, 200)}`,
+      action,
+      target: `revision:${revisionId}`,
+      outcome,
+      detail,
+    });
+    try {
+      const result = await this.decideInTransaction(revisionId, decidedBy, note, work, (t) => {
+        tenantId = t;
+      });
+      await this.audit.record(entry('success', null));
+      return result;
+    } catch (err) {
+      await this.audit.record(entry('failure', err instanceof AppError ? err.code : 'internal_error'));
+      throw err;
+    }
+  }
+
+  private async decideInTransaction(
+    revisionId: number,
+    decidedBy: string,
+    note: string | undefined,
+    work: (
+      tenantId: number,
+      rev: ExternalRevision,
+      projectId: number,
+      currentVersionId: number,
+    ) => Promise<void>,
+    onTenant: (tenantId: number) => void,
+  ): Promise<RevisionDecisionResult> {
+    validateDecision(revisionId, decidedBy, note);
+    const tenantId = await this.tenantOf(revisionId);
+    onTenant(tenantId);
+    return this.tx.run(tenantId, async () => {
+      const repo = this.tx.repo(ExternalRevision);
+      const located = await repo.findOne({
+        where: { tenantId, id: revisionId },
+        select: { id: true, documentId: true },
+      });
+      if (!located) throw new NotFoundError('revision');
+      const doc = await this.documents.lockDocument(tenantId, located.documentId);
+      const rev = await repo.findOne({
+        where: { tenantId, id: revisionId },
+        lock: { mode: 'pessimistic_write' },
+      });
+      if (!rev) throw new NotFoundError('revision');
+      if (rev.status !== 'staged') throw new RevisionNotStagedError(rev.id, rev.status);
+      await work(tenantId, rev, doc.projectId, doc.currentVersionId);
+      return {
+        revisionId: rev.id,
+        status: rev.status,
+        resulting_version_id: rev.resultingVersionId,
+      };
+    });
+  }
+
+  private async record(
+    tenantId: number,
+    rev: ExternalRevision,
+    decidedBy: string,
+    note: string | undefined,
+  ): Promise<void> {
+    await this.tx.manager.query(
+      `UPDATE external_revisions
+          SET status = $3, resulting_version_id = $4, decided_at = now(), decided_by = $5,
+              decision_note = $6
+        WHERE tenant_id = $1 AND id = $2`,
+      [tenantId, rev.id, rev.status, rev.resultingVersionId, decidedBy.trim(), note ?? null],
+    );
+  }
+
+  /** The revision's tenant, looked up as the owner role: the caller is the platform, not a tenant. */
+  private async tenantOf(revisionId: number): Promise<number> {
+    const rows: Array<{ tenant_id: number }> = await this.tx.runAsSystem(() =>
+      this.tx.manager.query('SELECT tenant_id FROM external_revisions WHERE id = $1', [revisionId]),
+    );
+    const row = rows[0];
+    if (!row) throw new NotFoundError('revision');
+    return row.tenant_id;
+  }
+}
+
+function validateDecision(revisionId: number, decidedBy: string, note: string | undefined): void {
+  const errors: Array<{ field: string; message: string }> = [];
+  if (!Number.isSafeInteger(revisionId) || revisionId < 1 || revisionId > 2_147_483_647) {
+    errors.push({ field: 'revisionId', message: 'must be a positive integer' });
+  }
+  const by = typeof decidedBy === 'string' ? decidedBy.trim() : '';
+  if (!by || [...by].length > DECIDED_BY_MAX || by.includes('\u0000')) {
+    errors.push({ field: 'decided_by', message: `must be 1 to ${DECIDED_BY_MAX} characters` });
+  }
+  if (
+    note !== undefined &&
+    (typeof note !== 'string' || [...note].length > DECISION_NOTE_MAX || note.includes('\u0000'))
+  ) {
+    errors.push({
+      field: 'decision_note',
+      message: `must be at most ${DECISION_NOTE_MAX} characters`,
+    });
+  }
+  if (errors.length) throw new ValidationFailedError(errors);
+}

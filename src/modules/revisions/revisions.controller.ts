@@ -1,0 +1,143 @@
+import { Body, Controller, Get, Headers, Param, Post, Res } from '@nestjs/common';
+import {
+  ApiBadRequestResponse,
+  ApiConflictResponse,
+  ApiCreatedResponse,
+  ApiHeader,
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiResponse,
+  ApiTags,
+} from '@nestjs/swagger';
+import type { Response } from 'express';
+import { ParseIdPipe } from '../../common/http/params.js';
+import { Audited, documentTarget } from '../audit/audited.decorator.js';
+import { Authorized } from '../auth/authorized.decorator.js';
+import { CurrentPrincipal } from '../auth/current-principal.decorator.js';
+import type { Principal } from '../auth/principal.js';
+import { RevisionDetailDto, RevisionListDto, StagedRevisionDto } from './dto/revision.dto.js';
+import { StageRevisionDto } from './dto/stage-revision.dto.js';
+import { RevisionsService } from './revisions.service.js';
+
+@ApiTags('External revisions')
+@Controller('documents/:documentId/external-revisions')
+export class RevisionsController {
+  constructor(private readonly revisions: RevisionsService) {}
+
+  @Post()
+  @Audited('revision.stage', documentTarget)
+  @Authorized({ scope: 'revisions:write', entitlement: 'api.revisions' })
+  @ApiOperation({
+    summary: 'Stage a candidate external revision',
+    description:
+      'Proposes new content for the document as a candidate in status `staged`. It never changes ' +
+      "the document: only a platform user can accept it, in the platform's own interface (no API " +
+      'operation accepts, rejects or edits a candidate).\n\n' +
+      'The base is `base_version_id`, or the current version when omitted. The request is refused ' +
+      'with 400 `version_conflict` when the base is not the current version or `If-Match` does not ' +
+      "match the current version's content hash; the check and the insert are atomic, so a 201 was " +
+      'staged against the version current at its commit.\n\n' +
+      'Optional fields may be omitted or `null`. With `Idempotency-Key`, a retry with the same key ' +
+      '(same credential, same document) and the same request within 24 h returns the first ' +
+      'response again (status, body and `Location`); "the same request" means the same body ' +
+      '(canonical JSON, an absent optional field equal to null), the same `If-Match` (quoted and ' +
+      'bare count as equal) and the same presence of `Lock-Token` (its value is not compared). ' +
+      'The same key with another request gives 409 `idempotency_key_reused`. Only a successful ' +
+      'staging is remembered: a refused request leaves no trace and may be retried with its key.',
+  })
+  @ApiHeader({
+    name: 'If-Match',
+    required: false,
+    description:
+      'Content hash of the current version (the `ETag` of GET /documents/{documentId}/versions/{versionId}), quoted or bare; a list of tags matches if any does; `*` matches any current version. Weak tags (`W/"…"`) are 400 `validation_failed`.',
+  })
+  @ApiHeader({
+    name: 'Lock-Token',
+    required: false,
+    description: 'The `glk_…` token of the live lock, required while the document is checked out.',
+  })
+  @ApiHeader({
+    name: 'Idempotency-Key',
+    required: false,
+    description: 'At most 255 characters; remembered for 24 hours per credential and document.',
+  })
+  @ApiCreatedResponse({
+    type: StagedRevisionDto,
+    description:
+      'Candidate revision staged; `Location` names it. A replay of an idempotent request answers the first response again.',
+    headers: {
+      Location: {
+        description: '/api/v1/documents/{documentId}/external-revisions/{revisionId}',
+        schema: { type: 'string' },
+      },
+    },
+  })
+  @ApiBadRequestResponse({
+    description:
+      '`validation_failed` (body, path or headers invalid; `base_version_id` not a version of this document) or `version_conflict` (stale base or If-Match; `detail` names the base and the current version).',
+  })
+  @ApiNotFoundResponse({ description: '`not_found`: unknown document or one of another tenant.' })
+  @ApiConflictResponse({
+    description: '`idempotency_key_reused`: the key was used with another request.',
+  })
+  @ApiResponse({
+    status: 423,
+    description: '`document_locked`: a live lock exists and `Lock-Token` is not its token.',
+  })
+  async stage(
+    @CurrentPrincipal() principal: Principal,
+    @Param('documentId', ParseIdPipe) documentId: number,
+    @Body() dto: StageRevisionDto,
+    @Res({ passthrough: true }) res: Response,
+    @Headers('if-match') ifMatch?: string,
+    @Headers('lock-token') lockToken?: string,
+    @Headers('idempotency-key') idempotencyKey?: string,
+  ): Promise<StagedRevisionDto> {
+    const result = await this.revisions.stage(principal, documentId, dto, {
+      ifMatch,
+      lockToken,
+      idempotencyKey,
+    });
+    res.status(result.status).location(result.location);
+    return result.body;
+  }
+
+  @Get()
+  @Authorized({ scope: 'documents:read', entitlement: 'api.read' })
+  @ApiOperation({
+    summary: 'List the candidate revisions of a document',
+    description:
+      'All candidates of the document in ascending `revisionId`, with their decision. Content and ' +
+      'the html preview are left out; read one candidate for them.',
+  })
+  @ApiOkResponse({ type: RevisionListDto })
+  @ApiNotFoundResponse({ description: '`not_found`: unknown document or one of another tenant.' })
+  async list(
+    @CurrentPrincipal() principal: Principal,
+    @Param('documentId', ParseIdPipe) documentId: number,
+  ): Promise<RevisionListDto> {
+    return { data: await this.revisions.list(principal.tenantId, documentId) };
+  }
+
+  @Get(':revisionId')
+  @Authorized({ scope: 'documents:read', entitlement: 'api.read' })
+  @ApiOperation({
+    summary: 'Read one candidate revision',
+    description:
+      'The candidate with its decision, its `content` and its `html` preview (only this read ' +
+      'carries `content` and `html`; the html is returned as stored and never rendered). States: ' +
+      '`staged` → `accepted` | `rejected` | `superseded` (another version was created first).',
+  })
+  @ApiOkResponse({ type: RevisionDetailDto })
+  @ApiNotFoundResponse({
+    description: '`not_found`: unknown document or revision, or one of another tenant.',
+  })
+  get(
+    @CurrentPrincipal() principal: Principal,
+    @Param('documentId', ParseIdPipe) documentId: number,
+    @Param('revisionId', ParseIdPipe) revisionId: number,
+  ): Promise<RevisionDetailDto> {
+    return this.revisions.get(principal.tenantId, documentId, revisionId);
+  }
+}

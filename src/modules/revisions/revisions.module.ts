@@ -1,0 +1,23 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { DocumentsModule } from '../documents/documents.module.js';
+import { EventsModule } from '../events/events.module.js';
+import { LocksModule } from '../locks/locks.module.js';
+import { ExternalRevision } from './entities/external-revision.entity.js';
+import { IdempotencyStore } from './idempotency.store.js';
+import { RevisionDecisionService } from './revision-decision.service.js';
+import { RevisionsController } from './revisions.controller.js';
+import { RevisionsService } from './revisions.service.js';
+
+@Module({
+  imports: [
+    TypeOrmModule.forFeature([ExternalRevision]),
+    DocumentsModule,
+    EventsModule,
+    LocksModule,
+  ],
+  controllers: [RevisionsController],
+  providers: [RevisionsService, RevisionDecisionService, IdempotencyStore],
+  exports: [RevisionsService, RevisionDecisionService],
+})
+export class RevisionsModule {}

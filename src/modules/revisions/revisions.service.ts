@@ -1,0 +1,312 @@
+import { createHash } from 'node:crypto';
+import { Injectable, type OnModuleInit } from '@nestjs/common';
+import canonicalize from 'canonicalize';
+import { TenantTransactions } from '../../common/database/tenant-transactions.js';
+import { NotFoundError, ValidationFailedError } from '../../common/http/app-error.js';
+import type { Principal } from '../auth/principal.js';
+import { contentHash } from '../documents/content-hash.js';
+import { DocumentService } from '../documents/documents.service.js';
+import { EventsService } from '../events/events.service.js';
+import type { EventType } from '../events/event-types.js';
+import { LocksService } from '../locks/locks.service.js';
+import type {
+  RevisionDetailDto,
+  RevisionSummaryDto,
+  StagedRevisionDto,
+} from './dto/revision.dto.js';
+import type { StageRevisionDto } from './dto/stage-revision.dto.js';
+import { ExternalRevision } from './entities/external-revision.entity.js';
+import { IdempotencyStore, type IdempotencyScope } from './idempotency.store.js';
+import { VersionConflictError } from './revisions.errors.js';
+import {
+  type IfMatch,
+  ifMatchSatisfied,
+  parseIdempotencyKey,
+  parseIfMatch,
+} from './staging-headers.js';
+
+/** The headers of a staging request that change what it does. */
+export interface StagingHeaders {
+  ifMatch?: string;
+  lockToken?: string;
+  idempotencyKey?: string;
+}
+
+export interface StagingResult {
+  status: number;
+  body: StagedRevisionDto;
+  location: string;
+}
+
+export function revisionLocation(documentId: number, revisionId: number): string {
+  return `/api/v1/documents/${documentId}/external-revisions/${revisionId}`;
+}
+
+/**
+ * Candidate external revisions: staging (the one write the API allows), reads, and keeping staged
+ * candidates honest when the document moves on. Deciding lives in `RevisionDecisionService`.
+ */
+@Injectable()
+export class RevisionsService implements OnModuleInit {
+  constructor(
+    private readonly tx: TenantTransactions,
+    private readonly documents: DocumentService,
+    private readonly locks: LocksService,
+    private readonly events: EventsService,
+    private readonly idempotency: IdempotencyStore,
+  ) {}
+
+  /** Whoever creates a version (an accept here, or the platform), stale candidates are superseded. */
+  onModuleInit(): void {
+    this.documents.onVersionCreated(async (tenantId, documentId, versionId) => {
+      await this.supersedeStale(tenantId, documentId, versionId);
+    });
+  }
+
+  /**
+   * Stages a candidate. The base check and the insert run in one transaction holding the document
+   * row, the same row `DocumentService.createVersion` locks, so no version can be created between
+   * the check and the commit: a 201 was staged against the version current at its commit.
+   */
+  async stage(
+    principal: Principal,
+    documentId: number,
+    dto: StageRevisionDto,
+    headers: StagingHeaders,
+  ): Promise<StagingResult> {
+    // every request-level refusal (400) comes before any resource is touched
+    const ifMatch = parseIfMatch(headers.ifMatch);
+    const key = parseIdempotencyKey(headers.idempotencyKey);
+    const hash = storableContentHash(dto.content);
+    const { tenantId } = principal;
+    const scope: IdempotencyScope | undefined = key
+      ? {
+          tenantId,
+          credentialRef: principal.credential.ref,
+          route: `POST /documents/${documentId}/external-revisions`,
+          key,
+        }
+      : undefined;
+
+    return this.tx.run(tenantId, async () => {
+      if (scope) {
+        const claim = await this.idempotency.claim(scope, requestHash(dto, ifMatch, headers));
+        if (claim.replay) {
+          const body = claim.body as unknown as StagedRevisionDto;
+          return {
+            status: claim.status,
+            body,
+            location: revisionLocation(body.documentId, body.revisionId),
+          };
+        }
+      }
+      const doc = await this.documents.lockDocument(tenantId, documentId);
+      await this.locks.assertWritable(tenantId, documentId, headers.lockToken);
+
+      const current = doc.currentVersionId;
+      const base = dto.base_version_id ?? current;
+      if (dto.base_version_id !== undefined && dto.base_version_id !== null) {
+        const version = await this.documents.getVersion(tenantId, documentId, base);
+        if (!version) {
+          throw new ValidationFailedError([
+            { field: 'base_version_id', message: 'is not a version of this document' },
+          ]);
+        }
+      }
+      if (base !== current) {
+        throw new VersionConflictError(
+          `base version ${base} is no longer current (current: ${current})`,
+          base,
+          current,
+        );
+      }
+      if (ifMatch && !ifMatchSatisfied(ifMatch, doc.currentContentHash)) {
+        throw new VersionConflictError(
+          `If-Match does not match the content hash of the current version ${current}`,
+          base,
+          current,
+        );
+      }
+
+      const row = await this.tx.repo(ExternalRevision).save({
+        tenantId,
+        documentId,
+        baseVersionId: base,
+        status: 'staged' as const,
+        content: dto.content,
+        contentHash: hash,
+        html: dto.html ?? null,
+        sourceReference: dto.source_reference ?? null,
+        credentialRef: principal.credential.ref,
+      });
+      await this.publish(tenantId, 'external_revision.staged', row, doc.projectId);
+      const body = stagedView(row);
+      if (scope) await this.idempotency.complete(scope, 201, { ...body });
+      return { status: 201, body, location: revisionLocation(documentId, row.id) };
+    });
+  }
+
+  /** Candidates of a document, ascending id, without content and html. */
+  list(tenantId: number, documentId: number): Promise<RevisionSummaryDto[]> {
+    return this.tx.run(tenantId, async () => {
+      await this.documents.requireDocument(tenantId, documentId);
+      const rows = await this.tx.repo(ExternalRevision).find({
+        where: { tenantId, documentId },
+        order: { id: 'ASC' },
+        select: {
+          id: true,
+          documentId: true,
+          baseVersionId: true,
+          status: true,
+          contentHash: true,
+          sourceReference: true,
+          createdAt: true,
+          decidedAt: true,
+          decidedBy: true,
+          resultingVersionId: true,
+          decisionNote: true,
+        },
+      });
+      return rows.map(summaryView);
+    });
+  }
+
+  /** One candidate with its content and html; 404 for unknown, foreign or of another document. */
+  get(tenantId: number, documentId: number, revisionId: number): Promise<RevisionDetailDto> {
+    return this.tx.run(tenantId, async () => {
+      const row = await this.tx
+        .repo(ExternalRevision)
+        .findOneBy({ tenantId, documentId, id: revisionId });
+      if (!row) throw new NotFoundError('revision');
+      return { ...summaryView(row), content: row.content, html: row.html };
+    });
+  }
+
+  /**
+   * Marks every staged candidate of the document whose base is not `currentVersionId` as
+   * superseded and publishes `external_revision.superseded` for each. Must run inside
+   * `TenantTransactions.run`, in the transaction that created the version (document row held).
+   * Any code creating a version through `DocumentService.createVersion` should call it.
+   */
+  async supersedeStale(
+    tenantId: number,
+    documentId: number,
+    currentVersionId: number,
+  ): Promise<number[]> {
+    const doc = await this.documents.requireDocument(tenantId, documentId);
+    const rows: Array<{ id: number; base_version_id: number }> = await this.tx.manager.query(
+      // a CTE, so the driver answers rows (a bare UPDATE … RETURNING comes back as [rows, count])
+      `WITH s AS (
+         UPDATE external_revisions SET status = 'superseded', decided_at = now()
+          WHERE tenant_id = $1 AND document_id = $2 AND status = 'staged'
+            AND base_version_id <> $3
+         RETURNING id, base_version_id
+       )
+       SELECT id, base_version_id FROM s ORDER BY id`,
+      [tenantId, documentId, currentVersionId],
+    );
+    for (const r of rows) {
+      await this.events.publish(tenantId, 'external_revision.superseded', {
+        revisionId: r.id,
+        documentId,
+        projectId: doc.projectId,
+        status: 'superseded',
+        base_version_id: r.base_version_id,
+        resulting_version_id: null,
+      });
+    }
+    return rows.map((r) => r.id);
+  }
+
+  /** `external_revision.*` payload (CONTRACT.md §7): every key present, null where no value. */
+  async publish(
+    tenantId: number,
+    type: EventType,
+    row: Pick<
+      ExternalRevision,
+      'id' | 'documentId' | 'status' | 'baseVersionId' | 'resultingVersionId'
+    >,
+    projectId: number,
+  ): Promise<void> {
+    await this.events.publish(tenantId, type, {
+      revisionId: row.id,
+      documentId: row.documentId,
+      projectId,
+      status: row.status,
+      base_version_id: row.baseVersionId,
+      resulting_version_id: row.resultingVersionId ?? null,
+    });
+  }
+}
+
+/**
+ * The content hash, refusing content PostgreSQL or JSON cannot store faithfully (U+0000 in jsonb,
+ * numbers beyond double range that JSON.parse turned into Infinity) as a 400 instead of a 500.
+ */
+function storableContentHash(content: Record<string, unknown>): string {
+  const invalid = (message: string) => new ValidationFailedError([{ field: 'content', message }]);
+  if (containsNul(content)) {
+    throw invalid('must not contain the NUL character (U+0000)');
+  }
+  try {
+    return contentHash(content);
+  } catch {
+    throw invalid('must contain only finite numbers');
+  }
+}
+
+function containsNul(value: unknown): boolean {
+  if (typeof value === 'string') return value.includes('\u0000');
+  if (Array.isArray(value)) return value.some(containsNul);
+  if (value && typeof value === 'object') {
+    return Object.entries(value).some(([k, v]) => k.includes('\u0000') || containsNul(v));
+  }
+  return false;
+}
+
+/**
+ * What makes two requests with one Idempotency-Key "the same": the canonical JSON of the body
+ * (an absent optional field equals null) plus the normalised If-Match and whether a Lock-Token
+ * was sent (not its value: a retry after renewing a lock is still the same request).
+ */
+function requestHash(
+  dto: StageRevisionDto,
+  ifMatch: IfMatch | undefined,
+  h: StagingHeaders,
+): string {
+  const canonical = canonicalize({
+    body: {
+      content: dto.content,
+      base_version_id: dto.base_version_id ?? null,
+      html: dto.html ?? null,
+      source_reference: dto.source_reference ?? null,
+    },
+    if_match: ifMatch ? (ifMatch.any ? '*' : [...ifMatch.hashes].sort()) : null,
+    lock_token: h.lockToken !== undefined,
+  });
+  return createHash('sha256')
+    .update(canonical ?? '', 'utf8')
+    .digest('hex');
+}
+
+function stagedView(r: ExternalRevision): StagedRevisionDto {
+  return {
+    revisionId: r.id,
+    documentId: r.documentId,
+    base_version_id: r.baseVersionId,
+    status: r.status,
+    content_hash: r.contentHash,
+    source_reference: r.sourceReference,
+    created_at: r.createdAt.toISOString(),
+  };
+}
+
+function summaryView(r: ExternalRevision): RevisionSummaryDto {
+  return {
+    ...stagedView(r),
+    decided_at: r.decidedAt ? r.decidedAt.toISOString() : null,
+    decided_by: r.decidedBy,
+    resulting_version_id: r.resultingVersionId,
+    decision_note: r.decisionNote,
+  };
+}

@@ -1,0 +1,23 @@
+import { Command, SubCommand } from 'nest-commander';
+import { CommandGroup, type JsonOption, JsonCommand, runCommand } from '../../../cli/cli-output.js';
+import { DemoSeedService } from '../demo/demo-seed.service.js';
+
+@SubCommand({
+  name: 'seed',
+  description:
+    'create a demo tenant (enterprise), a client with every scope, projects and documents',
+})
+export class DemoSeedCommand extends JsonCommand {
+  constructor(private readonly demo: DemoSeedService) {
+    super();
+  }
+
+  async run(_: string[], o: JsonOption): Promise<void> {
+    await runCommand(o, () => this.demo.seed());
+  }
+}
+
+@Command({ name: 'demo', description: 'demo data', subCommands: [DemoSeedCommand] })
+export class DemoCommand extends CommandGroup {}
+
+export const DEMO_COMMANDS = [DemoCommand, DemoSeedCommand];

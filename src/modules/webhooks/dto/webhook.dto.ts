@@ -1,0 +1,170 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Transform } from 'class-transformer';
+import {
+  ArrayMaxSize,
+  ArrayNotEmpty,
+  IsArray,
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  Matches,
+  MaxLength,
+  Max,
+  Min,
+  MinLength,
+} from 'class-validator';
+import { toInteger } from '../../../common/http/params.js';
+import { EVENT_TYPES } from '../../events/event-types.js';
+import { WEBHOOK_STATUSES, type WebhookStatus } from '../entities/webhook.entity.js';
+
+export const SUBSCRIBABLE_EVENTS = [...EVENT_TYPES, '*'] as const;
+
+export class CreateWebhookDto {
+  @ApiProperty({ example: 'ERP sync', minLength: 1, maxLength: 100 })
+  @IsString()
+  @MinLength(1)
+  @MaxLength(100)
+  @Matches(/\S/, { message: 'name must not be blank' })
+  name!: string;
+
+  @ApiProperty({
+    example: 'https://erp.example.com/hooks/grc',
+    description:
+      'Absolute `https` URL without user-info (`http` only when the server sets `WEBHOOK_ALLOW_HTTP=true`). ' +
+      'At delivery time its resolved address must be public (no loopback, private, link-local, CGNAT, multicast).',
+    maxLength: 2048,
+  })
+  @IsString()
+  @MaxLength(2048)
+  endpoint_url!: string;
+
+  @ApiProperty({
+    example: ['external_revision.staged', 'document.version_created'],
+    description: 'Event types to receive; `*` subscribes to all of them.',
+    enum: SUBSCRIBABLE_EVENTS,
+    isArray: true,
+  })
+  @IsArray()
+  @ArrayNotEmpty()
+  @ArrayMaxSize(SUBSCRIBABLE_EVENTS.length)
+  @IsIn(SUBSCRIBABLE_EVENTS, {
+    each: true,
+    message: `each value in events must be one of: ${SUBSCRIBABLE_EVENTS.join(', ')}`,
+  })
+  events!: string[];
+}
+
+export class UpdateWebhookStatusDto {
+  @ApiProperty({ enum: WEBHOOK_STATUSES, example: 'paused' })
+  @IsIn(WEBHOOK_STATUSES)
+  status!: WebhookStatus;
+}
+
+export class ListDeliveriesQuery {
+  @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 50 })
+  @IsOptional()
+  @Transform(toInteger)
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  limit = 50;
+}
+
+export class WebhookView {
+  @ApiProperty({ example: 12 })
+  webhookId!: number;
+
+  @ApiProperty({ example: 'ERP sync' })
+  name!: string;
+
+  @ApiProperty({ example: 'https://erp.example.com/hooks/grc' })
+  endpoint_url!: string;
+
+  @ApiProperty({ example: ['external_revision.staged'], isArray: true, type: String })
+  events!: string[];
+
+  @ApiProperty({ enum: WEBHOOK_STATUSES, example: 'active' })
+  status!: WebhookStatus;
+
+  @ApiProperty({ example: '2026-11-22T10:00:00.000Z' })
+  created_at!: string;
+
+  @ApiProperty({ example: '2026-11-22T10:00:00.000Z' })
+  updated_at!: string;
+}
+
+export class CreatedWebhookView extends WebhookView {
+  @ApiProperty({
+    example: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw0ZjXjQ4bfnk=',
+    description:
+      'Signing secret (Standard Webhooks). Returned only in this response; store it in a secret store.',
+  })
+  secret!: string;
+}
+
+export class WebhookListView {
+  @ApiProperty({ type: [WebhookView] })
+  data!: WebhookView[];
+}
+
+export class DeliveryView {
+  @ApiProperty({ example: 981 })
+  deliveryId!: number;
+
+  @ApiProperty({ example: 12 })
+  webhookId!: number;
+
+  @ApiProperty({
+    example: 'evt_01JD2Z8KQ3M4V5W6X7Y8Z9ABCD',
+    description: 'Also the `webhook-id` header.',
+  })
+  event_id!: string;
+
+  @ApiProperty({ example: 'external_revision.staged' })
+  event_type!: string;
+
+  @ApiProperty({
+    enum: ['queued', 'sending', 'succeeded', 'retry', 'failed', 'cancelled'],
+    example: 'succeeded',
+    description:
+      'A delivery held by a paused webhook is `queued` (or `retry` once an attempt has failed).',
+  })
+  status!: string;
+
+  @ApiProperty({ example: 1 })
+  attempts!: number;
+
+  @ApiProperty({ example: '2026-11-22T10:00:01.000Z', nullable: true, type: String })
+  last_attempt_at!: string | null;
+
+  @ApiProperty({
+    example: '2026-11-22T10:00:01.000Z',
+    nullable: true,
+    type: String,
+    description: 'When the next attempt is due; null once the delivery is final.',
+  })
+  next_attempt_at!: string | null;
+
+  @ApiProperty({ example: 200, nullable: true, type: Number })
+  last_response_status!: number | null;
+
+  @ApiProperty({ example: null, nullable: true, type: String })
+  last_error!: string | null;
+
+  @ApiProperty({ example: '2026-11-22T10:00:00.000Z' })
+  created_at!: string;
+}
+
+export class DeliveryListView {
+  @ApiProperty({ type: [DeliveryView] })
+  data!: DeliveryView[];
+}
+
+export class ReplayView {
+  @ApiProperty({ example: 981 })
+  deliveryId!: number;
+
+  @ApiProperty({ example: 'queued', enum: ['queued'] })
+  status!: 'queued';
+}

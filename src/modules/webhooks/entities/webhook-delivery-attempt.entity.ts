@@ -1,0 +1,25 @@
+import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
+
+@Entity('webhook_delivery_attempts')
+export class WebhookDeliveryAttemptEntity {
+  @PrimaryGeneratedColumn({ type: 'bigint' })
+  id!: string;
+
+  @Column({ name: 'tenant_id', type: 'int' })
+  tenantId!: number;
+
+  @Column({ name: 'delivery_id', type: 'bigint' })
+  deliveryId!: string;
+
+  @Column({ name: 'attempted_at', type: 'timestamptz' })
+  attemptedAt!: Date;
+
+  @Column({ name: 'response_status', type: 'int', nullable: true })
+  responseStatus!: number | null;
+
+  @Column({ type: 'text', nullable: true })
+  error!: string | null;
+
+  @Column({ name: 'duration_ms', type: 'int' })
+  durationMs!: number;
+}

@@ -1,0 +1,115 @@
+import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ParseIdPipe } from '../../common/http/params.js';
+import { Authorized } from '../auth/authorized.decorator.js';
+import { CurrentPrincipal } from '../auth/current-principal.decorator.js';
+import type { Principal } from '../auth/principal.js';
+import {
+  CreateWebhookDto,
+  CreatedWebhookView,
+  DeliveryListView,
+  ListDeliveriesQuery,
+  ReplayView,
+  UpdateWebhookStatusDto,
+  WebhookListView,
+  WebhookView,
+} from './dto/webhook.dto.js';
+import { WebhooksService } from './webhooks.service.js';
+
+const READ = { scope: 'webhooks:read', entitlement: 'api.webhooks' } as const;
+const WRITE = { scope: 'webhooks:write', entitlement: 'api.webhooks' } as const;
+
+@ApiTags('Webhooks')
+@Controller()
+export class WebhooksController {
+  constructor(private readonly webhooks: WebhooksService) {}
+
+  @Get('webhooks')
+  @Authorized(READ)
+  @ApiOperation({
+    summary: 'List webhooks',
+    description: 'All webhooks of the tenant, oldest first. The signing secret is never included.',
+  })
+  @ApiResponse({ status: 200, type: WebhookListView })
+  async list(@CurrentPrincipal() principal: Principal): Promise<WebhookListView> {
+    return { data: await this.webhooks.list(principal.tenantId) };
+  }
+
+  @Post('webhooks')
+  @Authorized(WRITE)
+  @ApiOperation({
+    summary: 'Create a webhook',
+    description:
+      'Creates an active webhook. The response carries the signing secret (`whsec_…`, Standard Webhooks) ' +
+      'once; it is stored encrypted and never returned again. Deliveries are signed with headers ' +
+      '`webhook-id` (the event id), `webhook-timestamp` and `webhook-signature`.',
+  })
+  @ApiResponse({ status: 201, type: CreatedWebhookView })
+  @ApiResponse({
+    status: 400,
+    description: 'Invalid name, endpoint_url or events (`validation_failed`).',
+  })
+  create(
+    @CurrentPrincipal() principal: Principal,
+    @Body() body: CreateWebhookDto,
+  ): Promise<CreatedWebhookView> {
+    return this.webhooks.create(principal.tenantId, body);
+  }
+
+  @Post('webhooks/:webhookId/status')
+  @HttpCode(200)
+  @Authorized(WRITE)
+  @ApiOperation({
+    summary: 'Change the status of a webhook',
+    description:
+      '`active` ⇄ `paused`; `revoked` is final. Pausing holds deliveries until re-activation; ' +
+      'revoking cancels pending ones. Asking for the current status again is a no-op.',
+  })
+  @ApiResponse({ status: 200, type: WebhookView })
+  @ApiResponse({ status: 404, description: 'Unknown webhook (`not_found`).' })
+  @ApiResponse({ status: 409, description: 'The webhook is revoked (`webhook_revoked`).' })
+  setStatus(
+    @CurrentPrincipal() principal: Principal,
+    @Param('webhookId', ParseIdPipe) webhookId: number,
+    @Body() body: UpdateWebhookStatusDto,
+  ): Promise<WebhookView> {
+    return this.webhooks.setStatus(principal.tenantId, webhookId, body.status);
+  }
+
+  @Get('webhook-deliveries')
+  @Authorized(READ)
+  @ApiOperation({
+    summary: 'List recent deliveries',
+    description: 'Deliveries of all webhooks of the tenant, newest first.',
+  })
+  @ApiResponse({ status: 200, type: DeliveryListView })
+  async listDeliveries(
+    @CurrentPrincipal() principal: Principal,
+    @Query() query: ListDeliveriesQuery,
+  ): Promise<DeliveryListView> {
+    return { data: await this.webhooks.listDeliveries(principal.tenantId, query.limit) };
+  }
+
+  @Post('webhook-deliveries/:deliveryId/replay')
+  @HttpCode(200)
+  @Authorized(WRITE)
+  @ApiOperation({
+    summary: 'Replay a delivery',
+    description:
+      'Requeues a `failed` or `retry` delivery of a webhook that is not revoked. It is sent again ' +
+      'with the same `webhook-id` and body.',
+  })
+  @ApiResponse({ status: 200, type: ReplayView })
+  @ApiResponse({ status: 404, description: 'Unknown delivery (`not_found`).' })
+  @ApiResponse({
+    status: 409,
+    description:
+      'The webhook is revoked (`webhook_revoked`), or the delivery is not failed/retry (`delivery_not_replayable`).',
+  })
+  replay(
+    @CurrentPrincipal() principal: Principal,
+    @Param('deliveryId', ParseIdPipe) deliveryId: number,
+  ): Promise<ReplayView> {
+    return this.webhooks.replay(principal.tenantId, deliveryId);
+  }
+}

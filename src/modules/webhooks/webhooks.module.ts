@@ -1,0 +1,31 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { AppConfig } from '../../common/config/app-config.js';
+import { SecretBox } from '../../common/crypto/secret-box.js';
+import { DeliveryWorker } from './delivery-worker.js';
+import { WebhookDeliveryAttemptEntity } from './entities/webhook-delivery-attempt.entity.js';
+import { WebhookDeliveryEntity } from './entities/webhook-delivery.entity.js';
+import { WebhookEntity } from './entities/webhook.entity.js';
+import { WebhooksController } from './webhooks.controller.js';
+import { WebhooksService } from './webhooks.service.js';
+
+@Module({
+  imports: [
+    TypeOrmModule.forFeature([WebhookEntity, WebhookDeliveryEntity, WebhookDeliveryAttemptEntity]),
+  ],
+  controllers: [WebhooksController],
+  providers: [
+    {
+      provide: SecretBox,
+      inject: [AppConfig],
+      useFactory: (config: AppConfig) => {
+        if (!config.WEBHOOK_SECRET_KEY) throw new Error('WEBHOOK_SECRET_KEY is not set');
+        return new SecretBox(config.WEBHOOK_SECRET_KEY);
+      },
+    },
+    WebhooksService,
+    DeliveryWorker,
+  ],
+  exports: [WebhooksService],
+})
+export class WebhooksModule {}

@@ -1,0 +1,243 @@
+import { randomBytes } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import { AppConfig } from '../../common/config/app-config.js';
+import { SecretBox } from '../../common/crypto/secret-box.js';
+import { TenantTransactions } from '../../common/database/tenant-transactions.js';
+import { NotFoundError, ValidationFailedError } from '../../common/http/app-error.js';
+import { WEBHOOK_DELIVERIES_CHANNEL } from '../events/events.service.js';
+import type {
+  CreateWebhookDto,
+  CreatedWebhookView,
+  DeliveryView,
+  ReplayView,
+  WebhookView,
+} from './dto/webhook.dto.js';
+import type { WebhookStatus } from './entities/webhook.entity.js';
+import { updatedRows } from './sql-rows.js';
+import { DeliveryNotReplayableError, WebhookRevokedError } from './webhooks.errors.js';
+
+interface WebhookRow {
+  id: number;
+  name: string;
+  endpoint_url: string;
+  events: string[];
+  status: WebhookStatus;
+  created_at: Date;
+  updated_at: Date;
+}
+
+interface DeliveryRow {
+  id: string;
+  webhook_id: number;
+  event_id: string;
+  event_type: string;
+  status: string;
+  attempts: number;
+  last_attempt_at: Date | null;
+  next_attempt_at: Date | null;
+  last_response_status: number | null;
+  last_error: string | null;
+  created_at: Date;
+}
+
+const WEBHOOK_COLUMNS = 'id, name, endpoint_url, events, status, created_at, updated_at';
+
+/** Standard Webhooks secret: `whsec_` + standard padded base64 of 32 random bytes. */
+export function mintWebhookSecret(): string {
+  return `whsec_${randomBytes(32).toString('base64')}`;
+}
+
+@Injectable()
+export class WebhooksService {
+  constructor(
+    private readonly tx: TenantTransactions,
+    private readonly config: AppConfig,
+    private readonly secretBox: SecretBox,
+  ) {}
+
+  async create(tenantId: number, input: CreateWebhookDto): Promise<CreatedWebhookView> {
+    const endpointUrl = this.validateEndpointUrl(input.endpoint_url);
+    const events = [...new Set(input.events)];
+    const secret = mintWebhookSecret();
+    const sealed = this.secretBox.seal(secret);
+    const row = await this.tx.run(tenantId, async () => {
+      const rows: WebhookRow[] = await this.tx.manager.query(
+        `INSERT INTO webhooks (tenant_id, name, endpoint_url, events, secret_sealed)
+         VALUES ($1, $2, $3, $4::text[], $5)
+         RETURNING ${WEBHOOK_COLUMNS}`,
+        [tenantId, input.name, endpointUrl, events, sealed],
+      );
+      return rows[0]!;
+    });
+    return { ...toWebhookView(row), secret };
+  }
+
+  list(tenantId: number): Promise<WebhookView[]> {
+    return this.tx.run(tenantId, async () => {
+      const rows: WebhookRow[] = await this.tx.manager.query(
+        `SELECT ${WEBHOOK_COLUMNS} FROM webhooks WHERE tenant_id = $1 ORDER BY id`,
+        [tenantId],
+      );
+      return rows.map(toWebhookView);
+    });
+  }
+
+  /**
+   * Applies the status state machine under a row lock on the webhook, so two concurrent changes
+   * serialise. Revoked is final; asking for the current status again is a no-op.
+   */
+  setStatus(tenantId: number, webhookId: number, status: WebhookStatus): Promise<WebhookView> {
+    return this.tx.run(tenantId, async () => {
+      const m = this.tx.manager;
+      const [current]: WebhookRow[] = await m.query(
+        `SELECT ${WEBHOOK_COLUMNS} FROM webhooks WHERE id = $1 AND tenant_id = $2 FOR UPDATE`,
+        [webhookId, tenantId],
+      );
+      if (!current) throw new NotFoundError('webhook');
+      if (current.status === status) return toWebhookView(current);
+      if (current.status === 'revoked') throw new WebhookRevokedError();
+
+      const [updated] = updatedRows<WebhookRow>(
+        await m.query(
+          `UPDATE webhooks SET status = $3, updated_at = now()
+          WHERE id = $1 AND tenant_id = $2
+          RETURNING ${WEBHOOK_COLUMNS}`,
+          [webhookId, tenantId, status],
+        ),
+      );
+      if (status === 'revoked') {
+        // An attempt already in flight finishes; the worker then cancels it unless it succeeded.
+        await m.query(
+          `UPDATE webhook_deliveries
+              SET status = 'cancelled', lease_expires_at = NULL, updated_at = now()
+            WHERE webhook_id = $1 AND tenant_id = $2
+              AND (status IN ('queued', 'retry')
+                   OR (status = 'sending' AND lease_expires_at < now()))`,
+          [webhookId, tenantId],
+        );
+      } else if (status === 'active') {
+        // Release what was held while paused, oldest first, and wake the workers.
+        await m.query(
+          `WITH released AS (
+             UPDATE webhook_deliveries SET next_attempt_at = now(), updated_at = now()
+              WHERE webhook_id = $1 AND tenant_id = $2
+                AND status IN ('queued', 'retry') AND next_attempt_at < now()
+             RETURNING 1
+           )
+           SELECT pg_notify('${WEBHOOK_DELIVERIES_CHANNEL}', '') AS notified`,
+          [webhookId, tenantId],
+        );
+      }
+      return toWebhookView(updated!);
+    });
+  }
+
+  listDeliveries(tenantId: number, limit: number): Promise<DeliveryView[]> {
+    return this.tx.run(tenantId, async () => {
+      const rows: DeliveryRow[] = await this.tx.manager.query(
+        `SELECT d.id, d.webhook_id, e.event_id, e.type AS event_type,
+                CASE WHEN d.status = 'sending' AND w.status <> 'active'
+                          AND d.lease_expires_at < now()
+                     THEN CASE WHEN d.attempts > 0 THEN 'retry' ELSE 'queued' END
+                     ELSE d.status END AS status,
+                d.attempts, d.last_attempt_at,
+                CASE WHEN d.status IN ('queued', 'retry', 'sending') THEN d.next_attempt_at END
+                  AS next_attempt_at,
+                d.last_response_status, d.last_error, d.created_at
+           FROM webhook_deliveries d
+           JOIN events e ON e.id = d.event_id
+           JOIN webhooks w ON w.id = d.webhook_id
+          WHERE d.tenant_id = $1
+          ORDER BY d.id DESC
+          LIMIT $2`,
+        [tenantId, limit],
+      );
+      return rows.map(toDeliveryView);
+    });
+  }
+
+  /**
+   * Requeues a failed or retry delivery. The row lock makes it exclusive with the worker's claim
+   * (`FOR UPDATE SKIP LOCKED`): either the worker has it (then it is `sending`, not replayable) or
+   * this does, and the worker skips it until the replay commits.
+   */
+  replay(tenantId: number, deliveryId: number): Promise<ReplayView> {
+    return this.tx.run(tenantId, async () => {
+      const m = this.tx.manager;
+      const [row]: { status: string; webhook_status: WebhookStatus }[] = await m.query(
+        `SELECT d.status, w.status AS webhook_status
+           FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
+          WHERE d.id = $1 AND d.tenant_id = $2
+          FOR UPDATE OF d`,
+        [deliveryId, tenantId],
+      );
+      if (!row) throw new NotFoundError('delivery');
+      if (row.webhook_status === 'revoked') throw new WebhookRevokedError();
+      if (row.status !== 'failed' && row.status !== 'retry') {
+        throw new DeliveryNotReplayableError(row.status);
+      }
+      await m.query(
+        `UPDATE webhook_deliveries
+            SET status = 'queued', next_attempt_at = now(), updated_at = now()
+          WHERE id = $1 AND tenant_id = $2`,
+        [deliveryId, tenantId],
+      );
+      await m.query(`SELECT pg_notify('${WEBHOOK_DELIVERIES_CHANNEL}', '')`);
+      return { deliveryId, status: 'queued' as const };
+    });
+  }
+
+  private validateEndpointUrl(value: string): string {
+    const refuse = (message: string): never => {
+      throw new ValidationFailedError([{ field: 'endpoint_url', message }]);
+    };
+    let url: URL;
+    try {
+      url = new URL(value);
+    } catch {
+      return refuse('endpoint_url must be an absolute URL');
+    }
+    const allowHttp = this.config.WEBHOOK_ALLOW_HTTP;
+    if (url.protocol !== 'https:' && !(allowHttp && url.protocol === 'http:')) {
+      refuse(
+        allowHttp
+          ? 'endpoint_url must be an http or https URL'
+          : 'endpoint_url must be an https URL',
+      );
+    }
+    if (url.username !== '' || url.password !== '') {
+      refuse('endpoint_url must not contain user information');
+    }
+    if (url.hostname === '') refuse('endpoint_url must have a host');
+    if (/\s/.test(value)) refuse('endpoint_url must not contain whitespace');
+    return value;
+  }
+}
+
+function toWebhookView(row: WebhookRow): WebhookView {
+  return {
+    webhookId: row.id,
+    name: row.name,
+    endpoint_url: row.endpoint_url,
+    events: row.events,
+    status: row.status,
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+  };
+}
+
+function toDeliveryView(row: DeliveryRow): DeliveryView {
+  return {
+    deliveryId: Number(row.id),
+    webhookId: row.webhook_id,
+    event_id: row.event_id,
+    event_type: row.event_type,
+    status: row.status,
+    attempts: row.attempts,
+    last_attempt_at: row.last_attempt_at?.toISOString() ?? null,
+    next_attempt_at: row.next_attempt_at?.toISOString() ?? null,
+    last_response_status: row.last_response_status,
+    last_error: row.last_error,
+    created_at: row.created_at.toISOString(),
+  };
+}

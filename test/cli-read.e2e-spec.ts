@@ -1,0 +1,242 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DataSource } from 'typeorm';
+import { contentHash } from '../src/modules/documents/content-hash.js';
+import { startTestApp, type TestApp } from './support/app.js';
+import { createCaller, createTenant, type TestCaller } from './support/factories.js';
+import { call } from './support/http.js';
+import { createProject } from './support/read-factories.js';
+
+interface CliResult {
+  code: number;
+  out: any;
+  stdout: string;
+  stderr: string;
+}
+
+const CLI = join(process.cwd(), 'dist/src/cli.js');
+
+describe('CLI: project create, document create, file add', () => {
+  let t: TestApp;
+  let caller: TestCaller;
+  let dir: string;
+
+  function cli(...args: string[]): Promise<CliResult> {
+    return new Promise((resolve) => {
+      execFile(
+        process.execPath,
+        [CLI, ...args, '--json'],
+        {
+          env: {
+            ...process.env,
+            DATABASE_URL: t.config.DATABASE_URL,
+            WEBHOOK_SECRET_KEY: t.config.WEBHOOK_SECRET_KEY,
+            LOG_LEVEL: 'warn',
+          },
+          timeout: 60_000,
+        },
+        (err, stdout, stderr) => {
+          let out: unknown = null;
+          try {
+            out = JSON.parse(stdout);
+          } catch {
+            // left null: the assertions show stdout
+          }
+          const code = err ? (typeof err.code === 'number' ? err.code : 1) : 0;
+          resolve({ code, out, stdout, stderr });
+        },
+      );
+    });
+  }
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    caller = await createCaller(t.app, { plan: 'starter' });
+    dir = await mkdtemp(join(tmpdir(), 'cli-read-'));
+  });
+  afterAll(async () => {
+    await t.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it(
+    'creates a project, a document and file metadata that the API then serves',
+    { timeout: 120_000 },
+    async () => {
+      const project = await cli(
+        'project',
+        'create',
+        '--tenant',
+        String(caller.tenantId),
+        '--name',
+        'ISO 27001',
+        '--description',
+        'certification',
+      );
+      expect(project.code, project.stdout + project.stderr).toBe(0);
+      expect(project.out).toEqual({ projectId: expect.any(Number) });
+      const projectId = project.out.projectId as number;
+
+      const content = { sections: [{ heading: 'Scope', body: 'all' }], owner: 'ciso' };
+      const file = join(dir, 'policy.json');
+      await writeFile(file, JSON.stringify(content));
+      const doc = await cli(
+        'document',
+        'create',
+        '--project',
+        String(projectId),
+        '--title',
+        'Access policy',
+        '--content-file',
+        file,
+      );
+      expect(doc.code, doc.stdout + doc.stderr).toBe(0);
+      expect(doc.out).toEqual({ documentId: expect.any(Number), versionId: expect.any(Number) });
+
+      const storage = 's3://cli-secret-bucket/k/audit.pdf';
+      const added = await cli(
+        'file',
+        'add',
+        '--project',
+        String(projectId),
+        '--name',
+        'audit.pdf',
+        '--media-type',
+        'application/pdf',
+        '--size',
+        '1234',
+        '--sha256',
+        'AB'.repeat(32),
+        '--storage-path',
+        storage,
+      );
+      expect(added.code, added.stdout + added.stderr).toBe(0);
+      expect(added.out).toEqual({ fileId: expect.any(Number) });
+      expect(added.stdout + added.stderr).not.toContain('cli-secret-bucket');
+
+      const p = await call(t.baseUrl, 'GET', `/projects/${projectId}`, { auth: caller.auth });
+      expect(p.body).toMatchObject({ name: 'ISO 27001', description: 'certification' });
+      const v = await call(
+        t.baseUrl,
+        'GET',
+        `/documents/${doc.out.documentId}/versions/${doc.out.versionId}`,
+        { auth: caller.auth },
+      );
+      expect(v.status).toBe(200);
+      expect(v.body).toMatchObject({ number: 1, content, content_hash: contentHash(content) });
+      const files = await call(t.baseUrl, 'GET', `/projects/${projectId}/files`, {
+        auth: caller.auth,
+      });
+      expect(files.body.data).toEqual([
+        expect.objectContaining({
+          fileId: added.out.fileId,
+          name: 'audit.pdf',
+          size_bytes: 1234,
+          sha256: 'ab'.repeat(32),
+        }),
+      ]);
+      expect(files.text).not.toContain('cli-secret-bucket');
+      const [row] = await t.app
+        .get(DataSource)
+        .query('SELECT storage_location FROM project_files WHERE id = $1', [added.out.fileId]);
+      expect(row.storage_location).toBe(storage);
+
+      // the document belongs to the project's tenant and the version event was written with it
+      const events = await t.app
+        .get(DataSource)
+        .query(`SELECT tenant_id, type FROM events WHERE type = 'document.version_created'`);
+      expect(events).toContainEqual({
+        tenant_id: caller.tenantId,
+        type: 'document.version_created',
+      });
+    },
+  );
+
+  it(
+    'refuses a content file that is not a JSON object (exit 1)',
+    { timeout: 120_000 },
+    async () => {
+      const tenantId = await createTenant(t.app);
+      const projectId = String(await createProject(t.app, tenantId));
+      const cases = [
+        ['array.json', '[1,2]', /must hold a JSON object/],
+        ['null.json', 'null', /must hold a JSON object/],
+        ['broken.json', '{"a":', /not valid JSON/],
+        ['missing.json', undefined, /cannot read/],
+      ] as const;
+      const results = await Promise.all(
+        cases.map(async ([name, text]) => {
+          const path = join(dir, name);
+          if (text !== undefined) await writeFile(path, text);
+          return cli(
+            'document',
+            'create',
+            '--project',
+            projectId,
+            '--title',
+            'T',
+            '--content-file',
+            path,
+          );
+        }),
+      );
+      results.forEach((res, i) => {
+        const [name, , message] = cases[i]!;
+        expect(res.code, name).toBe(1);
+        expect(res.out.error.code, name).toBe('validation_failed');
+        expect(res.out.error.message, name).toMatch(message);
+      });
+      const [{ n }] = await t.app
+        .get(DataSource)
+        .query('SELECT count(*)::int AS n FROM documents WHERE project_id = $1', [
+          Number(projectId),
+        ]);
+      expect(n).toBe(0);
+    },
+  );
+
+  it(
+    'answers unknown projects with exit 1 and bad arguments with exit 2',
+    { timeout: 120_000 },
+    async () => {
+      const file = join(dir, 'ok.json');
+      await writeFile(file, '{}');
+      const fileAdd = (project: string, size: string, ...extra: string[]): string[] => [
+        'file',
+        'add',
+        '--project',
+        project,
+        '--name',
+        'a',
+        '--media-type',
+        'text/plain',
+        '--size',
+        size,
+        '--storage-path',
+        's3://b/k',
+        ...extra,
+      ];
+      const [unknownDoc, unknownFile, badTenant, badSize, badHash] = await Promise.all([
+        cli('document', 'create', '--project', '999999', '--title', 'T', '--content-file', file),
+        cli(...fileAdd('999999', '1')),
+        cli('project', 'create', '--tenant', 'abc', '--name', 'P'),
+        cli(...fileAdd('1', '-1')),
+        cli(...fileAdd('1', '1', '--sha256', 'xyz')),
+      ]);
+      expect(unknownDoc.code).toBe(1);
+      expect(unknownDoc.out.error.code).toBe('not_found');
+      expect(unknownFile.code).toBe(1);
+      expect(unknownFile.out.error.code).toBe('not_found');
+      expect(unknownFile.stdout).not.toContain('s3://b/k');
+      expect(badTenant.code).toBe(2);
+      expect(badTenant.out.error.code).toBe('usage');
+      expect(badSize.code).toBe(2);
+      expect(badSize.out.error.message).toMatch(/--size/);
+      expect(badHash.code).toBe(2);
+      expect(badHash.out.error.message).toMatch(/sha256/);
+    },
+  );
+});

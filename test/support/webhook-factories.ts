@@ -1,0 +1,152 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { INestApplication } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { TenantTransactions } from '../../src/common/database/tenant-transactions.js';
+import type { EventType } from '../../src/modules/events/event-types.js';
+import { EventsService } from '../../src/modules/events/events.service.js';
+import { call } from './http.js';
+
+export interface ReceivedRequest {
+  path: string;
+  headers: Record<string, string>;
+  body: string;
+  at: number;
+}
+
+/** What a receiver path answers: a status (with optional headers), or `hang` (never answers). */
+export type Reply = number | { status: number; headers?: Record<string, string> } | 'hang';
+
+/** A real HTTP receiver on 127.0.0.1 that records every request and answers per path. */
+export interface Receiver {
+  url(path: string): string;
+  port: number;
+  received: ReceivedRequest[];
+  on(path: string): ReceivedRequest[];
+  reply(path: string, reply: Reply): void;
+  close(): Promise<void>;
+}
+
+export async function startReceiver(): Promise<Receiver> {
+  const received: ReceivedRequest[] = [];
+  const replies = new Map<string, Reply>();
+  const hanging = new Set<http.ServerResponse>();
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const path = req.url ?? '/';
+      const headers: Record<string, string> = {};
+      for (const [k, v] of Object.entries(req.headers)) {
+        if (typeof v === 'string') headers[k] = v;
+      }
+      received.push({
+        path,
+        headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+        at: Date.now(),
+      });
+      const reply = replies.get(path) ?? 200;
+      if (reply === 'hang') {
+        hanging.add(res);
+        res.on('close', () => hanging.delete(res));
+        return;
+      }
+      const { status, headers: extra } = typeof reply === 'number' ? { status: reply } : reply;
+      res.writeHead(status, { 'content-type': 'text/plain', ...extra });
+      res.end('ok');
+    });
+  });
+  server.keepAliveTimeout = 60_000;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    port,
+    received,
+    url: (path) => `http://127.0.0.1:${port}${path}`,
+    on: (path) => received.filter((r) => r.path === path),
+    reply: (path, reply) => replies.set(path, reply),
+    async close() {
+      for (const res of hanging) res.destroy();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+export interface CreatedWebhook {
+  webhookId: number;
+  secret: string;
+  [key: string]: unknown;
+}
+
+export async function createWebhook(
+  baseUrl: string,
+  auth: string,
+  endpointUrl: string,
+  events: string[] = ['*'],
+  name = 'test hook',
+): Promise<CreatedWebhook> {
+  const res = await call(baseUrl, 'POST', '/webhooks', {
+    auth,
+    body: { name, endpoint_url: endpointUrl, events },
+  });
+  if (res.status !== 201) throw new Error(`webhook creation failed: ${res.status} ${res.text}`);
+  return res.body as CreatedWebhook;
+}
+
+/** Publishes events in one tenant transaction, as the writing modules do. */
+export async function publishEvents(
+  app: INestApplication,
+  tenantId: number,
+  count = 1,
+  type: EventType = 'document.checked_in',
+  data: (i: number) => Record<string, unknown> = (i) => ({
+    documentId: i + 1,
+    released_at: new Date().toISOString(),
+  }),
+): Promise<string[]> {
+  const tx = app.get(TenantTransactions);
+  const events = app.get(EventsService);
+  return tx.run(tenantId, async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < count; i++)
+      ids.push((await events.publish(tenantId, type, data(i))).eventId);
+    return ids;
+  });
+}
+
+export interface DeliveryRow {
+  id: string;
+  webhook_id: number;
+  status: string;
+  attempts: number;
+  last_response_status: number | null;
+  last_error: string | null;
+  event_id: string;
+}
+
+export function deliveriesOf(app: INestApplication, webhookId: number): Promise<DeliveryRow[]> {
+  return app.get(DataSource).query(
+    `SELECT d.id, d.webhook_id, d.status, d.attempts, d.last_response_status, d.last_error,
+            e.event_id
+       FROM webhook_deliveries d JOIN events e ON e.id = d.event_id
+      WHERE d.webhook_id = $1 ORDER BY d.id`,
+    [webhookId],
+  );
+}
+
+/** Polls `probe` every 25 ms until it returns a truthy value, or fails after `timeoutMs`. */
+export async function waitFor<T>(
+  probe: () => T | Promise<T>,
+  timeoutMs = 5_000,
+  what = 'condition',
+): Promise<Exclude<T, false | null | undefined | 0 | ''>> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value as Exclude<T, false | null | undefined | 0 | ''>;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
