@@ -20,6 +20,9 @@ async function main(): Promise<void> {
   try {
     await CommandFactory.run(CliModule.register(config), {
       logger: false,
+      // a module that fails to initialise must throw here, not exit the process before the
+      // embedded database is released
+      abortOnError: false,
       cliName: 'npm run cli --',
       errorHandler: (err) => throwCommanderError(err as CommanderError),
       outputConfiguration: { outputError: () => undefined },

@@ -37,9 +37,9 @@ export async function onFirstStart(app: INestApplication): Promise<void> {
   const show = (port: number): void => {
     process.stdout.write(`\n${banner(seed, `http://localhost:${port}`)}\n`);
   };
-  const port = app.get(AppConfig).PORT;
-  // printed before listening, so a start that then fails (port taken) still shows them
-  if (port !== 0) return show(port);
   const server = app.getHttpServer() as Server;
+  const port = server.listening ? (server.address() as AddressInfo).port : app.get(AppConfig).PORT;
+  // shown before listening when the port is known, so a start that then fails still shows them
+  if (port !== 0) return show(port);
   server.once('listening', () => show((server.address() as AddressInfo).port));
 }

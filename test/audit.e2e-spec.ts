@@ -93,7 +93,13 @@ describe('audit log', () => {
     expect(rows.map((r) => [r.action, r.target, r.outcome, r.detail, r.credential_ref])).toEqual([
       ['revision.stage', `document:${documentId}`, 'success', null, `client:${caller.client.id}`],
       ['revision.accept', `revision:${revisionId}`, 'success', null, 'platform:jane@acme'],
-      ['revision.reject', `revision:${revisionId}`, 'failure', 'revision_not_staged', 'platform:joe@acme'],
+      [
+        'revision.reject',
+        `revision:${revisionId}`,
+        'failure',
+        'revision_not_staged',
+        'platform:joe@acme',
+      ],
     ]);
   });
 

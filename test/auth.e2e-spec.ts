@@ -1,7 +1,8 @@
 import * as oidc from 'openid-client';
 import { DataSource } from 'typeorm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { digest, isWellFormedToken, mintToken } from '../src/common/crypto/tokens.js';
+import { onFirstStart } from '../src/first-start.js';
 import { CredentialAdminService } from '../src/modules/auth/credential-admin.service.js';
 import { SCOPES, type Scope } from '../src/modules/auth/scopes.js';
 import type { Entitlement } from '../src/modules/tenancy/entitlements.js';
@@ -1034,6 +1035,39 @@ describe('TRUST_PROXY=false ignores X-Forwarded-For', () => {
   });
   afterAll(async () => {
     await t.close();
+  });
+
+  // runs first: this app's database has no tenant yet, as on a first embedded start
+  it('first start seeds the demo tenant once and prints its credentials on stdout only', async () => {
+    const printed: string[] = [];
+    const spy = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: unknown) => {
+      printed.push(String(chunk));
+      return true;
+    });
+    try {
+      await onFirstStart(t.app);
+      await onFirstStart(t.app);
+    } finally {
+      spy.mockRestore();
+    }
+    const output = printed.join('');
+    const clientId = /gci_[0-9A-Za-z]{49}/.exec(output)?.[0];
+    const secret = /gcs_[0-9A-Za-z]{49}/.exec(output)?.[0];
+    expect(clientId && secret, output).toBeTruthy();
+    expect(output.match(/Demo tenant created/g)).toHaveLength(1);
+    expect(output).toContain('/api/v1/docs');
+    expect(output).toContain(`curl -s -u '${clientId}:${secret}'`);
+    expect(t.logs.join('\n')).not.toContain(secret!.slice(4));
+
+    const res = await postToken(t.baseUrl, {
+      form: { grant_type: 'client_credentials' },
+      authorization: basicAuth(clientId!, secret!),
+    });
+    expect(res.status).toBe(200);
+    const projects = await call(t.baseUrl, 'GET', '/projects', {
+      auth: `Bearer ${res.body.access_token as string}`,
+    });
+    expect(projects.body.data).toHaveLength(2);
   });
 
   it('judges the socket address, not the header', async () => {

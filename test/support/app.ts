@@ -7,6 +7,7 @@ import { AppModule } from '../../src/app.module.js';
 import { configureApp } from '../../src/app.setup.js';
 import { type AppConfig, loadConfig } from '../../src/common/config/app-config.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
+import { leakedSecrets } from './secrets.js';
 
 export interface TestApp {
   app: NestExpressApplication;
@@ -62,6 +63,10 @@ export async function startTestApp(
     async close() {
       await app.close();
       if (!database) await db.drop();
+      const leaks = leakedSecrets(logs);
+      if (leaks.length > 0) {
+        throw new Error(`secrets reached the log lines of this test app: ${leaks.join(', ')}`);
+      }
     },
   };
 }

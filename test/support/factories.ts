@@ -1,3 +1,4 @@
+import { rememberSecret } from './secrets.js';
 import type { INestApplication } from '@nestjs/common';
 import { CredentialsService } from '../../src/modules/auth/credentials.service.js';
 import { SCOPES, type Scope } from '../../src/modules/auth/scopes.js';
@@ -33,6 +34,7 @@ export async function createClient(
     scopes: options.scopes ?? SCOPES,
     allowedIps: options.allowedIps ?? [],
   });
+  rememberSecret(created.clientSecret);
   return { tenantId, ...created };
 }
 
@@ -46,7 +48,9 @@ export async function issueToken(
   const credentials = app.get(CredentialsService);
   const verified = await credentials.verifyClient(client.clientId, client.clientSecret);
   if (!verified) throw new Error('test client does not verify');
-  return (await credentials.issueAccessToken(verified, scopes, ttlSeconds)).token;
+  const { token } = await credentials.issueAccessToken(verified, scopes, ttlSeconds);
+  rememberSecret(token);
+  return token;
 }
 
 export interface TestCaller {

@@ -1,3 +1,5 @@
+import { rememberSecretsIn } from './secrets.js';
+
 export interface ApiResponse {
   status: number;
   headers: Headers;
@@ -36,6 +38,9 @@ export async function call(
     body = JSON.stringify(options.body);
     headers['content-type'] ??= 'application/json';
   }
+  rememberSecretsIn(options.body);
+  if (options.rawBody) rememberSecretsIn(options.rawBody);
+  if (options.auth) rememberSecretsIn(options.auth);
   const res = await fetch(url, { method, headers, body });
   const text = await res.text();
   let parsed: unknown = text;
@@ -44,5 +49,6 @@ export async function call(
   } catch {
     // not JSON; keep the text
   }
+  rememberSecretsIn(parsed);
   return { status: res.status, headers: res.headers, body: parsed, text };
 }

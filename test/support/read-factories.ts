@@ -5,6 +5,7 @@ import {
   type NewProjectFile,
   ProjectsService,
 } from '../../src/modules/projects/projects.service.js';
+import { rememberSecret } from './secrets.js';
 
 let counter = 0;
 
@@ -34,6 +35,7 @@ export async function addProjectFile(
   counter += 1;
   const tx = app.get(TenantTransactions);
   const projects = app.get(ProjectsService);
+  rememberSecret(file.storage_location ?? `s3://test-bucket/files/${counter}`);
   const { fileId } = await tx.run(tenantId, () =>
     projects.addFile(tenantId, projectId, {
       name: file.name ?? `file-${counter}.pdf`,

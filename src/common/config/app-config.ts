@@ -78,6 +78,16 @@ export class AppConfig {
   @Max(120_000)
   WEBHOOK_TIMEOUT_MS = 10_000;
 
+  /**
+   * How long a claimed delivery's lease outlives its attempt's timeout. Only a dead worker's lease
+   * ever expires; after that its `sending` rows are taken over by another worker.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1_000)
+  @Max(3_600_000)
+  WEBHOOK_LEASE_MARGIN_MS = 60_000;
+
   @IsString()
   @Matches(/^\s*\d+\s*(ms|s|m|h|d)?\s*(,\s*\d+\s*(ms|s|m|h|d)?\s*)*$/, {
     message: 'WEBHOOK_RETRY_SCHEDULE must be a comma list of durations such as 5s,5m,2h',

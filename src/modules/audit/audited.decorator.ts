@@ -20,4 +20,5 @@ export interface AuditLocals {
 }
 
 /** `document:<id>` from the `documentId` path parameter. */
-export const documentTarget = (req: Request): string => `document:${String(req.params['documentId'])}`;
+export const documentTarget = (req: Request): string =>
+  `document:${String(req.params['documentId'])}`;

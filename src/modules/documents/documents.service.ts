@@ -95,7 +95,13 @@ export class DocumentService {
     source: VersionSource,
   ): Promise<VersionView> {
     const doc = await this.lockDocument(tenantId, documentId);
-    const version = await this.insertVersion(tenantId, doc.documentId, doc.projectId, content, source);
+    const version = await this.insertVersion(
+      tenantId,
+      doc.documentId,
+      doc.projectId,
+      content,
+      source,
+    );
     for (const listener of this.versionListeners) {
       await listener(tenantId, documentId, version.versionId);
     }

@@ -32,34 +32,46 @@ export class RevisionDecisionService {
    * `version_conflict` when its base is no longer current, `revision_not_staged` when decided.
    */
   accept(revisionId: number, decidedBy: string, note?: string): Promise<RevisionDecisionResult> {
-    return this.decide('revision.accept', revisionId, decidedBy, note, async (tenantId, rev, projectId, current) => {
-      if (rev.baseVersionId !== current) {
-        throw new StaleRevisionBaseError(rev.id, rev.baseVersionId, current);
-      }
-      // decided before the version exists, so the version hook does not supersede it
-      rev.status = 'accepted';
-      rev.resultingVersionId = null;
-      await this.record(tenantId, rev, decidedBy, note);
-      const version = await this.documents.createVersion(
-        tenantId,
-        rev.documentId,
-        rev.content,
-        'external_revision',
-      );
-      rev.resultingVersionId = version.versionId;
-      await this.record(tenantId, rev, decidedBy, note);
-      await this.revisions.publish(tenantId, 'external_revision.accepted', rev, projectId);
-    });
+    return this.decide(
+      'revision.accept',
+      revisionId,
+      decidedBy,
+      note,
+      async (tenantId, rev, projectId, current) => {
+        if (rev.baseVersionId !== current) {
+          throw new StaleRevisionBaseError(rev.id, rev.baseVersionId, current);
+        }
+        // decided before the version exists, so the version hook does not supersede it
+        rev.status = 'accepted';
+        rev.resultingVersionId = null;
+        await this.record(tenantId, rev, decidedBy, note);
+        const version = await this.documents.createVersion(
+          tenantId,
+          rev.documentId,
+          rev.content,
+          'external_revision',
+        );
+        rev.resultingVersionId = version.versionId;
+        await this.record(tenantId, rev, decidedBy, note);
+        await this.revisions.publish(tenantId, 'external_revision.accepted', rev, projectId);
+      },
+    );
   }
 
   /** Marks a staged candidate rejected; 409 `revision_not_staged` when already decided. */
   reject(revisionId: number, decidedBy: string, note?: string): Promise<RevisionDecisionResult> {
-    return this.decide('revision.reject', revisionId, decidedBy, note, async (tenantId, rev, projectId) => {
-      rev.status = 'rejected';
-      rev.resultingVersionId = null;
-      await this.record(tenantId, rev, decidedBy, note);
-      await this.revisions.publish(tenantId, 'external_revision.rejected', rev, projectId);
-    });
+    return this.decide(
+      'revision.reject',
+      revisionId,
+      decidedBy,
+      note,
+      async (tenantId, rev, projectId) => {
+        rev.status = 'rejected';
+        rev.resultingVersionId = null;
+        await this.record(tenantId, rev, decidedBy, note);
+        await this.revisions.publish(tenantId, 'external_revision.rejected', rev, projectId);
+      },
+    );
   }
 
   /** Runs a decision and records it, granted or refused, in the audit trail. */
@@ -91,7 +103,9 @@ export class RevisionDecisionService {
       await this.audit.record(entry('success', null));
       return result;
     } catch (err) {
-      await this.audit.record(entry('failure', err instanceof AppError ? err.code : 'internal_error'));
+      await this.audit.record(
+        entry('failure', err instanceof AppError ? err.code : 'internal_error'),
+      );
       throw err;
     }
   }

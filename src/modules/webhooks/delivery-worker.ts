@@ -23,8 +23,6 @@ const MIN_CLAIM = MAX_IN_FLIGHT / 4;
 const RESULT_BATCH = 500;
 const POLL_INTERVAL_MS = 1_000;
 const LISTEN_RECONNECT_MS = 1_000;
-/** A lease outlives any attempt by this much, so only a dead worker's lease ever expires. */
-const LEASE_MARGIN_MS = 60_000;
 
 interface ClaimedRow {
   id: string;
@@ -93,7 +91,8 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
     private readonly secretBox: SecretBox,
   ) {
     this.schedule = parseRetrySchedule(config.WEBHOOK_RETRY_SCHEDULE);
-    this.leaseSeconds = (config.WEBHOOK_TIMEOUT_MS + LEASE_MARGIN_MS) / 1000;
+    // A lease outlives any attempt by the margin, so only a dead worker's lease ever expires.
+    this.leaseSeconds = (config.WEBHOOK_TIMEOUT_MS + config.WEBHOOK_LEASE_MARGIN_MS) / 1000;
   }
 
   async onApplicationBootstrap(): Promise<void> {

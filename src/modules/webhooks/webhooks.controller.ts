@@ -1,6 +1,7 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { ParseIdPipe } from '../../common/http/params.js';
+import { Audited } from '../audit/audited.decorator.js';
 import { Authorized } from '../auth/authorized.decorator.js';
 import { CurrentPrincipal } from '../auth/current-principal.decorator.js';
 import type { Principal } from '../auth/principal.js';
@@ -36,6 +37,11 @@ export class WebhooksController {
   }
 
   @Post('webhooks')
+  @Audited(
+    'webhook.create',
+    (_req, body) =>
+      `webhook:${String((body as { webhookId?: number } | undefined)?.webhookId ?? '-')}`,
+  )
   @Authorized(WRITE)
   @ApiOperation({
     summary: 'Create a webhook',
@@ -57,6 +63,7 @@ export class WebhooksController {
   }
 
   @Post('webhooks/:webhookId/status')
+  @Audited('webhook.status', (req) => `webhook:${String(req.params['webhookId'])}`)
   @HttpCode(200)
   @Authorized(WRITE)
   @ApiOperation({
@@ -91,6 +98,7 @@ export class WebhooksController {
   }
 
   @Post('webhook-deliveries/:deliveryId/replay')
+  @Audited('delivery.replay', (req) => `delivery:${String(req.params['deliveryId'])}`)
   @HttpCode(200)
   @Authorized(WRITE)
   @ApiOperation({
