@@ -13,6 +13,28 @@ const SCOPE_DESCRIPTIONS: Record<(typeof SCOPES)[number], string> = {
 
 export const API_PREFIX = 'api/v1';
 
+type Operation = NonNullable<OpenAPIObject['paths'][string]['get']>;
+type Parameters = NonNullable<Operation['parameters']>;
+
+/**
+ * `@Headers('if-match')` makes the generator list a required `if-match` header beside the optional
+ * `If-Match` that `@ApiHeader` documents; header names are case-insensitive, so keep the latter.
+ */
+function dropImplicitHeaders(parameters: Parameters): Parameters {
+  const documented = new Set(
+    parameters
+      .filter((p) => 'in' in p && p.in === 'header' && p.description)
+      .map((p) => ('name' in p ? p.name.toLowerCase() : '')),
+  );
+  return parameters.filter(
+    (p) =>
+      !('in' in p) ||
+      p.in !== 'header' ||
+      Boolean(p.description) ||
+      !documented.has(p.name.toLowerCase()),
+  );
+}
+
 export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   const config = new DocumentBuilder()
     .setTitle('GRC Integration API')
@@ -25,6 +47,17 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
         'Errors are RFC 9457 problem details with a stable `code`.',
     )
     .setVersion('1.0.0')
+    .setLicense('Proprietary', 'https://grc.example.com/terms')
+    .addServer('/', 'This server (paths carry the /api/v1 prefix)')
+    .addTag('auth', 'OAuth 2.0 client-credentials tokens (RFC 6749 errors, not problem details).')
+    .addTag('projects', "The tenant's projects, their documents and safe file metadata.")
+    .addTag('documents', 'Documents with their version index, and versions with ETags.')
+    .addTag(
+      'revisions',
+      "Candidate external revisions: staged here, accepted only in the platform's UI.",
+    )
+    .addTag('locks', 'Check-out and check-in: a temporary lock with a one-time token.')
+    .addTag('webhooks', 'Signed notifications (Standard Webhooks), their deliveries and replay.')
     .addBearerAuth(
       {
         type: 'http',
@@ -47,9 +80,21 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     )
     .build();
   const document = SwaggerModule.createDocument(app, config, {
+    // every operation names its context's tag; none is derived from a controller's class name
+    autoTagControllers: false,
     operationIdFactory: (controllerKey: string, methodKey: string) =>
       `${controllerKey.replace(/Controller$/, '')}_${methodKey}`,
   });
+  for (const item of Object.values(document.paths)) {
+    for (const method of ['get', 'put', 'post', 'delete', 'patch'] as const) {
+      const operation = item[method];
+      if (!operation) continue;
+      // an operation without a security requirement is public (the token endpoint): say so
+      // explicitly, so that no tool assumes a global requirement applies
+      operation.security ??= [];
+      operation.parameters &&= dropImplicitHeaders(operation.parameters);
+    }
+  }
   return document;
 }
 

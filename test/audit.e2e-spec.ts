@@ -103,6 +103,45 @@ describe('audit log', () => {
     ]);
   });
 
+  it('records token issuance, granted and refused', async () => {
+    const caller = await createCaller(t.app);
+    const ask = (secret: string, scope?: string) =>
+      call(t.baseUrl, 'POST', '/oauth/token', {
+        body: {
+          grant_type: 'client_credentials',
+          client_id: caller.client.clientId,
+          client_secret: secret,
+          ...(scope ? { scope } : {}),
+        },
+        headers: { 'x-request-id': `tok-${scope ?? 'all'}` },
+      });
+    expect((await ask(caller.client.clientSecret)).status).toBe(200);
+    expect((await ask(caller.client.clientSecret, 'admin:everything')).status).toBe(400);
+    const rows = await auditRows(caller.tenantId);
+    expect(
+      rows.map((r) => [r.action, r.outcome, r.detail, r.credential_ref, r.request_id]),
+    ).toEqual([
+      ['token.issue', 'success', null, `client:${caller.client.id}`, 'tok-all'],
+      [
+        'token.issue',
+        'failure',
+        'invalid_scope',
+        `client:${caller.client.id}`,
+        'tok-admin:everything',
+      ],
+    ]);
+    // a refusal before the client is known is recorded without a tenant
+    const wrong = await ask(`${caller.client.clientSecret.slice(0, -1)}x`);
+    expect(wrong.status).toBe(401);
+    await new Promise((r) => setTimeout(r, 100));
+    const anonymous = await t.app
+      .get(DataSource)
+      .query(
+        `SELECT tenant_id, outcome, detail FROM audit_log WHERE request_id = 'tok-all' AND tenant_id IS NULL`,
+      );
+    expect(anonymous).toEqual([{ tenant_id: null, outcome: 'failure', detail: 'invalid_client' }]);
+  });
+
   it('is append-only, even for the owner role', async () => {
     const caller = await createCaller(t.app);
     await t.app.get(AuditService).record({

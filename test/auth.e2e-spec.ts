@@ -566,7 +566,10 @@ describe('authentication and authorisation', () => {
           'application/json',
           'application/x-www-form-urlencoded',
         ]);
-        expect(Object.keys(op.responses).sort()).toEqual(['200', '400', '401']);
+        expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['200', '400', '401']));
+        expect(op.responses['401'].content['application/json'].schema.$ref).toMatch(
+          /OAuthErrorDto$/,
+        );
         expect(op.security ?? []).toEqual([]);
       });
     });

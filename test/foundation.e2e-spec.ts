@@ -134,6 +134,20 @@ describe('foundation', () => {
       });
     });
 
+    it('answers malformed JSON at the token endpoint in RFC 6749 shape', async () => {
+      const res = await fetch(`${t.baseUrl}/api/v1/oauth/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"grant_type":',
+      });
+      expect(res.status).toBe(400);
+      expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+      expect(await res.json()).toEqual({
+        error: 'invalid_request',
+        error_description: 'the body is not valid JSON',
+      });
+    });
+
     it('answers a body over BODY_LIMIT with 413', async () => {
       const res = await fetch(`${t.baseUrl}/api/v1/nowhere`, {
         method: 'POST',

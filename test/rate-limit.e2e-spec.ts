@@ -55,6 +55,12 @@ describe('rate limiting', () => {
       const limited = await ask(client);
       expect(limited.status).toBe(429);
       expect(limited.headers.get('retry-after')).toMatch(/^\d+$/);
+      // the token endpoint answers in RFC 6749's shape, also when the limiter refuses
+      expect(limited.body).toEqual({
+        error: 'rate_limited',
+        error_description: expect.any(String),
+      });
+      expect(limited.headers.get('cache-control')).toBe('no-store');
       expect((await ask(other)).status).toBe(200);
     });
   });

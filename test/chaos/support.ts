@@ -13,6 +13,8 @@ export interface ChaosReceiver {
   url(path: string): string;
   /** `webhook-id` → number of requests received on `path`. */
   ids(path: string): Map<string, number>;
+  /** `webhook-id` → number of requests on `path` that were answered (or are being) with a 2xx. */
+  delivered(path: string): Map<string, number>;
   /** Requests received on `path`. */
   count(path: string): number;
   /** Requests being answered right now (received, no response yet). */
@@ -23,6 +25,12 @@ export interface ChaosReceiver {
 
 export async function startChaosReceiver(): Promise<ChaosReceiver> {
   const seen = new Map<string, Map<string, number>>();
+  const ok = new Map<string, Map<string, number>>();
+  const bump = (maps: Map<string, Map<string, number>>, path: string, id: string) => {
+    const ids = maps.get(path) ?? new Map<string, number>();
+    maps.set(path, ids);
+    ids.set(id, (ids.get(id) ?? 0) + 1);
+  };
   const behaviours = new Map<string, Behaviour>();
   const open = new Set<http.ServerResponse>();
   const server = http.createServer((req, res) => {
@@ -30,13 +38,12 @@ export async function startChaosReceiver(): Promise<ChaosReceiver> {
     req.on('end', () => {
       const path = req.url ?? '/';
       const id = String(req.headers['webhook-id'] ?? '');
-      const ids = seen.get(path) ?? new Map<string, number>();
-      seen.set(path, ids);
-      ids.set(id, (ids.get(id) ?? 0) + 1);
+      bump(seen, path, id);
       open.add(res);
       res.on('close', () => open.delete(res));
       const behaviour = behaviours.get(path) ?? { status: 200 };
       if (behaviour === 'hang') return;
+      if (behaviour.status >= 200 && behaviour.status < 300) bump(ok, path, id);
       const d = behaviour.delayMs ?? 0;
       const delay = Array.isArray(d) ? d[0] + Math.random() * (d[1] - d[0]) : d;
       setTimeout(() => {
@@ -51,6 +58,7 @@ export async function startChaosReceiver(): Promise<ChaosReceiver> {
   return {
     url: (path) => `http://127.0.0.1:${port}${path}`,
     ids: (path) => seen.get(path) ?? new Map(),
+    delivered: (path) => ok.get(path) ?? new Map(),
     count: (path) => [...(seen.get(path)?.values() ?? [])].reduce((a, b) => a + b, 0),
     inFlight: () => open.size,
     set: (path, behaviour) => behaviours.set(path, behaviour),

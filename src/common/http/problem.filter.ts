@@ -9,6 +9,7 @@ import type { Request, Response } from 'express';
 import { AppError, ValidationFailedError } from './app-error.js';
 import { OAuthError } from './oauth-error.js';
 import { problem, PROBLEM_CONTENT_TYPE, type ProblemBody } from './problem.js';
+import { assignRequestId } from './request-id.js';
 
 interface HttpishError {
   status?: number;
@@ -40,6 +41,15 @@ function isDatabaseUnavailable(err: unknown): boolean {
   );
 }
 
+const TOKEN_PATH = '/api/v1/oauth/token';
+
+function oauthErrorCode(status: number): string {
+  if (status === 429) return 'rate_limited';
+  if (status === 503) return 'temporarily_unavailable';
+  if (status >= 500) return 'server_error';
+  return 'invalid_request';
+}
+
 /**
  * The one place where errors become responses: RFC 9457 problem details for the API, RFC 6749
  * bodies for the token endpoint. Nothing internal (stack, SQL, secrets) reaches a body.
@@ -54,7 +64,8 @@ export class ProblemFilter implements ExceptionFilter {
     const res = ctx.getResponse<Response>();
     if (res.headersSent) return;
     const requestId = (req as { id?: unknown }).id;
-    const rid = typeof requestId === 'string' ? requestId : null;
+    // errors of the body parser come before the request logger has given the request its id
+    const rid = typeof requestId === 'string' ? requestId : assignRequestId(req, res);
 
     if (exception instanceof OAuthError) {
       res.status(exception.status);
@@ -64,6 +75,13 @@ export class ProblemFilter implements ExceptionFilter {
     }
 
     const body = this.toProblem(exception, rid, res);
+    if (req.path === TOKEN_PATH) {
+      // the token endpoint speaks RFC 6749 only, also for errors found before it runs
+      res.status(body.status);
+      res.set({ 'Cache-Control': 'no-store', Pragma: 'no-cache' });
+      res.json({ error: oauthErrorCode(body.status), error_description: body.detail });
+      return;
+    }
     res.status(body.status).type(PROBLEM_CONTENT_TYPE).send(JSON.stringify(body));
   }
 

@@ -1,10 +1,6 @@
 import { applyDecorators, SetMetadata } from '@nestjs/common';
-import {
-  ApiBearerAuth,
-  ApiForbiddenResponse,
-  ApiOAuth2,
-  ApiUnauthorizedResponse,
-} from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOAuth2 } from '@nestjs/swagger';
+import { ApiProblemResponses } from '../../common/http/api-problem-responses.js';
 import type { Entitlement } from '../tenancy/entitlements.js';
 import type { Scope } from './scopes.js';
 
@@ -26,11 +22,8 @@ export function Authorized(
     SetMetadata(AUTHORIZATION, requirement),
     ApiBearerAuth('bearer'),
     ApiOAuth2([requirement.scope], 'oauth2'),
-    ApiUnauthorizedResponse({
-      description:
-        'Missing, unknown, expired or revoked bearer token (`unauthenticated`, `invalid_token`).',
-    }),
-    ApiForbiddenResponse({
+    ApiProblemResponses(401, {
+      status: 403,
       description: `Needs scope \`${requirement.scope}\` and entitlement \`${requirement.entitlement}\` (\`insufficient_scope\`, \`entitlement_required\`, \`ip_not_allowed\`).`,
     }),
   );

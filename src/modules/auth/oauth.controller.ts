@@ -1,4 +1,4 @@
-import { Controller, Header, HttpCode, Post, Req } from '@nestjs/common';
+import { Controller, Header, HttpCode, Post, Req, Res } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
   ApiBody,
@@ -8,7 +8,9 @@ import {
   ApiTags,
   ApiUnauthorizedResponse,
 } from '@nestjs/swagger';
-import type { Request } from 'express';
+import type { Request, Response } from 'express';
+import { Audited, type AuditLocals } from '../audit/audited.decorator.js';
+import { ApiProblemResponses } from '../../common/http/api-problem-responses.js';
 import { OAuthErrorDto, TokenRequestDto, TokenResponseDto } from './dto/token.dto.js';
 import { Public } from './public.decorator.js';
 import { OAuthTokenService, type TokenRequest } from './token.service.js';
@@ -22,8 +24,8 @@ function tokenRequest(req: Request): TokenRequest {
   };
 }
 
-const CLIENT_ID = 'gci_4q1fBz8rW3cNnX0yTgR7hKdL2vP9sMjE5aUoYiHbQwZ0tCx3kF1';
-const CLIENT_SECRET = 'gcs_9Zk2mQ7xV1bN4cT8rY3wP6sL0dF5hJ2gA7eU1iO9nM4qK8tR2w3Ab9C';
+const CLIENT_ID = 'gci_0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLM';
+const CLIENT_SECRET = 'gcs_0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLM';
 
 const oauthError = (error: string, error_description: string) => ({
   summary: error_description,
@@ -37,6 +39,7 @@ export class OAuthController {
 
   @Post('token')
   @Public()
+  @Audited('token.issue', () => null)
   @HttpCode(200)
   @Header('Cache-Control', 'no-store')
   @Header('Pragma', 'no-cache')
@@ -113,7 +116,15 @@ export class OAuthController {
     },
     example: { error: 'invalid_client', error_description: 'client authentication failed' },
   })
-  token(@Req() req: Request): Promise<TokenResponseDto> {
-    return this.tokens.issue(tokenRequest(req));
+  @ApiProblemResponses({
+    status: 413,
+    description:
+      '`payload_too_large` (problem details, like 429 and 500: these come before the token endpoint itself).',
+  })
+  token(@Req() req: Request, @Res({ passthrough: true }) res: Response): Promise<TokenResponseDto> {
+    // filled in once the client is known, so the audit line names its tenant and credential
+    const audit: AuditLocals = {};
+    res.locals['audit'] = audit;
+    return this.tokens.issue(tokenRequest(req), audit);
   }
 }

@@ -3,6 +3,7 @@ import { OAuthError } from '../../common/http/oauth-error.js';
 import { CredentialsService, type VerifiedClient } from './credentials.service.js';
 import { ipAllowed } from './ip-allowlist.js';
 import { isScope, type Scope, SCOPES } from './scopes.js';
+import type { AuditLocals } from '../audit/audited.decorator.js';
 
 export const TTL_MIN = 300;
 export const TTL_MAX = 86_400;
@@ -133,7 +134,7 @@ function readScopes(value: string | undefined): Set<string> | null {
 export class OAuthTokenService {
   constructor(private readonly credentials: CredentialsService) {}
 
-  async issue(request: TokenRequest): Promise<TokenResponse> {
+  async issue(request: TokenRequest, audit: AuditLocals = {}): Promise<TokenResponse> {
     const params = readParams(request.body);
     const basic = readBasic(request.authorization);
     if (basic && params.client_secret !== undefined) {
@@ -161,6 +162,8 @@ export class OAuthTokenService {
       basic: false,
     };
     const client = await this.authenticateClient(creds, request.ip);
+    audit.tenantId = client.tenantId;
+    audit.credentialRef = `client:${client.id}`;
 
     const granted = this.grantScopes(client, requested);
     const { token } = await this.credentials.issueAccessToken(client, granted, ttl);

@@ -1,14 +1,13 @@
 import { Controller, Get, Headers, HttpStatus, Param, Res } from '@nestjs/common';
 import {
-  ApiBadRequestResponse,
   ApiHeader,
-  ApiNotFoundResponse,
   ApiOkResponse,
   ApiOperation,
   ApiResponse,
   ApiTags,
 } from '@nestjs/swagger';
 import type { Response } from 'express';
+import { ApiProblemResponses } from '../../common/http/api-problem-responses.js';
 import { ParseIdPipe } from '../../common/http/params.js';
 import { Authorized } from '../auth/authorized.decorator.js';
 import { CurrentPrincipal } from '../auth/current-principal.decorator.js';
@@ -21,7 +20,10 @@ import {
 } from './dto/document.response.js';
 import { etagOf, ifNoneMatchHits } from './etag.js';
 
-const INVALID_ID = '`validation_failed`: an identifier is not a positive integer.';
+const INVALID_ID = {
+  status: 400,
+  description: '`validation_failed`: an identifier is not a positive integer.',
+} as const;
 
 @Controller()
 export class DocumentsController {
@@ -30,9 +32,15 @@ export class DocumentsController {
   @Get('projects/:projectId/documents')
   @ApiTags('projects')
   @Authorized({ scope: 'projects:read', entitlement: 'api.read' })
-  @ApiOperation({ summary: "List a project's documents", description: 'Ordered by documentId.' })
+  @ApiOperation({
+    summary: "List a project's documents",
+    description:
+      'The documents of one project of the tenant, ordered by documentId, without their versions.',
+  })
   @ApiOkResponse({ type: DocumentListResponse })
-  @ApiBadRequestResponse({
+  @ApiProblemResponses({
+    status: 400,
+    codes: ['project_not_found', 'validation_failed'],
     description:
       '`project_not_found`: the project is unknown or belongs to another tenant; `validation_failed`: projectId is not a positive integer.',
   })
@@ -51,8 +59,8 @@ export class DocumentsController {
     description: 'The index lists every version (ascending by number) without its content.',
   })
   @ApiOkResponse({ type: DocumentResponse })
-  @ApiBadRequestResponse({ description: INVALID_ID })
-  @ApiNotFoundResponse({
+  @ApiProblemResponses(INVALID_ID, {
+    status: 404,
     description: '`not_found`: the document is unknown or belongs to another tenant.',
   })
   get(
@@ -85,8 +93,8 @@ export class DocumentsController {
     description: 'If-None-Match matched the version: no body.',
     headers: { ETag: { description: '`"<content_hash>"`', schema: { type: 'string' } } },
   })
-  @ApiBadRequestResponse({ description: INVALID_ID })
-  @ApiNotFoundResponse({
+  @ApiProblemResponses(INVALID_ID, {
+    status: 404,
     description:
       '`not_found`: the document or version is unknown, belongs to another tenant, or the version is not of this document.',
   })

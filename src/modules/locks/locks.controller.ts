@@ -1,15 +1,6 @@
 import { Body, Controller, HttpCode, Param, Post } from '@nestjs/common';
-import {
-  ApiBadRequestResponse,
-  ApiBody,
-  ApiConflictResponse,
-  ApiCreatedResponse,
-  ApiNotFoundResponse,
-  ApiOkResponse,
-  ApiOperation,
-  ApiResponse,
-  ApiTags,
-} from '@nestjs/swagger';
+import { ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiProblemResponses } from '../../common/http/api-problem-responses.js';
 import { ParseIdPipe } from '../../common/http/params.js';
 import { Authorized } from '../auth/authorized.decorator.js';
 import { CurrentPrincipal } from '../auth/current-principal.decorator.js';
@@ -23,7 +14,7 @@ import {
 import { LocksService } from './locks.service.js';
 import { Audited, documentTarget } from '../audit/audited.decorator.js';
 
-@ApiTags('Locks')
+@ApiTags('locks')
 @Controller('documents/:documentId')
 export class LocksController {
   constructor(private readonly locks: LocksService) {}
@@ -46,19 +37,29 @@ export class LocksController {
       '`expires_at` and a `document.lock_expired` event is published. Publishes ' +
       '`document.checked_out`.',
   })
-  @ApiBody({ type: CheckoutRequestDto, required: false })
+  @ApiBody({
+    type: CheckoutRequestDto,
+    required: false,
+    examples: {
+      one_hour: { summary: 'A lock for one hour', value: { ttl_minutes: 60 } },
+      default_ttl: { summary: 'The default of 30 minutes', value: {} },
+    },
+  })
   @ApiCreatedResponse({ type: CheckoutResponseDto, description: 'The lock is taken.' })
-  @ApiBadRequestResponse({
-    description:
-      '`validation_failed`: `ttl_minutes` not an integer in 5..240, or an unknown field.',
-  })
-  @ApiNotFoundResponse({ description: '`not_found`: no such document for this tenant.' })
-  @ApiResponse({
-    status: 423,
-    description:
-      '`document_locked`: a live lock exists; the problem body adds its `expires_at` ' +
-      '(e.g. `"expires_at": "2026-11-22T10:30:00.000Z"`), never its token.',
-  })
+  @ApiProblemResponses(
+    {
+      status: 400,
+      description:
+        '`validation_failed`: `ttl_minutes` not an integer in 5..240, or an unknown field.',
+    },
+    { status: 404, description: '`not_found`: no such document for this tenant.' },
+    413,
+    {
+      status: 423,
+      description:
+        '`document_locked`: a live lock exists; the problem body adds its `expires_at`, never its token.',
+    },
+  )
   checkout(
     @CurrentPrincipal() principal: Principal,
     @Param('documentId', ParseIdPipe) documentId: number,
@@ -77,16 +78,32 @@ export class LocksController {
       'Releases the live lock of the document. `lock_token` must be the token of that lock; it is ' +
       'one-time, so it is dead afterwards. Publishes `document.checked_in`.',
   })
+  @ApiBody({
+    type: CheckinRequestDto,
+    examples: {
+      checkin: {
+        summary: 'The token of the checkout',
+        value: { lock_token: 'glk_WRcIdf92rptTTEfRHNAuXxsEWsbRrhPiHLrNVKftQT44XHJpP' },
+      },
+    },
+  })
   @ApiOkResponse({ type: CheckinResponseDto, description: 'The lock is released.' })
-  @ApiBadRequestResponse({
-    description: '`validation_failed`: `lock_token` missing or not a string, or an unknown field.',
-  })
-  @ApiNotFoundResponse({ description: '`not_found`: no such document for this tenant.' })
-  @ApiConflictResponse({
-    description:
-      '`lock_token_invalid`: the token is not the live lock of this document (wrong, malformed, ' +
-      'expired or already used).',
-  })
+  @ApiProblemResponses(
+    {
+      status: 400,
+      description:
+        '`validation_failed`: `lock_token` missing or not a string, or an unknown field.',
+    },
+    { status: 404, description: '`not_found`: no such document for this tenant.' },
+    {
+      status: 409,
+      codes: ['lock_token_invalid'],
+      description:
+        '`lock_token_invalid`: the token is not the live lock of this document (wrong, malformed, ' +
+        'expired or already used).',
+    },
+    413,
+  )
   checkin(
     @CurrentPrincipal() principal: Principal,
     @Param('documentId', ParseIdPipe) documentId: number,

@@ -1,5 +1,6 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
-import { ApiBadRequestResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiProblemResponses } from '../../common/http/api-problem-responses.js';
 import { ParseIdPipe } from '../../common/http/params.js';
 import { Authorized } from '../auth/authorized.decorator.js';
 import { CurrentPrincipal } from '../auth/current-principal.decorator.js';
@@ -12,8 +13,12 @@ import {
 } from './dto/project.response.js';
 import { ProjectsService } from './projects.service.js';
 
-const PROJECT_NOT_FOUND =
-  '`project_not_found`: the project is unknown or belongs to another tenant; `validation_failed`: projectId is not a positive integer.';
+const PROJECT_NOT_FOUND = {
+  status: 400,
+  codes: ['project_not_found', 'validation_failed'],
+  description:
+    '`project_not_found`: the project is unknown or belongs to another tenant (answered alike, as SPEC.md asks: 400, not 404); `validation_failed`: projectId is not a positive integer.',
+} as const;
 
 @ApiTags('projects')
 @Controller('projects')
@@ -27,9 +32,10 @@ export class ProjectsController {
     description: "The tenant's projects ordered by projectId, one page at a time.",
   })
   @ApiOkResponse({ type: ProjectListResponse })
-  @ApiBadRequestResponse({
+  @ApiProblemResponses({
+    status: 400,
     description:
-      '`validation_failed`: limit not an integer in 1..100, or offset not an integer ≥ 0.',
+      '`validation_failed`: limit not an integer in 1..100, or offset not an integer ≥ 0 (never clamped).',
   })
   list(
     @CurrentPrincipal() principal: Principal,
@@ -40,9 +46,12 @@ export class ProjectsController {
 
   @Get(':projectId')
   @Authorized({ scope: 'projects:read', entitlement: 'api.read' })
-  @ApiOperation({ summary: 'Get a project' })
+  @ApiOperation({
+    summary: 'Get a project',
+    description: 'One project of the tenant. A project of another tenant is answered like a missing one.',
+  })
   @ApiOkResponse({ type: ProjectResponse })
-  @ApiBadRequestResponse({ description: PROJECT_NOT_FOUND })
+  @ApiProblemResponses(PROJECT_NOT_FOUND)
   get(
     @CurrentPrincipal() principal: Principal,
     @Param('projectId', ParseIdPipe) projectId: number,
@@ -57,7 +66,7 @@ export class ProjectsController {
     description: 'Name, media type, size and checksum of each file; never where it is stored.',
   })
   @ApiOkResponse({ type: ProjectFileListResponse })
-  @ApiBadRequestResponse({ description: PROJECT_NOT_FOUND })
+  @ApiProblemResponses(PROJECT_NOT_FOUND)
   async files(
     @CurrentPrincipal() principal: Principal,
     @Param('projectId', ParseIdPipe) projectId: number,

@@ -1,16 +1,14 @@
 import { Body, Controller, Get, Headers, Param, Post, Res } from '@nestjs/common';
 import {
-  ApiBadRequestResponse,
-  ApiConflictResponse,
+  ApiBody,
   ApiCreatedResponse,
   ApiHeader,
-  ApiNotFoundResponse,
   ApiOkResponse,
   ApiOperation,
-  ApiResponse,
   ApiTags,
 } from '@nestjs/swagger';
 import type { Response } from 'express';
+import { ApiProblemResponses } from '../../common/http/api-problem-responses.js';
 import { ParseIdPipe } from '../../common/http/params.js';
 import { Audited, documentTarget } from '../audit/audited.decorator.js';
 import { Authorized } from '../auth/authorized.decorator.js';
@@ -20,7 +18,7 @@ import { RevisionDetailDto, RevisionListDto, StagedRevisionDto } from './dto/rev
 import { StageRevisionDto } from './dto/stage-revision.dto.js';
 import { RevisionsService } from './revisions.service.js';
 
-@ApiTags('External revisions')
+@ApiTags('revisions')
 @Controller('documents/:documentId/external-revisions')
 export class RevisionsController {
   constructor(private readonly revisions: RevisionsService) {}
@@ -62,6 +60,27 @@ export class RevisionsController {
     required: false,
     description: 'At most 255 characters; remembered for 24 hours per credential and document.',
   })
+  @ApiBody({
+    type: StageRevisionDto,
+    examples: {
+      full: {
+        summary: 'Against a known base version, with a preview and a reference',
+        value: {
+          content: {
+            title: 'Access policy',
+            sections: [{ heading: 'Scope', body: 'All staff and contractors.' }],
+          },
+          base_version_id: 41,
+          html: '<h1>Access policy</h1><p>All staff and contractors.</p>',
+          source_reference: 'DMS-2024-0042',
+        },
+      },
+      minimal: {
+        summary: 'Only the content, against the current version',
+        value: { content: { title: 'Access policy', sections: [] } },
+      },
+    },
+  })
   @ApiCreatedResponse({
     type: StagedRevisionDto,
     description:
@@ -73,18 +92,26 @@ export class RevisionsController {
       },
     },
   })
-  @ApiBadRequestResponse({
-    description:
-      '`validation_failed` (body, path or headers invalid; `base_version_id` not a version of this document) or `version_conflict` (stale base or If-Match; `detail` names the base and the current version).',
-  })
-  @ApiNotFoundResponse({ description: '`not_found`: unknown document or one of another tenant.' })
-  @ApiConflictResponse({
-    description: '`idempotency_key_reused`: the key was used with another request.',
-  })
-  @ApiResponse({
-    status: 423,
-    description: '`document_locked`: a live lock exists and `Lock-Token` is not its token.',
-  })
+  @ApiProblemResponses(
+    {
+      status: 400,
+      codes: ['validation_failed', 'version_conflict'],
+      description:
+        '`validation_failed` (body, path or headers invalid; `base_version_id` not a version of this document) or `version_conflict` (stale base or If-Match; `detail` names the base and the current version).',
+    },
+    { status: 404, description: '`not_found`: unknown document or one of another tenant.' },
+    {
+      status: 409,
+      codes: ['idempotency_key_reused'],
+      description: '`idempotency_key_reused`: the key was used with another request.',
+    },
+    413,
+    {
+      status: 423,
+      description:
+        '`document_locked`: a live lock exists and `Lock-Token` is not its token; the body adds the `expires_at` of the lock.',
+    },
+  )
   async stage(
     @CurrentPrincipal() principal: Principal,
     @Param('documentId', ParseIdPipe) documentId: number,
@@ -112,7 +139,10 @@ export class RevisionsController {
       'the html preview are left out; read one candidate for them.',
   })
   @ApiOkResponse({ type: RevisionListDto })
-  @ApiNotFoundResponse({ description: '`not_found`: unknown document or one of another tenant.' })
+  @ApiProblemResponses(
+    { status: 400, description: '`validation_failed`: documentId is not a positive integer.' },
+    { status: 404, description: '`not_found`: unknown document or one of another tenant.' },
+  )
   async list(
     @CurrentPrincipal() principal: Principal,
     @Param('documentId', ParseIdPipe) documentId: number,
@@ -130,9 +160,13 @@ export class RevisionsController {
       '`staged` → `accepted` | `rejected` | `superseded` (another version was created first).',
   })
   @ApiOkResponse({ type: RevisionDetailDto })
-  @ApiNotFoundResponse({
-    description: '`not_found`: unknown document or revision, or one of another tenant.',
-  })
+  @ApiProblemResponses(
+    { status: 400, description: '`validation_failed`: an identifier is not a positive integer.' },
+    {
+      status: 404,
+      description: '`not_found`: unknown document or revision, or one of another tenant.',
+    },
+  )
   get(
     @CurrentPrincipal() principal: Principal,
     @Param('documentId', ParseIdPipe) documentId: number,

@@ -1,5 +1,6 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiProblemResponses } from '../../common/http/api-problem-responses.js';
 import { ParseIdPipe } from '../../common/http/params.js';
 import { Audited } from '../audit/audited.decorator.js';
 import { Authorized } from '../auth/authorized.decorator.js';
@@ -20,7 +21,7 @@ import { WebhooksService } from './webhooks.service.js';
 const READ = { scope: 'webhooks:read', entitlement: 'api.webhooks' } as const;
 const WRITE = { scope: 'webhooks:write', entitlement: 'api.webhooks' } as const;
 
-@ApiTags('Webhooks')
+@ApiTags('webhooks')
 @Controller()
 export class WebhooksController {
   constructor(private readonly webhooks: WebhooksService) {}
@@ -50,11 +51,32 @@ export class WebhooksController {
       'once; it is stored encrypted and never returned again. Deliveries are signed with headers ' +
       '`webhook-id` (the event id), `webhook-timestamp` and `webhook-signature`.',
   })
-  @ApiResponse({ status: 201, type: CreatedWebhookView })
-  @ApiResponse({
-    status: 400,
-    description: 'Invalid name, endpoint_url or events (`validation_failed`).',
+  @ApiBody({
+    type: CreateWebhookDto,
+    examples: {
+      some_events: {
+        summary: 'Candidate revisions and new versions',
+        value: {
+          name: 'ERP sync',
+          endpoint_url: 'https://erp.example.com/hooks/grc',
+          events: ['external_revision.staged', 'document.version_created'],
+        },
+      },
+      all_events: {
+        summary: 'Every event type',
+        value: { name: 'Audit trail', endpoint_url: 'https://siem.example.com/grc', events: ['*'] },
+      },
+    },
   })
+  @ApiResponse({ status: 201, type: CreatedWebhookView })
+  @ApiProblemResponses(
+    {
+      status: 400,
+      description:
+        '`validation_failed`: invalid `name`, `endpoint_url` (not an absolute https URL, or with user-info) or `events` (empty, or an unknown event type), or an unknown field.',
+    },
+    413,
+  )
   create(
     @CurrentPrincipal() principal: Principal,
     @Body() body: CreateWebhookDto,
@@ -72,9 +94,30 @@ export class WebhooksController {
       '`active` ⇄ `paused`; `revoked` is final. Pausing holds deliveries until re-activation; ' +
       'revoking cancels pending ones. Asking for the current status again is a no-op.',
   })
+  @ApiBody({
+    type: UpdateWebhookStatusDto,
+    examples: {
+      pause: { summary: 'Hold deliveries', value: { status: 'paused' } },
+      activate: { summary: 'Resume deliveries', value: { status: 'active' } },
+      revoke: { summary: 'Stop for good (irreversible)', value: { status: 'revoked' } },
+    },
+  })
   @ApiResponse({ status: 200, type: WebhookView })
-  @ApiResponse({ status: 404, description: 'Unknown webhook (`not_found`).' })
-  @ApiResponse({ status: 409, description: 'The webhook is revoked (`webhook_revoked`).' })
+  @ApiProblemResponses(
+    {
+      status: 400,
+      description:
+        '`validation_failed`: `status` is not one of active, paused, revoked, or webhookId is not a positive integer.',
+    },
+    { status: 404, description: '`not_found`: unknown webhook, or one of another tenant.' },
+    {
+      status: 409,
+      codes: ['webhook_revoked'],
+      description:
+        '`webhook_revoked`: `active` or `paused` asked of a revoked webhook (`revoked` again is a 200 no-op).',
+    },
+    413,
+  )
   setStatus(
     @CurrentPrincipal() principal: Principal,
     @Param('webhookId', ParseIdPipe) webhookId: number,
@@ -90,6 +133,10 @@ export class WebhooksController {
     description: 'Deliveries of all webhooks of the tenant, newest first.',
   })
   @ApiResponse({ status: 200, type: DeliveryListView })
+  @ApiProblemResponses({
+    status: 400,
+    description: '`validation_failed`: `limit` not an integer in 1..100 (never clamped).',
+  })
   async listDeliveries(
     @CurrentPrincipal() principal: Principal,
     @Query() query: ListDeliveriesQuery,
@@ -108,12 +155,16 @@ export class WebhooksController {
       'with the same `webhook-id` and body.',
   })
   @ApiResponse({ status: 200, type: ReplayView })
-  @ApiResponse({ status: 404, description: 'Unknown delivery (`not_found`).' })
-  @ApiResponse({
-    status: 409,
-    description:
-      'The webhook is revoked (`webhook_revoked`), or the delivery is not failed/retry (`delivery_not_replayable`).',
-  })
+  @ApiProblemResponses(
+    { status: 400, description: '`validation_failed`: deliveryId is not a positive integer.' },
+    { status: 404, description: '`not_found`: unknown delivery, or one of another tenant.' },
+    {
+      status: 409,
+      codes: ['webhook_revoked', 'delivery_not_replayable'],
+      description:
+        'The webhook is revoked (`webhook_revoked`, checked first), or the delivery is not failed/retry (`delivery_not_replayable`).',
+    },
+  )
   replay(
     @CurrentPrincipal() principal: Principal,
     @Param('deliveryId', ParseIdPipe) deliveryId: number,

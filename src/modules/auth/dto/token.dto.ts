@@ -11,14 +11,14 @@ export class TokenRequestDto {
 
   @ApiPropertyOptional({
     description: 'Client id; omit it when the client authenticates with HTTP Basic.',
-    example: 'gci_4q1fBz8rW3cNnX0yTgR7hKdL2vP9sMjE5aUoYiHbQwZ0tCx3kF1',
+    example: 'gci_0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLM',
   })
   client_id?: string;
 
   @ApiPropertyOptional({
     description:
       'Client secret; omit it when the client authenticates with HTTP Basic (sending both is refused). Keep it in a secret store.',
-    example: 'gcs_9Zk2mQ7xV1bN4cT8rY3wP6sL0dF5hJ2gA7eU1iO9nM4qK8tR2w3Ab9C',
+    example: 'gcs_0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLM',
   })
   client_secret?: string;
 
@@ -41,7 +41,7 @@ export class TokenRequestDto {
 }
 
 export class TokenResponseDto {
-  @ApiProperty({ example: 'gat_7Hq2Lw9Xc4Vb1Nm8Zk3Jr6Tp0Yd5Sf2Gh7Ua9Ie4Oo1Qw3Er5Ty2Bb8' })
+  @ApiProperty({ example: 'gat_0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLM' })
   access_token!: string;
 
   @ApiProperty({ enum: ['Bearer'], example: 'Bearer' })

@@ -62,7 +62,7 @@ export class UpdateWebhookStatusDto {
 }
 
 export class ListDeliveriesQuery {
-  @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 50 })
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 100, default: 50, example: 50 })
   @IsOptional()
   @Transform(toInteger)
   @IsInt()

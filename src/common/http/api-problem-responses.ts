@@ -1,0 +1,316 @@
+import { applyDecorators } from '@nestjs/common';
+import {
+  ApiExtraModels,
+  ApiProperty,
+  ApiPropertyOptional,
+  ApiResponse,
+  getSchemaPath,
+} from '@nestjs/swagger';
+
+/** One entry of `errors`: which part of the request is wrong and why. */
+export class ProblemFieldError {
+  @ApiProperty({
+    example: 'limit',
+    description: 'Body field, query or path parameter, or header.',
+  })
+  field!: string;
+
+  @ApiProperty({ example: 'limit must not be greater than 100' })
+  message!: string;
+}
+
+/** The RFC 9457 body of every error of the API except those of the token endpoint. */
+export class ProblemDetails {
+  @ApiProperty({ example: 'urn:problem:validation_failed', description: '`urn:problem:<code>`.' })
+  type!: string;
+
+  @ApiProperty({ example: 'Validation failed' })
+  title!: string;
+
+  @ApiProperty({ type: 'integer', example: 400, description: 'The HTTP status, repeated.' })
+  status!: number;
+
+  @ApiProperty({ example: 'limit: limit must not be greater than 100' })
+  detail!: string;
+
+  @ApiProperty({
+    example: 'validation_failed',
+    description:
+      'Stable machine-readable code: `validation_failed`, `project_not_found`, `version_conflict`, ' +
+      '`not_found`, `unauthenticated`, `invalid_token`, `insufficient_scope`, ' +
+      '`entitlement_required`, `ip_not_allowed`, `lock_token_invalid`, `webhook_revoked`, ' +
+      '`delivery_not_replayable`, `idempotency_key_reused`, `payload_too_large`, ' +
+      '`document_locked`, `rate_limited`, `internal_error`, `service_unavailable`.',
+  })
+  code!: string;
+
+  @ApiProperty({
+    type: 'string',
+    nullable: true,
+    example: '6f1c2b9e-3d4a-4f5b-8c7d-9e0f1a2b3c4d',
+    description: 'The `X-Request-Id` of the request; quote it when asking for support.',
+  })
+  request_id!: string | null;
+
+  @ApiPropertyOptional({
+    type: [ProblemFieldError],
+    description: 'Present, non-empty, with `validation_failed` and with no other code.',
+  })
+  errors?: ProblemFieldError[];
+
+  @ApiPropertyOptional({
+    type: 'integer',
+    example: 41,
+    description: 'With `version_conflict` only: the base the request was staged against.',
+  })
+  base_version_id?: number;
+
+  @ApiPropertyOptional({
+    type: 'integer',
+    example: 42,
+    description: "With `version_conflict` only: the document's current version.",
+  })
+  current_version_id?: number;
+
+  @ApiPropertyOptional({
+    format: 'date-time',
+    example: '2026-11-22T10:30:00.000Z',
+    description: 'With `document_locked` only: when the live lock expires (never its token).',
+  })
+  expires_at?: string;
+}
+
+export const PROBLEM_MEDIA_TYPE = 'application/problem+json';
+
+export type ProblemStatus = 400 | 401 | 403 | 404 | 409 | 413 | 423 | 429 | 500 | 503;
+
+interface ProblemExample {
+  status: ProblemStatus;
+  title: string;
+  detail: string;
+  extra?: Record<string, unknown>;
+}
+
+/** One realistic body per code, as the service answers it; the examples of the document. */
+const CATALOG = {
+  validation_failed: {
+    status: 400,
+    title: 'Validation failed',
+    detail: 'limit: limit must not be greater than 100',
+    extra: { errors: [{ field: 'limit', message: 'limit must not be greater than 100' }] },
+  },
+  project_not_found: { status: 400, title: 'Project not found', detail: 'project not found' },
+  version_conflict: {
+    status: 400,
+    title: 'Version conflict',
+    detail: 'base version 41 is no longer current (current: 42)',
+    extra: { base_version_id: 41, current_version_id: 42 },
+  },
+  unauthenticated: {
+    status: 401,
+    title: 'Authentication required',
+    detail: 'a bearer token is required',
+  },
+  invalid_token: {
+    status: 401,
+    title: 'Invalid token',
+    detail: 'the bearer token is unknown, expired or revoked',
+  },
+  insufficient_scope: {
+    status: 403,
+    title: 'Insufficient scope',
+    detail: 'the token lacks the scope documents:read',
+  },
+  entitlement_required: {
+    status: 403,
+    title: 'Entitlement required',
+    detail: "the tenant's plan does not include api.webhooks",
+  },
+  ip_not_allowed: {
+    status: 403,
+    title: 'IP address not allowed',
+    detail: "the caller's address is not in the credential's allowlist",
+  },
+  not_found: { status: 404, title: 'Not found', detail: 'document not found' },
+  lock_token_invalid: {
+    status: 409,
+    title: 'Lock token invalid',
+    detail: 'the lock token is not the live lock of this document (wrong, expired or already used)',
+  },
+  webhook_revoked: {
+    status: 409,
+    title: 'Webhook revoked',
+    detail: 'the webhook is revoked; revocation is final',
+  },
+  delivery_not_replayable: {
+    status: 409,
+    title: 'Delivery not replayable',
+    detail: 'only a failed or retry delivery can be replayed (this one is succeeded)',
+  },
+  idempotency_key_reused: {
+    status: 409,
+    title: 'Conflict',
+    detail: 'this Idempotency-Key was already used with a different request on this route',
+  },
+  payload_too_large: {
+    status: 413,
+    title: 'Payload too large',
+    detail: 'the request body is too large',
+  },
+  document_locked: {
+    status: 423,
+    title: 'Document locked',
+    detail: 'the document is checked out until 2026-11-22T10:30:00.000Z',
+    extra: { expires_at: '2026-11-22T10:30:00.000Z' },
+  },
+  rate_limited: {
+    status: 429,
+    title: 'Too many requests',
+    detail: 'rate limit exceeded; retry in 12 s',
+  },
+  internal_error: {
+    status: 500,
+    title: 'Internal error',
+    detail: 'an unexpected error occurred',
+  },
+  service_unavailable: {
+    status: 503,
+    title: 'Service unavailable',
+    detail: 'the database is unavailable, retry shortly',
+  },
+} as const satisfies Record<string, ProblemExample>;
+
+export type ProblemCode = keyof typeof CATALOG;
+
+/** What each status means when an operation does not say more. */
+const DEFAULTS: Record<ProblemStatus, { codes: readonly ProblemCode[]; description: string }> = {
+  400: {
+    codes: ['validation_failed'],
+    description: '`validation_failed`: the path, query, headers or body are invalid.',
+  },
+  401: {
+    codes: ['unauthenticated', 'invalid_token'],
+    description:
+      'Missing (`unauthenticated`), or unknown, expired or revoked (`invalid_token`) bearer token. ' +
+      'Comes with `WWW-Authenticate: Bearer realm="api"`.',
+  },
+  403: {
+    codes: ['insufficient_scope', 'entitlement_required', 'ip_not_allowed'],
+    description:
+      "The token lacks the scope (`insufficient_scope`), the tenant's plan lacks the entitlement " +
+      "(`entitlement_required`), or the caller's address is outside the credential's allowlist " +
+      '(`ip_not_allowed`).',
+  },
+  404: {
+    codes: ['not_found'],
+    description: '`not_found`: unknown, or belongs to another tenant (answered alike).',
+  },
+  409: { codes: [], description: 'Conflict with the current state.' },
+  413: {
+    codes: ['payload_too_large'],
+    description: '`payload_too_large`: the body exceeds the `BODY_LIMIT` of the server (5 MiB).',
+  },
+  423: {
+    codes: ['document_locked'],
+    description:
+      '`document_locked`: a live lock exists; the body adds its `expires_at`, never its token.',
+  },
+  429: {
+    codes: ['rate_limited'],
+    description: '`rate_limited`: too many requests; wait the `Retry-After` seconds.',
+  },
+  500: {
+    codes: ['internal_error'],
+    description: '`internal_error`: unexpected; the body carries no internals. Quote `request_id`.',
+  },
+  503: {
+    codes: ['service_unavailable'],
+    description: '`service_unavailable`: the database is unreachable; retry after `Retry-After`.',
+  },
+};
+
+const HEADERS: Partial<Record<ProblemStatus, Record<string, { description: string }>>> = {
+  401: { 'WWW-Authenticate': { description: 'e.g. `Bearer realm="api", error="invalid_token"`' } },
+  403: {
+    'WWW-Authenticate': {
+      description:
+        'With `insufficient_scope`: `Bearer realm="api", error="insufficient_scope", scope="…"`',
+    },
+  },
+  429: { 'Retry-After': { description: 'Seconds to wait before retrying.' } },
+  503: { 'Retry-After': { description: 'Seconds to wait before retrying.' } },
+};
+
+export interface ProblemResponse {
+  status: ProblemStatus;
+  /** The codes this operation can answer with this status; the default set when omitted. */
+  codes?: readonly ProblemCode[];
+  /** Replaces the default description of the status for this operation. */
+  description?: string;
+}
+
+const EXAMPLE_REQUEST_ID = '6f1c2b9e-3d4a-4f5b-8c7d-9e0f1a2b3c4d';
+
+export function problemExample(code: ProblemCode): Record<string, unknown> {
+  const entry: ProblemExample = CATALOG[code];
+  return {
+    type: `urn:problem:${code}`,
+    title: entry.title,
+    status: entry.status,
+    detail: entry.detail,
+    code,
+    request_id: EXAMPLE_REQUEST_ID,
+    ...entry.extra,
+  };
+}
+
+function problemResponse(spec: ProblemResponse): MethodDecorator & ClassDecorator {
+  const codes = spec.codes ?? DEFAULTS[spec.status].codes;
+  for (const code of codes) {
+    if (CATALOG[code].status !== spec.status) {
+      throw new Error(`problem code ${code} is not answered with status ${spec.status}`);
+    }
+  }
+  const headers = Object.fromEntries(
+    Object.entries(HEADERS[spec.status] ?? {}).map(([name, h]) => [
+      name,
+      { description: h.description, schema: { type: 'string' as const } },
+    ]),
+  );
+  return ApiResponse({
+    status: spec.status,
+    description: spec.description ?? DEFAULTS[spec.status].description,
+    ...(Object.keys(headers).length ? { headers } : {}),
+    content: {
+      [PROBLEM_MEDIA_TYPE]: {
+        schema: { $ref: getSchemaPath(ProblemDetails) },
+        ...(codes.length
+          ? {
+              examples: Object.fromEntries(
+                codes.map((code) => [code, { summary: code, value: problemExample(code) }]),
+              ),
+            }
+          : {}),
+      },
+    },
+  });
+}
+
+/**
+ * Documents error responses as RFC 9457 problem details, all referencing the one
+ * `ProblemDetails` schema, with an example per code:
+ * `@ApiProblemResponses(400, { status: 409, codes: ['lock_token_invalid'] })`.
+ * Every operation also gets 429 and 500, which any request can meet.
+ */
+export function ApiProblemResponses(
+  ...responses: Array<ProblemStatus | ProblemResponse>
+): MethodDecorator & ClassDecorator {
+  const specs = responses.map((r) => (typeof r === 'number' ? { status: r } : r));
+  for (const status of [429, 500] as const) {
+    if (!specs.some((s) => s.status === status)) specs.push({ status });
+  }
+  return applyDecorators(
+    ApiExtraModels(ProblemDetails, ProblemFieldError),
+    ...specs.map(problemResponse),
+  );
+}
