@@ -324,6 +324,63 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        TokenRequestDto: {
+            /**
+             * @example client_credentials
+             * @enum {string}
+             */
+            grant_type: "client_credentials";
+            /**
+             * @description Client id; omit it when the client authenticates with HTTP Basic.
+             * @example gci_0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLM
+             */
+            client_id?: string;
+            /**
+             * @description Client secret; omit it when the client authenticates with HTTP Basic (sending both is refused). Keep it in a secret store.
+             * @example gcs_0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLM
+             */
+            client_secret?: string;
+            /**
+             * @description Lifetime of the token in seconds.
+             * @default 3600
+             * @example 3600
+             */
+            ttl?: number;
+            /**
+             * @description Space-separated scopes narrowing the token to a subset of the client's scopes; default: all of them. Any scope the client lacks refuses the whole request.
+             * @example projects:read documents:read
+             */
+            scope?: string;
+        };
+        TokenResponseDto: {
+            /** @example gat_0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLM */
+            access_token: string;
+            /**
+             * @example Bearer
+             * @enum {string}
+             */
+            token_type: "Bearer";
+            /**
+             * @description Seconds until the token expires.
+             * @example 3600
+             */
+            expires_in: number;
+            /**
+             * @description Space-separated scopes granted (of projects:read, documents:read, revisions:write, locks:write, webhooks:read, webhooks:write).
+             * @example projects:read documents:read
+             */
+            scope: string;
+        };
+        OAuthErrorDto: {
+            /**
+             * @description RFC 6749 §5.2 error code (`rate_limited` with 429, `server_error` with 500).
+             * @example invalid_client
+             * @enum {string}
+             */
+            error: "invalid_request" | "invalid_client" | "unsupported_grant_type" | "invalid_scope" | "rate_limited" | "server_error" | "temporarily_unavailable";
+            /** @example client authentication failed */
+            error_description: string;
+        };
         ProblemFieldError: {
             /**
              * @description Body field, query or path parameter, or header.
@@ -376,62 +433,6 @@ export interface components {
              * @example 2026-11-22T10:30:00.000Z
              */
             expires_at?: string;
-        };
-        TokenRequestDto: {
-            /**
-             * @example client_credentials
-             * @enum {string}
-             */
-            grant_type: "client_credentials";
-            /**
-             * @description Client id; omit it when the client authenticates with HTTP Basic.
-             * @example gci_0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLM
-             */
-            client_id?: string;
-            /**
-             * @description Client secret; omit it when the client authenticates with HTTP Basic (sending both is refused). Keep it in a secret store.
-             * @example gcs_0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLM
-             */
-            client_secret?: string;
-            /**
-             * @description Lifetime of the token in seconds.
-             * @default 3600
-             * @example 3600
-             */
-            ttl?: number;
-            /**
-             * @description Space-separated scopes narrowing the token to a subset of the client's scopes; default: all of them. Any scope the client lacks refuses the whole request.
-             * @example projects:read documents:read
-             */
-            scope?: string;
-        };
-        TokenResponseDto: {
-            /** @example gat_0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLM */
-            access_token: string;
-            /**
-             * @example Bearer
-             * @enum {string}
-             */
-            token_type: "Bearer";
-            /**
-             * @description Seconds until the token expires.
-             * @example 3600
-             */
-            expires_in: number;
-            /**
-             * @description Space-separated scopes granted (of projects:read, documents:read, revisions:write, locks:write, webhooks:read, webhooks:write).
-             * @example projects:read documents:read
-             */
-            scope: string;
-        };
-        OAuthErrorDto: {
-            /**
-             * @example invalid_client
-             * @enum {string}
-             */
-            error: "invalid_request" | "invalid_client" | "unsupported_grant_type" | "invalid_scope";
-            /** @example client authentication failed */
-            error_description: string;
         };
         WebhookView: {
             /** @example 12 */
@@ -978,33 +979,51 @@ export interface operations {
                     "application/json": components["schemas"]["OAuthErrorDto"];
                 };
             };
-            /** @description `payload_too_large` (problem details, like 429 and 500: these come before the token endpoint itself). */
+            /** @description `invalid_request`: the body exceeds the `BODY_LIMIT` of the server (5 MiB). */
             413: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                    /**
+                     * @example {
+                     *       "error": "invalid_request",
+                     *       "error_description": "the request body is too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OAuthErrorDto"];
                 };
             };
-            /** @description `rate_limited`: too many requests; wait the `Retry-After` seconds. */
+            /** @description `rate_limited`: too many token requests for this client id from this address; wait the `Retry-After` seconds. */
             429: {
                 headers: {
-                    /** @description Seconds to wait before retrying. */
+                    /** @description Seconds to wait. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                    /**
+                     * @example {
+                     *       "error": "rate_limited",
+                     *       "error_description": "rate limit exceeded; retry in 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OAuthErrorDto"];
                 };
             };
-            /** @description `internal_error`: unexpected; the body carries no internals. Quote `request_id`. */
+            /** @description `server_error`: unexpected; the body carries no internals. */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                    /**
+                     * @example {
+                     *       "error": "server_error",
+                     *       "error_description": "an unexpected error occurred"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OAuthErrorDto"];
                 };
             };
         };

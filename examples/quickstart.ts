@@ -50,10 +50,7 @@ export class QuickstartError extends Error {
   }
 }
 
-function expectData<T>(
-  step: string,
-  result: { data?: T; error?: unknown; response: Response },
-): T {
+function expectData<T>(step: string, result: { data?: T; error?: unknown; response: Response }): T {
   if (result.data === undefined) {
     throw new QuickstartError(step, result.response.status, result.error);
   }

@@ -1,6 +1,7 @@
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Logger } from 'nestjs-pino';
 import type { AppConfig } from './common/config/app-config.js';
+import { answerClientErrorsWithProblems } from './common/http/client-error.js';
 import { ProblemFilter } from './common/http/problem.filter.js';
 import { createValidationPipe } from './common/http/validation.js';
 import { API_PREFIX, buildOpenApiDocument, setupSwagger } from './openapi.js';
@@ -18,5 +19,6 @@ export function configureApp(app: NestExpressApplication, config: AppConfig): vo
   app.setGlobalPrefix(API_PREFIX, { exclude: ['health/live', 'health/ready', 'metrics'] });
   app.useGlobalPipes(createValidationPipe());
   app.useGlobalFilters(new ProblemFilter());
+  answerClientErrorsWithProblems(app.getHttpServer());
   setupSwagger(app, buildOpenApiDocument(app));
 }

@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { pino } from 'pino';
@@ -39,10 +40,25 @@ async function main(): Promise<void> {
   if (embedded && config.SEED_DEMO) await onFirstStart(app);
 
   let closing = false;
+  // A keep-alive connection holds the closing server open until it idles out, or for ever while
+  // its client keeps sending: once shutting down, every response closes its connection.
+  const responses = new Set<ServerResponse>();
+  (app.getHttpServer() as Server).prependListener(
+    'request',
+    (_req: IncomingMessage, res: ServerResponse) => {
+      if (closing) {
+        res.setHeader('Connection', 'close');
+        return;
+      }
+      responses.add(res);
+      res.once('close', () => responses.delete(res));
+    },
+  );
   const shutdown = (signal: string): void => {
     if (closing) return;
     closing = true;
     log.info({ signal }, 'shutting down');
+    for (const res of responses) if (!res.headersSent) res.setHeader('Connection', 'close');
     void (async () => {
       try {
         await app.close();

@@ -9,6 +9,7 @@ import { startTestApp, type TestApp } from './support/app.js';
 import { basicAuth } from './support/auth-factories.js';
 import { createTestDatabase, type TestDatabase } from './support/database.js';
 import { call } from './support/http.js';
+import { rememberSecret, rememberSecretsIn } from './support/secrets.js';
 
 const CLI = 'dist/src/cli.js';
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -48,6 +49,9 @@ describe('administration CLI: tenants, clients, PATs, demo seed', { timeout: 180
             // left undefined: the assertion on `json` reports it
           }
         }
+        // secrets the CLI prints are remembered; its own log lines (stderr) must not carry any
+        rememberSecretsIn(json);
+        t?.logs.push(stderr);
         resolve({ code, stdout, stderr, json });
       });
     });
@@ -68,6 +72,7 @@ describe('administration CLI: tenants, clients, PATs, demo seed', { timeout: 180
     database = await createTestDatabase();
     env.DATABASE_URL = database.url;
     env.WEBHOOK_SECRET_KEY = randomBytes(32).toString('base64');
+    rememberSecret(env.WEBHOOK_SECRET_KEY);
     t = await startTestApp({ TRUST_PROXY: 'true' }, database);
   });
   afterAll(async () => {

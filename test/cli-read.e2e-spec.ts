@@ -8,6 +8,7 @@ import { contentHash } from '../src/modules/documents/content-hash.js';
 import { startTestApp, type TestApp } from './support/app.js';
 import { createCaller, createTenant, type TestCaller } from './support/factories.js';
 import { call } from './support/http.js';
+import { rememberSecretsIn } from './support/secrets.js';
 import { createProject } from './support/read-factories.js';
 
 interface CliResult {
@@ -46,6 +47,9 @@ describe('CLI: project create, document create, file add', () => {
             // left null: the assertions show stdout
           }
           const code = err ? (typeof err.code === 'number' ? err.code : 1) : 0;
+          // secrets the CLI prints are remembered; its own log lines (stderr) must not carry any
+          rememberSecretsIn(out);
+          t.logs.push(stderr);
           resolve({ code, out, stdout, stderr });
         },
       );

@@ -8,6 +8,7 @@ import {
   revisionRows,
   stage,
 } from './support/revision-factories.js';
+import { rememberSecretsIn } from './support/secrets.js';
 
 /** The built CLI (`npm run build` first; `npm test` does it in `pretest`). */
 const CLI = 'dist/src/cli.js';
@@ -52,6 +53,9 @@ describe('revision accept / reject (CLI)', { timeout: 90_000 }, () => {
           } catch {
             json = stdout;
           }
+          // secrets the CLI prints are remembered; its own log lines (stderr) must not carry any
+          rememberSecretsIn(json);
+          t.logs.push(stderr);
           resolve({ code, json, stderr });
         },
       );

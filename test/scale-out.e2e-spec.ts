@@ -10,6 +10,7 @@ import { createTestDatabase, type TestDatabase } from './support/database.js';
 import { type ApiResponse, call } from './support/http.js';
 import { createLockableDocument } from './support/lock-factories.js';
 import { createCaller } from './support/factories.js';
+import { createDocument } from './support/read-factories.js';
 import {
   createRevisionFixture,
   currentHash,
@@ -113,7 +114,9 @@ describe('scale-out: two service instances on one database', () => {
       const f = await createRevisionFixture(t.app);
       const v1 = f.versionIds.at(-1)!;
       const hash = await currentHash(t.app, f.caller.tenantId, f.documentId);
-      const chosen = await stage(on(round), f.caller.auth, f.documentId, { content: { chosen: 1 } });
+      const chosen = await stage(on(round), f.caller.auth, f.documentId, {
+        content: { chosen: 1 },
+      });
       expect(chosen.status).toBe(201);
       const requests: Array<Promise<ApiResponse>> = Array.from({ length: 20 }, (_, i) =>
         stage(on(i), f.caller.auth, f.documentId, { content: { i } }, { 'if-match': `"${hash}"` }),
@@ -170,9 +173,17 @@ describe('scale-out: two service instances on one database', () => {
         'scale-out receiver',
       );
 
+      // spread over documents: stagings of one document serialize on its row
+      const documentIds = [f.documentId];
+      for (let d = 1; d < 8; d++) {
+        documentIds.push((await createDocument(t.app, f.caller.tenantId, f.projectId)).documentId);
+      }
+
       const started = Date.now();
       const statuses = await mapPool(500, 16, (i) =>
-        stage(on(i), f.caller.auth, f.documentId, { content: { n: i } }).then((r) => r.status),
+        stage(on(i), f.caller.auth, documentIds[i % documentIds.length]!, {
+          content: { n: i },
+        }).then((r) => r.status),
       );
       const stagedMs = Date.now() - started;
       expect(statuses).toEqual(Array(500).fill(201));
@@ -194,13 +205,11 @@ describe('scale-out: two service instances on one database', () => {
       // every delivery row terminal, so no further send can happen after the count below
       await waitFor(
         async () => {
-          const rows: Array<{ status: string; n: number }> = await t.app
-            .get(DataSource)
-            .query(
-              `SELECT status, count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = $1
+          const rows: Array<{ status: string; n: number }> = await t.app.get(DataSource).query(
+            `SELECT status, count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = $1
                 GROUP BY status`,
-              [hook.webhookId],
-            );
+            [hook.webhookId],
+          );
           return rows.length === 1 && rows[0]!.status === 'succeeded' && rows[0]!.n === 500;
         },
         30_000,
@@ -212,13 +221,11 @@ describe('scale-out: two service instances on one database', () => {
       for (const id of receiver.webhookIds) perId.set(id, (perId.get(id) ?? 0) + 1);
       expect([...perId.keys()].sort()).toEqual([...eventIds].sort());
       expect([...perId.values()].filter((n) => n !== 1)).toEqual([]);
-      const attempts: Array<{ attempts: number; n: number }> = await t.app
-        .get(DataSource)
-        .query(
-          `SELECT attempts, count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = $1
+      const attempts: Array<{ attempts: number; n: number }> = await t.app.get(DataSource).query(
+        `SELECT attempts, count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = $1
             GROUP BY attempts`,
-          [hook.webhookId],
-        );
+        [hook.webhookId],
+      );
       expect(attempts).toEqual([{ attempts: 1, n: 500 }]);
       console.info(
         `scale-out: 500 stagings in ${stagedMs} ms; all delivered ${deliveredMs} ms after the ` +

@@ -1,15 +1,27 @@
+import { randomUUID } from 'node:crypto';
 import { Logger } from '@nestjs/common';
+import { DataSource } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mintToken } from '../src/common/crypto/tokens.js';
 import { startTestApp, type TestApp } from './support/app.js';
+import { basicAuth, createPat } from './support/auth-factories.js';
 import { createCaller } from './support/factories.js';
 import { call } from './support/http.js';
 import { createLockableDocument } from './support/lock-factories.js';
+import { addProjectFile, createProject } from './support/read-factories.js';
 import {
   leakedSecrets,
   rememberSecret,
   rememberSecretsIn,
   secretsRemembered,
 } from './support/secrets.js';
+import {
+  createWebhook,
+  deliveriesOf,
+  type Receiver,
+  startReceiver,
+  waitFor,
+} from './support/webhook-factories.js';
 
 describe('secret hygiene', () => {
   it('the leak detector finds a remembered secret in log lines, masked', () => {
@@ -77,6 +89,130 @@ describe('secret hygiene', () => {
       // an unexpected error is logged with its details; they must not carry request secrets either
       new Logger('test').log('a line that must stay clean');
       expect(t.logs.length).toBeGreaterThan(5);
+      expect(leakedSecrets(t.logs)).toEqual([]);
+    });
+  });
+
+  describe('a realistic session at LOG_LEVEL=trace, with the delivery worker running', () => {
+    let t: TestApp;
+    let receiver: Receiver;
+    beforeAll(async () => {
+      receiver = await startReceiver();
+      t = await startTestApp({ LOG_LEVEL: 'trace', WORKERS_ENABLED: 'true' });
+    });
+    afterAll(async () => {
+      await receiver?.close();
+      await t?.close();
+    });
+
+    it('no client secret, token, PAT, lock token, webhook secret, key or storage path reaches a log line', async () => {
+      const caller = await createCaller(t.app);
+      const { clientId, clientSecret } = caller.client;
+      const grant = {
+        grant_type: 'client_credentials',
+        client_id: clientId,
+        client_secret: clientSecret,
+      };
+      const viaJson = await call(t.baseUrl, 'POST', '/oauth/token', { body: grant });
+      const viaForm = await call(t.baseUrl, 'POST', '/oauth/token', {
+        rawBody: new URLSearchParams(grant).toString(),
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      });
+      const viaBasic = await call(t.baseUrl, 'POST', '/oauth/token', {
+        auth: basicAuth(clientId, clientSecret),
+        body: { grant_type: 'client_credentials' },
+      });
+      for (const res of [viaJson, viaForm, viaBasic]) expect(res.status).toBe(200);
+      const wrongSecret = mintToken('gcs');
+      const refused = await call(t.baseUrl, 'POST', '/oauth/token', {
+        body: { ...grant, client_secret: wrongSecret },
+      });
+      expect(refused.status).toBe(401);
+      const auth = `Bearer ${viaForm.body.access_token as string}`;
+      const pat = await createPat(t.app, caller.tenantId);
+      expect((await call(t.baseUrl, 'GET', '/projects', { auth: pat.auth })).status).toBe(200);
+      const forged = `Bearer ${mintToken('gpat')}`;
+      expect((await call(t.baseUrl, 'GET', '/projects', { auth: forged })).status).toBe(401);
+
+      const projectId = await createProject(t.app, caller.tenantId);
+      const storagePath = `s3://tenant-${caller.tenantId}-bucket/private/${randomUUID()}.pdf`;
+      await addProjectFile(t.app, caller.tenantId, projectId, { storage_location: storagePath });
+      const files = await call(t.baseUrl, 'GET', `/projects/${projectId}/files`, { auth });
+      expect(files.status).toBe(200);
+      expect(files.text).not.toContain(storagePath);
+
+      const webhook = await createWebhook(t.baseUrl, auth, receiver.url('/hook'), ['*']);
+      const { documentId } = await createLockableDocument(t.app, caller.tenantId);
+      const lock = await call(t.baseUrl, 'POST', `/documents/${documentId}/checkout`, {
+        auth,
+        body: {},
+      });
+      expect(lock.status).toBe(201);
+      const lockToken = lock.body.lock_token as string;
+      const blocked = await call(t.baseUrl, 'POST', `/documents/${documentId}/checkout`, {
+        auth: pat.auth,
+        body: {},
+      });
+      expect(blocked.status).toBe(423);
+      const staged = await call(t.baseUrl, 'POST', `/documents/${documentId}/external-revisions`, {
+        auth: pat.auth,
+        body: { content: { clause: 'all staff' }, source_reference: 'DMS-1' },
+        headers: { 'lock-token': lockToken, 'idempotency-key': randomUUID() },
+      });
+      expect(staged.status).toBe(201);
+      const wrongLock = mintToken('glk');
+      const badCheckin = await call(t.baseUrl, 'POST', `/documents/${documentId}/checkin`, {
+        auth,
+        body: { lock_token: wrongLock },
+      });
+      expect(badCheckin.status).toBe(409);
+      const checkin = await call(t.baseUrl, 'POST', `/documents/${documentId}/checkin`, {
+        auth,
+        body: { lock_token: lockToken },
+      });
+      expect(checkin.status).toBe(200);
+
+      // the worker signs with the decrypted secret: deliveries, then a replay of one
+      await waitFor(() => receiver.on('/hook').length >= 3, 10_000, 'three deliveries');
+      const [first] = await deliveriesOf(t.app, webhook.webhookId);
+      await waitFor(
+        async () => (await deliveriesOf(t.app, webhook.webhookId))[0]!.status === 'succeeded',
+      );
+      await t.app
+        .get(DataSource)
+        .query(`UPDATE webhook_deliveries SET status = 'failed' WHERE id = $1`, [first!.id]);
+      const received = receiver.on('/hook').length;
+      const replay = await call(t.baseUrl, 'POST', `/webhook-deliveries/${first!.id}/replay`, {
+        auth,
+      });
+      expect(replay.status).toBe(200);
+      await waitFor(() => receiver.on('/hook').length > received, 10_000, 'the replayed delivery');
+      const paused = await call(t.baseUrl, 'POST', `/webhooks/${webhook.webhookId}/status`, {
+        auth,
+        body: { status: 'revoked' },
+      });
+      expect(paused.status).toBe(200);
+
+      // every kind of secret of the session is remembered, so the check below covers it
+      const kinds = {
+        clientSecret,
+        accessToken: viaForm.body.access_token as string,
+        basicCredential: basicAuth(clientId, clientSecret).slice('Basic '.length),
+        refusedSecret: wrongSecret,
+        pat: pat.token,
+        lockToken,
+        wrongLockToken: wrongLock,
+        webhookSecret: webhook.secret,
+        encryptionKey: t.config.WEBHOOK_SECRET_KEY!,
+        storagePath,
+      };
+      for (const [kind, value] of Object.entries(kinds)) {
+        expect(leakedSecrets([value]), `${kind} is remembered`).toHaveLength(1);
+      }
+      // trace-level lines were written, and none carries a secret
+      console.log([...new Set(t.logs.map((l) => /"level":(\w+)/.exec(l)?.[1]))], t.logs.slice(0, 3).join("").slice(0, 1500));
+      expect(t.logs.some((l) => /"level":(10|20)\b/.test(l))).toBe(true);
+      expect(t.logs.length).toBeGreaterThan(20);
       expect(leakedSecrets(t.logs)).toEqual([]);
     });
   });

@@ -12,7 +12,6 @@ import {
   newSecretKey,
   printFigures,
   serviceEnv,
-  sleep,
   startChaosReceiver,
 } from './support.js';
 
@@ -131,7 +130,10 @@ describe('crash: SIGKILL under load, restart on the same database', { timeout: 1
             const res = await send(
               'POST',
               `/documents/${doc.documentId}/external-revisions`,
-              { content: { body: `cycle ${cycle} request ${requests}` }, source_reference: 'chaos' },
+              {
+                content: { body: `cycle ${cycle} request ${requests}` },
+                source_reference: 'chaos',
+              },
               token ? { 'lock-token': token } : {},
             );
             if (res?.status === 201) {

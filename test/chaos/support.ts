@@ -73,9 +73,10 @@ export async function startChaosReceiver(): Promise<ChaosReceiver> {
 export interface Figures {
   faults: number;
   requests: number;
-  acknowledgedWritesLost: number;
-  deliveriesLost: number;
-  duplicates: number;
+  /** `n/a` where a scenario makes no writes or sends no webhooks. */
+  acknowledgedWritesLost: number | 'n/a';
+  deliveriesLost: number | 'n/a';
+  duplicates: number | 'n/a';
   [extra: string]: number | string;
 }
 

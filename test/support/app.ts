@@ -7,7 +7,7 @@ import { AppModule } from '../../src/app.module.js';
 import { configureApp } from '../../src/app.setup.js';
 import { type AppConfig, loadConfig } from '../../src/common/config/app-config.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
-import { leakedSecrets } from './secrets.js';
+import { leakedSecrets, rememberSecret } from './secrets.js';
 
 export interface TestApp {
   app: NestExpressApplication;
@@ -40,6 +40,8 @@ export async function startTestApp(
     PORT: '0',
     ...env,
   });
+  // the key that encrypts webhook secrets is a secret of its own
+  rememberSecret(config.WEBHOOK_SECRET_KEY);
   const logs: string[] = [];
   const sink = new Writable({
     write(chunk: Buffer, _enc, done) {

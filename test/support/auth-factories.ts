@@ -1,6 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
 import { CredentialAdminService } from '../../src/modules/auth/credential-admin.service.js';
 import { SCOPES, type Scope } from '../../src/modules/auth/scopes.js';
+import { rememberSecret } from './secrets.js';
 
 export interface TestPat {
   patId: number;
@@ -19,6 +20,7 @@ export async function createPat(
     scopes: options.scopes ?? SCOPES,
     allowedIps: options.allowedIps ?? [],
   });
+  rememberSecret(created.token);
   return { patId: created.pat_id, token: created.token, auth: `Bearer ${created.token}` };
 }
 

@@ -41,6 +41,7 @@ export async function call(
   rememberSecretsIn(options.body);
   if (options.rawBody) rememberSecretsIn(options.rawBody);
   if (options.auth) rememberSecretsIn(options.auth);
+  rememberSecretsIn(options.headers);
   const res = await fetch(url, { method, headers, body });
   const text = await res.text();
   let parsed: unknown = text;

@@ -13,6 +13,8 @@ const SECRET_FIELDS = new Set([
   'lock_token',
   'secret',
   'storage_location',
+  'lock-token',
+  'authorization',
 ]);
 const SECRET_SHAPES = /\b(?:gcs|gat|gpat|glk)_[0-9A-Za-z]{49}\b|whsec_[A-Za-z0-9+/]{43}=/g;
 
@@ -25,6 +27,9 @@ export function rememberSecretsIn(value: unknown, depth = 0): void {
   if (depth > 8 || value === null || value === undefined) return;
   if (typeof value === 'string') {
     for (const m of value.matchAll(SECRET_SHAPES)) rememberSecret(m[0]);
+    // HTTP Basic carries a client secret in base64, which no shape above matches
+    const basic = /^Basic\s+([A-Za-z0-9+/=]{8,})$/i.exec(value);
+    if (basic) rememberSecret(basic[1]);
     return;
   }
   if (Array.isArray(value)) {

@@ -66,8 +66,8 @@ export async function startService(
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const chunks: string[] = [];
-  child.stdout!.on('data', (c: Buffer) => chunks.push(c.toString('utf8')));
-  child.stderr!.on('data', (c: Buffer) => chunks.push(c.toString('utf8')));
+  child.stdout.on('data', (c: Buffer) => chunks.push(c.toString('utf8')));
+  child.stderr.on('data', (c: Buffer) => chunks.push(c.toString('utf8')));
   let running = true;
   const exited = new Promise<Exit>((ok) =>
     child.once('exit', (code, signal) => {

@@ -5,12 +5,12 @@ import {
   ApiConsumes,
   ApiOkResponse,
   ApiOperation,
+  ApiResponse,
   ApiTags,
   ApiUnauthorizedResponse,
 } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { Audited, type AuditLocals } from '../audit/audited.decorator.js';
-import { ApiProblemResponses } from '../../common/http/api-problem-responses.js';
 import { OAuthErrorDto, TokenRequestDto, TokenResponseDto } from './dto/token.dto.js';
 import { Public } from './public.decorator.js';
 import { OAuthTokenService, type TokenRequest } from './token.service.js';
@@ -116,10 +116,26 @@ export class OAuthController {
     },
     example: { error: 'invalid_client', error_description: 'client authentication failed' },
   })
-  @ApiProblemResponses({
+  @ApiResponse({
     status: 413,
+    description: '`invalid_request`: the body exceeds the `BODY_LIMIT` of the server (5 MiB).',
+    type: OAuthErrorDto,
+    example: { error: 'invalid_request', error_description: 'the request body is too large' },
+  })
+  @ApiResponse({
+    status: 429,
     description:
-      '`payload_too_large` (problem details, like 429 and 500: these come before the token endpoint itself).',
+      '`rate_limited`: too many token requests for this client id from this address; wait the ' +
+      '`Retry-After` seconds.',
+    type: OAuthErrorDto,
+    headers: { 'Retry-After': { description: 'Seconds to wait.', schema: { type: 'string' } } },
+    example: { error: 'rate_limited', error_description: 'rate limit exceeded; retry in 12 s' },
+  })
+  @ApiResponse({
+    status: 500,
+    description: '`server_error`: unexpected; the body carries no internals.',
+    type: OAuthErrorDto,
+    example: { error: 'server_error', error_description: 'an unexpected error occurred' },
   })
   token(@Req() req: Request, @Res({ passthrough: true }) res: Response): Promise<TokenResponseDto> {
     // filled in once the client is known, so the audit line names its tenant and credential

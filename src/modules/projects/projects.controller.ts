@@ -48,7 +48,8 @@ export class ProjectsController {
   @Authorized({ scope: 'projects:read', entitlement: 'api.read' })
   @ApiOperation({
     summary: 'Get a project',
-    description: 'One project of the tenant. A project of another tenant is answered like a missing one.',
+    description:
+      'One project of the tenant. A project of another tenant is answered like a missing one.',
   })
   @ApiOkResponse({ type: ProjectResponse })
   @ApiProblemResponses(PROJECT_NOT_FOUND)

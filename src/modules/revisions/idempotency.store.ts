@@ -33,10 +33,10 @@ export class IdempotencyStore {
     const claimed: unknown[] = await this.tx.manager.query(
       `INSERT INTO idempotency_keys
          (tenant_id, credential_ref, route, key, request_hash, response_status, response_body)
-       VALUES ($1, $2, $3, $4, $5, 0, 'null'::jsonb)
+       VALUES ($1, $2, $3, $4, $5, 0, 'null'::json)
        ON CONFLICT (tenant_id, credential_ref, route, key) DO UPDATE
          SET request_hash = EXCLUDED.request_hash, response_status = 0,
-             response_body = 'null'::jsonb, created_at = now()
+             response_body = 'null'::json, created_at = now()
          WHERE idempotency_keys.created_at < now() - interval '${RETENTION}'
        RETURNING 1`,
       [scope.tenantId, scope.credentialRef, scope.route, scope.key, requestHash],
@@ -68,7 +68,7 @@ export class IdempotencyStore {
     body: Record<string, unknown>,
   ): Promise<void> {
     await this.tx.manager.query(
-      `UPDATE idempotency_keys SET response_status = $5, response_body = $6::jsonb
+      `UPDATE idempotency_keys SET response_status = $5, response_body = $6::json
         WHERE tenant_id = $1 AND credential_ref = $2 AND route = $3 AND key = $4`,
       [scope.tenantId, scope.credentialRef, scope.route, scope.key, status, JSON.stringify(body)],
     );

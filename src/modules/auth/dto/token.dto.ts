@@ -59,8 +59,17 @@ export class TokenResponseDto {
 
 export class OAuthErrorDto {
   @ApiProperty({
-    enum: ['invalid_request', 'invalid_client', 'unsupported_grant_type', 'invalid_scope'],
+    enum: [
+      'invalid_request',
+      'invalid_client',
+      'unsupported_grant_type',
+      'invalid_scope',
+      'rate_limited',
+      'server_error',
+      'temporarily_unavailable',
+    ],
     example: 'invalid_client',
+    description: 'RFC 6749 §5.2 error code (`rate_limited` with 429, `server_error` with 500).',
   })
   error!: string;
 

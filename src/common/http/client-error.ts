@@ -1,0 +1,56 @@
+import { randomUUID } from 'node:crypto';
+import type { Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { problem } from './problem.js';
+
+const ANSWERS: Record<string, [number, string, string, string]> = {
+  HPE_HEADER_OVERFLOW: [
+    431,
+    'headers_too_large',
+    'Request header fields too large',
+    'the request headers are too large',
+  ],
+  HPE_REQUEST_TIMEOUT: [408, 'request_timeout', 'Request timeout', 'the request took too long'],
+  ERR_HTTP_REQUEST_TIMEOUT: [
+    408,
+    'request_timeout',
+    'Request timeout',
+    'the request took too long',
+  ],
+};
+
+const REASONS: Record<number, string> = {
+  400: 'Bad Request',
+  408: 'Request Timeout',
+  431: 'Request Header Fields Too Large',
+};
+
+/**
+ * Requests Node's HTTP parser refuses (oversized headers, malformed request lines) never reach
+ * Express; Node would answer them with an empty body. They get a problem body like every other
+ * error instead.
+ */
+export function answerClientErrorsWithProblems(server: Server): void {
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => {
+    if (err.code === 'ECONNRESET' || !socket.writable) {
+      socket.destroy();
+      return;
+    }
+    const [status, code, title, detail] = ANSWERS[err.code ?? ''] ?? [
+      400,
+      'malformed_request',
+      'Malformed request',
+      'the request could not be parsed',
+    ];
+    const requestId = randomUUID();
+    const body = JSON.stringify(problem(status, code, title, detail, requestId));
+    socket.end(
+      `HTTP/1.1 ${status} ${REASONS[status]}\r\n` +
+        'Content-Type: application/problem+json; charset=utf-8\r\n' +
+        `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+        `X-Request-Id: ${requestId}\r\n` +
+        'Connection: close\r\n\r\n' +
+        body,
+    );
+  });
+}
