@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { pino } from 'pino';
@@ -43,17 +43,14 @@ async function main(): Promise<void> {
   // A keep-alive connection holds the closing server open until it idles out, or for ever while
   // its client keeps sending: once shutting down, every response closes its connection.
   const responses = new Set<ServerResponse>();
-  (app.getHttpServer() as Server).prependListener(
-    'request',
-    (_req: IncomingMessage, res: ServerResponse) => {
-      if (closing) {
-        res.setHeader('Connection', 'close');
-        return;
-      }
-      responses.add(res);
-      res.once('close', () => responses.delete(res));
-    },
-  );
+  app.getHttpServer().prependListener('request', (_req: IncomingMessage, res: ServerResponse) => {
+    if (closing) {
+      res.setHeader('Connection', 'close');
+      return;
+    }
+    responses.add(res);
+    res.once('close', () => responses.delete(res));
+  });
   const shutdown = (signal: string): void => {
     if (closing) return;
     closing = true;

@@ -3,6 +3,9 @@ import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
+// not exported by the package: nestjs-pino keeps one pino-http instance per process, built by the
+// first app; without a reset every later app of a test file would log into the first one's sink
+import { __resetOutOfContextForTests as resetPinoRoot } from '../../node_modules/nestjs-pino/dist/esm/PinoLogger.js';
 import { AppModule } from '../../src/app.module.js';
 import { configureApp } from '../../src/app.setup.js';
 import { type AppConfig, loadConfig } from '../../src/common/config/app-config.js';
@@ -49,6 +52,7 @@ export async function startTestApp(
       done();
     },
   });
+  resetPinoRoot();
   const app = await NestFactory.create<NestExpressApplication>(
     AppModule.register(config, { logDestination: sink }),
     { bufferLogs: true, bodyParser: false },

@@ -28,6 +28,7 @@ describe('loadConfig', () => {
     ['LOG_LEVEL', 'loud'],
     ['WEBHOOK_RETRY_SCHEDULE', '5s,soon'],
     ['BODY_LIMIT', 'huge'],
+    ['WEBHOOK_LEASE_MARGIN_MS', '500'],
   ])('refuses %s=%s with a message naming the variable', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(

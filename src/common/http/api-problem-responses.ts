@@ -59,6 +59,18 @@ export class ProblemDetails {
   errors?: ProblemFieldError[];
 
   @ApiPropertyOptional({
+    example: 'documents:read',
+    description: 'With `insufficient_scope` only: the scope the operation needs.',
+  })
+  scope?: string;
+
+  @ApiPropertyOptional({
+    example: 'api.webhooks',
+    description: "With `entitlement_required` only: the entitlement the tenant's plan lacks.",
+  })
+  entitlement?: string;
+
+  @ApiPropertyOptional({
     type: 'integer',
     example: 41,
     description: 'With `version_conflict` only: the base the request was staged against.',
@@ -120,11 +132,13 @@ const CATALOG = {
     status: 403,
     title: 'Insufficient scope',
     detail: 'the token lacks the scope documents:read',
+    extra: { scope: 'documents:read' },
   },
   entitlement_required: {
     status: 403,
     title: 'Entitlement required',
     detail: "the tenant's plan does not include api.webhooks",
+    extra: { entitlement: 'api.webhooks' },
   },
   ip_not_allowed: {
     status: 403,
