@@ -418,6 +418,16 @@ export interface components {
             /** @description Present, non-empty, with `validation_failed` and with no other code. */
             errors?: components["schemas"]["ProblemFieldError"][];
             /**
+             * @description With `insufficient_scope` only: the scope the operation needs.
+             * @example documents:read
+             */
+            scope?: string;
+            /**
+             * @description With `entitlement_required` only: the entitlement the tenant's plan lacks.
+             * @example api.webhooks
+             */
+            entitlement?: string;
+            /**
              * @description With `version_conflict` only: the base the request was staged against.
              * @example 41
              */

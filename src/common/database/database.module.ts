@@ -1,8 +1,5 @@
-import { ClsPluginTransactional } from '@nestjs-cls/transactional';
-import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { Global, Module } from '@nestjs/common';
-import { TypeOrmModule, getDataSourceToken } from '@nestjs/typeorm';
-import { ClsModule } from 'nestjs-cls';
+import { TypeOrmModule } from '@nestjs/typeorm';
 import { AppConfig } from '../config/app-config.js';
 import { dataSourceOptions } from './data-source-options.js';
 import { TenantTransactions } from './tenant-transactions.js';
@@ -19,15 +16,6 @@ import { TenantTransactions } from './tenant-transactions.js';
         retryAttempts: 2,
         retryDelay: 500,
       }),
-    }),
-    ClsModule.forRoot({
-      global: true,
-      plugins: [
-        new ClsPluginTransactional({
-          imports: [TypeOrmModule],
-          adapter: new TransactionalAdapterTypeOrm({ dataSourceToken: getDataSourceToken() }),
-        }),
-      ],
     }),
   ],
   providers: [TenantTransactions],

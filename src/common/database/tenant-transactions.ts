@@ -1,43 +1,136 @@
-import { TransactionHost } from '@nestjs-cls/transactional';
-import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { Injectable } from '@nestjs/common';
-import type { EntityManager, EntityTarget, ObjectLiteral, Repository } from 'typeorm';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { ClientBase as PgClient } from 'pg';
+import type { DataSource, EntityManager, EntityTarget, ObjectLiteral, Repository } from 'typeorm';
 import { APP_ROLE } from '../../../migrations/1764000000000-initial-schema.js';
+
+interface TransactionScope {
+  manager: EntityManager;
+  /** null: the owner role (system work), which sees every tenant. */
+  tenantId: number | null;
+}
 
 /**
  * The only way tenant data is touched. Opens (or joins) a transaction, drops to the application
  * role, which row-level security applies to, and pins `app.tenant_id`, so even a query that forgets
  * its tenant filter sees and writes only this tenant's rows. Queries still filter on tenant: the
  * policy is the second wall, not the only one.
+ *
+ * The transaction is carried in AsyncLocalStorage, so services called inside `run` share it
+ * without an EntityManager threaded through every signature. It is opened with one round trip
+ * (`START TRANSACTION; SET LOCAL ROLE …; set_config(…)`) rather than TypeORM's separate
+ * `START TRANSACTION`: on the read path every round trip is a large share of the request.
  */
 @Injectable()
 export class TenantTransactions {
-  constructor(private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>) {}
+  private readonly scope = new AsyncLocalStorage<TransactionScope>();
+
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   run<T>(tenantId: number, work: () => Promise<T>): Promise<T> {
     if (!Number.isSafeInteger(tenantId) || tenantId < 1) {
       return Promise.reject(new Error('tenant transaction without a valid tenant id'));
     }
-    return this.txHost.withTransaction(async () => {
-      // one round trip; the id is a validated integer, so inlining it is safe
-      await this.txHost.tx.query(
-        `SET LOCAL ROLE ${APP_ROLE}; SELECT set_config('app.tenant_id', '${tenantId}', true)`,
-      );
+    const current = this.scope.getStore();
+    if (current) {
+      if (current.tenantId !== null && current.tenantId !== tenantId) {
+        return Promise.reject(new Error('a tenant transaction cannot join another tenant'));
+      }
       return work();
+    }
+    // the id is a validated integer, so inlining it is safe
+    return this.transaction(
+      `START TRANSACTION; SET LOCAL ROLE ${APP_ROLE}; SELECT set_config('app.tenant_id', '${tenantId}', true)`,
+      tenantId,
+      work,
+    );
+  }
+
+  /**
+   * One read-only statement in a tenant transaction of its own, sent as ONE round trip
+   * (`START …; SET LOCAL ROLE …; set_config(…); <statement>; COMMIT`). The price: the simple
+   * query protocol has no bind parameters, so `$n` placeholders may only stand for integers,
+   * which are validated and inlined. The hot read paths use it; everything else uses `run`.
+   */
+  async readOnce<R>(tenantId: number, sql: string, integers: readonly number[]): Promise<R[]> {
+    if (this.scope.getStore())
+      return this.run(tenantId, () => this.manager.query(sql, [...integers]));
+    if (!Number.isSafeInteger(tenantId) || tenantId < 1) {
+      throw new Error('tenant transaction without a valid tenant id');
+    }
+    const statement = sql.replace(/\$(\d+)/g, (_, n: string) => {
+      const value = integers[Number(n) - 1];
+      if (value === undefined || !Number.isSafeInteger(value)) {
+        throw new Error(`readOnce parameter $${n} must be an integer`);
+      }
+      return String(value);
     });
+    const [client, release] = await (
+      this.dataSource.driver as unknown as {
+        obtainMasterConnection(): Promise<[PgClient, (broken?: unknown) => void]>;
+      }
+    ).obtainMasterConnection();
+    let broken: unknown;
+    try {
+      const results = await client.query(
+        `START TRANSACTION READ ONLY; SET LOCAL ROLE ${APP_ROLE}; ` +
+          `SELECT set_config('app.tenant_id', '${tenantId}', true); ${statement}; COMMIT`,
+      );
+      // the driver answers one result per statement; the fourth is ours
+      return (results as unknown as Array<{ rows: R[] }>)[3]?.rows ?? [];
+    } catch (err) {
+      // a failed statement leaves the transaction open and aborted on this connection; a
+      // connection that cannot even roll back is discarded rather than returned to the pool
+      await client.query('ROLLBACK').catch(() => {
+        broken = err;
+      });
+      throw err;
+    } finally {
+      release(broken);
+    }
   }
 
   /** Runs work as the owner role, across tenants: workers, sweepers and the admin CLI only. */
   runAsSystem<T>(work: () => Promise<T>): Promise<T> {
-    return this.txHost.withTransaction(work);
+    if (this.scope.getStore()) return work();
+    return this.transaction('START TRANSACTION', null, work);
   }
 
   /** The entity manager of the current transaction (or a plain one outside of any). */
   get manager(): EntityManager {
-    return this.txHost.tx;
+    return this.scope.getStore()?.manager ?? this.dataSource.manager;
   }
 
   repo<E extends ObjectLiteral>(entity: EntityTarget<E>): Repository<E> {
-    return this.txHost.tx.getRepository(entity);
+    return this.manager.getRepository(entity);
+  }
+
+  private async transaction<T>(
+    begin: string,
+    tenantId: number | null,
+    work: () => Promise<T>,
+  ): Promise<T> {
+    const runner = this.dataSource.createQueryRunner();
+    // writable on TypeORM's query runners; the QueryRunner interface only declares it read-only
+    const state = runner as unknown as { isTransactionActive: boolean };
+    await runner.connect();
+    try {
+      await runner.query(begin);
+      // tells TypeORM a transaction is open, so save() and friends do not start their own
+      state.isTransactionActive = true;
+      try {
+        const result = await this.scope.run({ manager: runner.manager, tenantId }, work);
+        await runner.query('COMMIT');
+        return result;
+      } catch (err) {
+        await runner.query('ROLLBACK').catch(() => undefined);
+        throw err;
+      } finally {
+        state.isTransactionActive = false;
+      }
+    } finally {
+      await runner.release();
+    }
   }
 }
