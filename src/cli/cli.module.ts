@@ -27,8 +27,27 @@ export class CliModule {
   static register(config: AppConfig): DynamicModule {
     return {
       module: CliModule,
-      imports: [ConfigModule.register(config), DatabaseModule, AuditModule, ScheduleModule.forRoot(), TenancyModule, AuthModule, DemoModule, RevisionsModule, ProjectsModule, DocumentsModule],
-      providers: [...AUDIT_COMMANDS, ...TENANT_COMMANDS, ...CREDENTIAL_COMMANDS, ...DEMO_COMMANDS, ...REVISION_COMMANDS, ...PROJECT_COMMANDS, ...DOCUMENT_COMMANDS],
+      imports: [
+        ConfigModule.register(config),
+        DatabaseModule,
+        AuditModule,
+        ScheduleModule.forRoot(),
+        TenancyModule,
+        AuthModule,
+        DemoModule,
+        RevisionsModule,
+        ProjectsModule,
+        DocumentsModule,
+      ],
+      providers: [
+        ...AUDIT_COMMANDS,
+        ...TENANT_COMMANDS,
+        ...CREDENTIAL_COMMANDS,
+        ...DEMO_COMMANDS,
+        ...REVISION_COMMANDS,
+        ...PROJECT_COMMANDS,
+        ...DOCUMENT_COMMANDS,
+      ],
     };
   }
 }

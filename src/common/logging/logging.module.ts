@@ -1,6 +1,6 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { LoggerModule } from 'nestjs-pino';
-import type { DestinationStream } from 'pino';
+import { type DestinationStream, pino } from 'pino';
 import type { Options } from 'pino-http';
 import type { AppConfig } from '../config/app-config.js';
 import { assignRequestId } from '../http/request-id.js';
@@ -58,7 +58,8 @@ export class LoggingModule {
                 }),
               },
             },
-            destination,
+            // asynchronous writes keep the event loop off the disk on every request
+            destination ?? pino.destination({ dest: 1, sync: false }),
           ),
         }),
       ],

@@ -3,7 +3,6 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { digest, digestsEqual, isWellFormedToken, mintToken } from '../../common/crypto/tokens.js';
 import { effectiveEntitlements, type Plan } from '../tenancy/entitlements.js';
-import { AccessToken } from './entities/access-token.entity.js';
 import { ApiClient } from './entities/api-client.entity.js';
 import type { Principal } from './principal.js';
 import { isScope, type Scope } from './scopes.js';
@@ -76,19 +75,25 @@ export class CredentialsService {
   /** Checks a client's id and secret; null for an unknown or disabled client or a wrong secret. */
   async verifyClient(clientId: string, secret: string): Promise<VerifiedClient | null> {
     if (!/^gci_[0-9A-Za-z]{49}$/.test(clientId) || !isWellFormedToken(secret, 'gcs')) return null;
-    const client = await this.db
-      .getRepository(ApiClient)
-      .createQueryBuilder('c')
-      .addSelect('c.secretDigest')
-      .where('c.clientId = :clientId AND c.enabled', { clientId })
-      .getOne();
-    if (!client || !digestsEqual(client.secretDigest, digest(secret))) return null;
+    const rows: Array<{
+      id: number;
+      tenant_id: number;
+      secret_digest: Buffer;
+      scopes: string[];
+      allowed_ips: string[];
+    }> = await this.db.query(
+      `SELECT id, tenant_id, secret_digest, scopes, allowed_ips
+         FROM api_clients WHERE client_id = $1 AND enabled`,
+      [clientId],
+    );
+    const client = rows[0];
+    if (!client || !digestsEqual(client.secret_digest, digest(secret))) return null;
     return {
       id: client.id,
-      tenantId: client.tenantId,
-      clientId: client.clientId,
+      tenantId: client.tenant_id,
+      clientId,
       scopes: client.scopes.filter(isScope),
-      allowedIps: client.allowedIps,
+      allowedIps: client.allowed_ips,
     };
   }
 
@@ -100,14 +105,11 @@ export class CredentialsService {
   ): Promise<{ token: string; expiresAt: Date }> {
     const token = mintToken('gat');
     const expiresAt = new Date(Date.now() + ttlSeconds * 1000);
-    await this.db.getRepository(AccessToken).insert({
-      tenantId: client.tenantId,
-      apiClientId: client.id,
-      tokenDigest: digest(token),
-      scopes: [...scopes],
-      expiresAt,
-      revokedAt: null,
-    });
+    await this.db.query(
+      `INSERT INTO access_tokens (tenant_id, api_client_id, token_digest, scopes, expires_at)
+       VALUES ($1, $2, $3, $4, $5)`,
+      [client.tenantId, client.id, digest(token), [...scopes], expiresAt],
+    );
     return { token, expiresAt };
   }
 

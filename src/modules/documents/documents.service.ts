@@ -182,7 +182,9 @@ export class DocumentService {
     if (forUpdate) {
       // Lock in a statement of its own: a join locked FOR UPDATE that waits for a concurrent
       // version is re-checked against the version row it read before the wait and returns no
-      // row, which would answer 404 for a document that exists.
+      // row, which would answer 404 for a document that exists; a scalar subquery instead would
+      // read the new version with the old snapshot and answer a NULL hash. The next statement
+      // takes a fresh snapshot and sees the version that committed during the wait.
       const locked: unknown[] = await this.tx.manager.query(
         'SELECT 1 FROM documents WHERE tenant_id = $1 AND id = $2 FOR UPDATE',
         [tenantId, documentId],
