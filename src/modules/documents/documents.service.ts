@@ -69,12 +69,21 @@ export class DocumentService {
 
   /** NotFoundError('document') for an unknown or foreign document. */
   async requireDocument(tenantId: number, documentId: number): Promise<DocumentRef> {
-    return this.documentRef(tenantId, documentId, false);
+    return this.documentRef(tenantId, documentId, null);
   }
 
   /** As `requireDocument`, holding the document row (`FOR UPDATE`) until the transaction ends. */
   async lockDocument(tenantId: number, documentId: number): Promise<DocumentRef> {
-    return this.documentRef(tenantId, documentId, true);
+    return this.documentRef(tenantId, documentId, 'FOR UPDATE');
+  }
+
+  /**
+   * As `lockDocument`, but `FOR SHARE`: holders do not wait for each other, only for (and block)
+   * whoever takes the row `FOR UPDATE` — a new version, a checkout. Stagings take this, so many
+   * can be staged on one document at once while none can slip past a version being created.
+   */
+  async shareLockDocument(tenantId: number, documentId: number): Promise<DocumentRef> {
+    return this.documentRef(tenantId, documentId, 'FOR SHARE');
   }
 
   async getVersion(
@@ -177,16 +186,16 @@ export class DocumentService {
   private async documentRef(
     tenantId: number,
     documentId: number,
-    forUpdate: boolean,
+    lock: 'FOR UPDATE' | 'FOR SHARE' | null,
   ): Promise<DocumentRef> {
-    if (forUpdate) {
+    if (lock) {
       // Lock in a statement of its own: a join locked FOR UPDATE that waits for a concurrent
       // version is re-checked against the version row it read before the wait and returns no
       // row, which would answer 404 for a document that exists; a scalar subquery instead would
       // read the new version with the old snapshot and answer a NULL hash. The next statement
       // takes a fresh snapshot and sees the version that committed during the wait.
       const locked: unknown[] = await this.tx.manager.query(
-        'SELECT 1 FROM documents WHERE tenant_id = $1 AND id = $2 FOR UPDATE',
+        `SELECT 1 FROM documents WHERE tenant_id = $1 AND id = $2 ${lock}`,
         [tenantId, documentId],
       );
       if (locked.length === 0) throw new NotFoundError('document');

@@ -65,7 +65,7 @@ export class RevisionsService implements OnModuleInit {
 
   /**
    * Stages a candidate. The base check and the insert run in one transaction holding the document
-   * row, the same row `DocumentService.createVersion` locks, so no version can be created between
+   * row (shared), the row `DocumentService.createVersion` locks exclusively, so no version can be created between
    * the check and the commit: a 201 was staged against the version current at its commit.
    */
   async stage(
@@ -100,7 +100,9 @@ export class RevisionsService implements OnModuleInit {
           };
         }
       }
-      const doc = await this.documents.lockDocument(tenantId, documentId);
+      // shared: stagings on one document run side by side; a new version (FOR UPDATE) waits for
+      // them and they wait for it, so the base check below cannot be overtaken
+      const doc = await this.documents.shareLockDocument(tenantId, documentId);
       await this.locks.assertWritable(tenantId, documentId, headers.lockToken);
 
       const current = doc.currentVersionId;
