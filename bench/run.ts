@@ -505,7 +505,12 @@ async function main(): Promise<void> {
     RATE_LIMIT_TOKEN_PER_MINUTE: process.env.RATE_LIMIT_TOKEN_PER_MINUTE ?? '1000000000',
   };
   const profileDir = resolve(ROOT, 'bench/.tmp/profiles');
-  const nodeArgs = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+  // the service runs with the heap settings of `npm start` (package.json) and the Dockerfile
+  const nodeArgs = [
+    '--max-old-space-size=256',
+    '--max-semi-space-size=4',
+    ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []),
+  ];
   const children: ManagedProcess[] = [];
   const cleanup = async (): Promise<void> => {
     for (const c of children.reverse()) await c.stop().catch(() => undefined);

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AuditService } from '../src/modules/audit/audit.service.js';
 import { RevisionDecisionService } from '../src/modules/revisions/revision-decision.service.js';
 import { startTestApp, type TestApp } from './support/app.js';
+import { runCli } from './support/cli.js';
 import { createCaller } from './support/factories.js';
 import { call } from './support/http.js';
 import { createLockableDocument } from './support/lock-factories.js';
@@ -140,6 +141,29 @@ describe('audit log', () => {
         `SELECT tenant_id, outcome, detail FROM audit_log WHERE request_id = 'tok-all' AND tenant_id IS NULL`,
       );
     expect(anonymous).toEqual([{ tenant_id: null, outcome: 'failure', detail: 'invalid_client' }]);
+  });
+
+  it('lists a tenant trail through the CLI, newest first, as one JSON object', async () => {
+    const caller = await createCaller(t.app);
+    for (const action of ['first.action', 'second.action']) {
+      await t.app.get(AuditService).record({
+        tenantId: caller.tenantId,
+        credentialRef: 'client:1',
+        action,
+        target: null,
+        outcome: 'success',
+      });
+    }
+    const listed = await runCli(t, 'audit', 'list', '--tenant', String(caller.tenantId));
+    expect(listed.code).toBe(0);
+    expect(listed.stdout.trim().split('\n')).toHaveLength(1);
+    expect(listed.out.data.map((r: { action: string }) => r.action)).toEqual([
+      'second.action',
+      'first.action',
+    ]);
+    const usage = await runCli(t, 'audit', 'list');
+    expect(usage.code).toBe(2);
+    expect(usage.out).toEqual({ error: { code: 'usage', message: '--tenant is required' } });
   });
 
   it('is append-only, even for the owner role', async () => {

@@ -1,4 +1,4 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 
@@ -29,32 +29,87 @@ export interface AuditRecord {
   created_at: string;
 }
 
-/** The append-only audit trail (token issuance, staging, decisions, locks, webhooks, replays). */
+/** Entries wait at most this long to be written together with their neighbours. */
+const FLUSH_AFTER_MS = 20;
+const MAX_BATCH = 500;
+
+interface Pending {
+  entry: AuditEntry;
+  at: Date;
+  done: () => void;
+}
+
+/**
+ * The append-only audit trail (token issuance, staging, decisions, locks, webhooks, replays).
+ * Entries are written in small batches, one multi-row INSERT every few milliseconds, instead of a
+ * committed (fsynced) insert per request: under load that halves the commits of a token request.
+ * Each entry keeps the time of its action; `record` resolves once its batch is written.
+ */
 @Injectable()
-export class AuditService {
+export class AuditService implements OnModuleDestroy {
   private readonly logger = new Logger('Audit');
+  private pending: Pending[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private flushing: Promise<void> = Promise.resolve();
 
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
-  async record(entry: AuditEntry): Promise<void> {
+  record(entry: AuditEntry): Promise<void> {
+    return new Promise((done) => {
+      this.pending.push({ entry, at: new Date(), done });
+      if (this.pending.length >= MAX_BATCH) this.flushSoon(0);
+      else this.flushSoon(FLUSH_AFTER_MS);
+    });
+  }
+
+  /** Writes what is pending; the application waits for it before the database closes. */
+  async onModuleDestroy(): Promise<void> {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    await this.flush();
+  }
+
+  private flushSoon(delayMs: number): void {
+    if (this.timer && delayMs > 0) return;
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      void this.flush();
+    }, delayMs);
+  }
+
+  private flush(): Promise<void> {
+    // one batch at a time keeps ids in the order of the actions
+    this.flushing = this.flushing.then(() => this.write(this.pending.splice(0)));
+    return this.flushing;
+  }
+
+  private async write(batch: Pending[]): Promise<void> {
+    if (batch.length === 0) return;
+    const column = <T>(pick: (p: Pending) => T): T[] => batch.map(pick);
     try {
       await this.db.query(
-        `INSERT INTO audit_log (tenant_id, credential_ref, action, target, outcome, detail, ip, request_id)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+        `INSERT INTO audit_log
+           (tenant_id, credential_ref, action, target, outcome, detail, ip, request_id, created_at)
+         SELECT * FROM unnest($1::int[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[],
+                              $7::text[], $8::text[], $9::timestamptz[])`,
         [
-          entry.tenantId,
-          entry.credentialRef,
-          entry.action,
-          entry.target,
-          entry.outcome,
-          entry.detail ?? null,
-          entry.ip ?? null,
-          entry.requestId ?? null,
+          column((p) => p.entry.tenantId),
+          column((p) => p.entry.credentialRef),
+          column((p) => p.entry.action),
+          column((p) => p.entry.target),
+          column((p) => p.entry.outcome),
+          column((p) => p.entry.detail ?? null),
+          column((p) => p.entry.ip ?? null),
+          column((p) => p.entry.requestId ?? null),
+          column((p) => p.at),
         ],
       );
     } catch (err) {
-      // the action itself has happened; losing its audit line must not turn it into a 500
-      this.logger.error({ err, action: entry.action }, 'audit record could not be written');
+      // the actions themselves have happened; losing their audit lines must not fail them
+      this.logger.error({ err, entries: batch.length }, 'audit records could not be written');
+    } finally {
+      for (const p of batch) p.done();
     }
   }
 
