@@ -508,7 +508,6 @@ async function main(): Promise<void> {
   // the service runs with the heap settings of `npm start` (package.json) and the Dockerfile
   const nodeArgs = [
     '--max-old-space-size=256',
-    '--max-semi-space-size=4',
     ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []),
   ];
   const children: ManagedProcess[] = [];
