@@ -1,4 +1,3 @@
-import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,55 +5,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DataSource } from 'typeorm';
 import { contentHash } from '../src/modules/documents/content-hash.js';
 import { startTestApp, type TestApp } from './support/app.js';
+import { type CliResult, runCli } from './support/cli.js';
 import { createCaller, createTenant, type TestCaller } from './support/factories.js';
 import { call } from './support/http.js';
-import { rememberSecretsIn } from './support/secrets.js';
 import { createProject } from './support/read-factories.js';
-
-interface CliResult {
-  code: number;
-  out: any;
-  stdout: string;
-  stderr: string;
-}
-
-const CLI = join(process.cwd(), 'dist/src/cli.js');
 
 describe('CLI: project create, document create, file add', () => {
   let t: TestApp;
   let caller: TestCaller;
   let dir: string;
 
-  function cli(...args: string[]): Promise<CliResult> {
-    return new Promise((resolve) => {
-      execFile(
-        process.execPath,
-        [CLI, ...args, '--json'],
-        {
-          env: {
-            ...process.env,
-            DATABASE_URL: t.config.DATABASE_URL,
-            WEBHOOK_SECRET_KEY: t.config.WEBHOOK_SECRET_KEY,
-            LOG_LEVEL: 'warn',
-          },
-          timeout: 60_000,
-        },
-        (err, stdout, stderr) => {
-          let out: unknown = null;
-          try {
-            out = JSON.parse(stdout);
-          } catch {
-            // left null: the assertions show stdout
-          }
-          const code = err ? (typeof err.code === 'number' ? err.code : 1) : 0;
-          // secrets the CLI prints are remembered; its own log lines (stderr) must not carry any
-          rememberSecretsIn(out);
-          t.logs.push(stderr);
-          resolve({ code, out, stdout, stderr });
-        },
-      );
-    });
-  }
+  const cli = (...args: string[]): Promise<CliResult> => runCli(t, ...args);
 
   beforeAll(async () => {
     t = await startTestApp();
