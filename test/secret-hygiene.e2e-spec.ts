@@ -88,6 +88,16 @@ describe('secret hygiene', () => {
       expect(list.text).not.toContain(webhook.body.secret as string);
       // an unexpected error is logged with its details; they must not carry request secrets either
       new Logger('test').log('a line that must stay clean');
+      // a failed query logged as an error must not carry its bound parameters
+      const storage = 's3://hygiene-bucket/never-logged.pdf';
+      rememberSecret(storage);
+      const failed = Object.assign(new Error('insert failed'), {
+        parameters: [storage],
+        driverError: { parameters: [storage] },
+        code: '23505',
+      });
+      new Logger('test').error({ err: failed }, 'query failed');
+      expect(t.logs.join('\n')).toContain('insert failed');
       expect(t.logs.length).toBeGreaterThan(5);
       expect(leakedSecrets(t.logs)).toEqual([]);
     });

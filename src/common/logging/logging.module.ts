@@ -23,6 +23,18 @@ export const REDACTED_PATHS = [
   '*.storage_location',
 ];
 
+/**
+ * pino's error serializer copies every enumerable property; TypeORM's QueryFailedError carries
+ * the statement's bound `parameters` (a storage location, a digest, a whole request body), and
+ * its `driverError` repeats them. Keep the message, stack and SQLSTATE only.
+ */
+export function serializeError(err: unknown): Record<string, unknown> {
+  const s = pino.stdSerializers.err(err as Error) as unknown as Record<string, unknown>;
+  delete s['parameters'];
+  delete s['driverError'];
+  return s;
+}
+
 function withDestination(
   options: Options,
   destination: DestinationStream | undefined,
@@ -44,6 +56,7 @@ export class LoggingModule {
               redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
               customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : 'info'),
               serializers: {
+                err: serializeError,
                 // the query string can carry anything a caller typed; keep the path only
                 req: (req: {
                   id: unknown;
