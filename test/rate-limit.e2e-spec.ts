@@ -32,6 +32,18 @@ describe('rate limiting', () => {
       expect((await hit(t, b.auth)).status).toBe(404);
     });
 
+    it('counts a credential once across all routes, not per route', async () => {
+      const a = await createCaller(t.app);
+      expect((await hit(t, a.auth)).status).toBe(404);
+      expect((await call(t.baseUrl, 'GET', '/projects', { auth: a.auth })).status).toBe(200);
+      expect((await call(t.baseUrl, 'GET', '/webhooks', { auth: a.auth })).status).toBe(200);
+      const limited = await call(t.baseUrl, 'GET', '/projects', { auth: a.auth });
+      expect({ status: limited.status, code: limited.body?.code }).toEqual({
+        status: 429,
+        code: 'rate_limited',
+      });
+    });
+
     it('authenticates before counting: a request without a token is 401, never 429', async () => {
       for (let i = 0; i < 5; i++) {
         expect((await call(t.baseUrl, 'GET', '/no-such-route')).status).toBe(401);

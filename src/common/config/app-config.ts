@@ -127,6 +127,18 @@ export class AppConfig {
   @Min(0)
   RATE_LIMIT_TOKEN_PER_MINUTE = 120;
 
+  /**
+   * How long a verified credential (token or client) may be answered from memory. The cache is
+   * emptied whenever a credential, tenant plan or entitlement changes (a database notification,
+   * a few milliseconds after the commit) and is bypassed while that notification channel is down;
+   * this is only the upper bound should a change ever go unannounced. 0: look up every request.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(60_000)
+  AUTH_CACHE_TTL_MS = 1_000;
+
   /** Shares rate-limit counters between replicas; unset keeps them in process memory. */
   @IsOptional()
   @Matches(/^rediss?:\/\/.+/, { message: 'REDIS_URL must be a redis:// URL' })

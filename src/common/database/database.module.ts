@@ -2,6 +2,7 @@ import { Global, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AppConfig } from '../config/app-config.js';
 import { dataSourceOptions } from './data-source-options.js';
+import { CredentialCache } from './credential-cache.js';
 import { TenantTransactions } from './tenant-transactions.js';
 
 @Global()
@@ -18,7 +19,7 @@ import { TenantTransactions } from './tenant-transactions.js';
       }),
     }),
   ],
-  providers: [TenantTransactions],
-  exports: [TenantTransactions],
+  providers: [TenantTransactions, CredentialCache],
+  exports: [TenantTransactions, CredentialCache],
 })
 export class DatabaseModule {}

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { digest, mintToken } from '../../common/crypto/tokens.js';
+import { CredentialCache } from '../../common/database/credential-cache.js';
 import {
   type FieldError,
   NotFoundError,
@@ -85,6 +86,7 @@ export class CredentialAdminService {
     @InjectDataSource() private readonly db: DataSource,
     private readonly credentials: CredentialsService,
     private readonly tenancy: TenancyService,
+    private readonly cache: CredentialCache,
   ) {}
 
   async createClient(tenantId: number, input: CredentialInput): Promise<CreatedClient> {
@@ -117,6 +119,8 @@ export class CredentialAdminService {
         [client.id],
       );
     });
+    // the database notifies every process; this one need not wait for its own notification
+    this.cache.invalidate();
     return { client_id: clientId, enabled: false };
   }
 
@@ -159,6 +163,7 @@ export class CredentialAdminService {
     );
     const row = rows[0];
     if (!row) throw new NotFoundError('personal access token');
+    this.cache.invalidate();
     return { pat_id: row.id, revoked_at: row.revoked_at.toISOString() };
   }
 }

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { digest, digestsEqual, isWellFormedToken, mintToken } from '../../common/crypto/tokens.js';
+import { CredentialCache } from '../../common/database/credential-cache.js';
 import { effectiveEntitlements, type Plan } from '../tenancy/entitlements.js';
 import { ApiClient } from './entities/api-client.entity.js';
 import type { Principal } from './principal.js';
@@ -14,24 +15,45 @@ interface PrincipalRow {
   allowed_ips: string[];
   plan: Plan;
   overrides: Array<{ entitlement: string; granted: boolean }> | null;
+  expires_at: Date;
+}
+
+interface ClientRow {
+  id: number;
+  tenant_id: number;
+  secret_digest: Buffer;
+  scopes: string[];
+  allowed_ips: string[];
 }
 
 const OVERRIDES = `(SELECT json_agg(json_build_object('entitlement', o.entitlement, 'granted', o.granted))
     FROM tenant_entitlement_overrides o WHERE o.tenant_id = ten.id) AS overrides`;
 
-/** One round trip per request: the token, its client, the tenant's plan and overrides. */
+/** One round trip per look-up (most requests are answered by the CredentialCache): the token, its client, the tenant's plan and overrides. */
 const ACCESS_TOKEN_LOOKUP = `
-  SELECT t.tenant_id, t.api_client_id AS credential_id, t.scopes, c.allowed_ips, ten.plan, ${OVERRIDES}
+  SELECT t.tenant_id, t.api_client_id AS credential_id, t.scopes, c.allowed_ips, ten.plan,
+    t.expires_at, ${OVERRIDES}
   FROM access_tokens t
   JOIN api_clients c ON c.id = t.api_client_id AND c.enabled
   JOIN tenants ten ON ten.id = t.tenant_id
   WHERE t.token_digest = $1 AND t.revoked_at IS NULL AND t.expires_at > now()`;
 
 const PAT_LOOKUP = `
-  SELECT p.tenant_id, p.id AS credential_id, p.scopes, p.allowed_ips, ten.plan, ${OVERRIDES}
+  SELECT p.tenant_id, p.id AS credential_id, p.scopes, p.allowed_ips, ten.plan,
+    p.expires_at, ${OVERRIDES}
   FROM personal_access_tokens p
   JOIN tenants ten ON ten.id = p.tenant_id
   WHERE p.token_digest = $1 AND p.revoked_at IS NULL AND p.expires_at > now()`;
+
+function toPrincipal(kind: 'client' | 'pat', row: PrincipalRow): Principal {
+  return {
+    tenantId: row.tenant_id,
+    credential: { kind, id: row.credential_id, ref: `${kind}:${row.credential_id}` },
+    scopes: new Set(row.scopes.filter(isScope)),
+    allowedIps: row.allowed_ips,
+    entitlements: effectiveEntitlements(row.plan, row.overrides ?? []),
+  };
+}
 
 export interface VerifiedClient {
   id: number;
@@ -47,7 +69,10 @@ export interface VerifiedClient {
  */
 @Injectable()
 export class CredentialsService {
-  constructor(@InjectDataSource() private readonly db: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly db: DataSource,
+    private readonly cache: CredentialCache,
+  ) {}
 
   /** Resolves a bearer token to its principal; null for anything unknown, expired or revoked. */
   async authenticate(token: string): Promise<Principal | null> {
@@ -57,36 +82,33 @@ export class CredentialsService {
         ? 'pat'
         : null;
     if (!kind) return null;
-    const rows: PrincipalRow[] = await this.db.query(
-      kind === 'client' ? ACCESS_TOKEN_LOOKUP : PAT_LOOKUP,
-      [digest(token)],
-    );
-    const row = rows[0];
-    if (!row) return null;
-    return {
-      tenantId: row.tenant_id,
-      credential: { kind, id: row.credential_id, ref: `${kind}:${row.credential_id}` },
-      scopes: new Set(row.scopes.filter(isScope)),
-      allowedIps: row.allowed_ips,
-      entitlements: effectiveEntitlements(row.plan, row.overrides ?? []),
-    };
+    const tokenDigest = digest(token);
+    const found = await this.cache.get(`${kind}:${tokenDigest.toString('base64')}`, async () => {
+      const rows: PrincipalRow[] = await this.db.query(
+        kind === 'client' ? ACCESS_TOKEN_LOOKUP : PAT_LOOKUP,
+        [tokenDigest],
+      );
+      const row = rows[0];
+      return row
+        ? { principal: toPrincipal(kind, row), expiresAt: row.expires_at.getTime() }
+        : null;
+    });
+    // an entry outlives its token by at most the cache age; the token's own expiry is exact
+    return found && found.expiresAt > Date.now() ? found.principal : null;
   }
 
   /** Checks a client's id and secret; null for an unknown or disabled client or a wrong secret. */
   async verifyClient(clientId: string, secret: string): Promise<VerifiedClient | null> {
     if (!/^gci_[0-9A-Za-z]{49}$/.test(clientId) || !isWellFormedToken(secret, 'gcs')) return null;
-    const rows: Array<{
-      id: number;
-      tenant_id: number;
-      secret_digest: Buffer;
-      scopes: string[];
-      allowed_ips: string[];
-    }> = await this.db.query(
-      `SELECT id, tenant_id, secret_digest, scopes, allowed_ips
-         FROM api_clients WHERE client_id = $1 AND enabled`,
-      [clientId],
-    );
-    const client = rows[0];
+    const found = await this.cache.get(`gci:${clientId}`, async () => {
+      const rows: ClientRow[] = await this.db.query(
+        `SELECT id, tenant_id, secret_digest, scopes, allowed_ips
+           FROM api_clients WHERE client_id = $1 AND enabled`,
+        [clientId],
+      );
+      return rows[0] ? { client: rows[0], expiresAt: Number.POSITIVE_INFINITY } : null;
+    });
+    const client = found?.client;
     if (!client || !digestsEqual(client.secret_digest, digest(secret))) return null;
     return {
       id: client.id,

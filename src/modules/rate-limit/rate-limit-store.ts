@@ -2,13 +2,15 @@ import { Injectable, Module, type OnApplicationShutdown } from '@nestjs/common';
 import type { ThrottlerStorage } from '@nestjs/throttler';
 import { Redis } from 'ioredis';
 import { AppConfig } from '../../common/config/app-config.js';
+import { MemoryThrottlerStorage } from './memory-throttler.storage.js';
 import { RedisThrottlerStorage } from './redis-throttler.storage.js';
 
-/** The shared counter store when REDIS_URL is set; undefined keeps counters in process memory. */
+/** The counter store: shared through Redis when REDIS_URL is set, in process memory otherwise. */
 @Injectable()
 export class RateLimitStore implements OnApplicationShutdown {
   private readonly redis?: Redis;
-  readonly storage?: ThrottlerStorage;
+  private readonly memory?: MemoryThrottlerStorage;
+  readonly storage: ThrottlerStorage;
 
   constructor(config: AppConfig) {
     if (config.REDIS_URL) {
@@ -18,10 +20,14 @@ export class RateLimitStore implements OnApplicationShutdown {
         ? new URL(config.DATABASE_URL).pathname.slice(1)
         : 'embedded';
       this.storage = new RedisThrottlerStorage(this.redis, database);
+    } else {
+      this.memory = new MemoryThrottlerStorage();
+      this.storage = this.memory;
     }
   }
 
   async onApplicationShutdown(): Promise<void> {
+    this.memory?.close();
     await this.redis?.quit().catch(() => undefined);
   }
 }

@@ -37,6 +37,15 @@ export class RateLimitGuard extends ThrottlerGuard {
     return `${tokenClientId(r)}|${r.ip ?? '-'}`;
   }
 
+  /**
+   * One budget per tracker (credential, or client id and IP), whatever the route: the limit is
+   * "requests per credential per minute", not per route. The library's default key also names the
+   * controller and handler (and hashes it); the storages namespace by throttler name themselves.
+   */
+  protected override generateKey(_context: ExecutionContext, tracker: string): string {
+    return tracker;
+  }
+
   protected override async throwThrottlingException(
     _context: ExecutionContext,
     detail: ThrottlerLimitDetail,

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
+import { CredentialCache } from '../../common/database/credential-cache.js';
 import { NotFoundError } from '../../common/http/app-error.js';
 import { EntitlementOverride } from './entities/entitlement-override.entity.js';
 import { Tenant } from './entities/tenant.entity.js';
@@ -16,7 +17,11 @@ export interface TenantView {
 /** Tenants, their plans and entitlement overrides: administrator operations (CLI), owner role. */
 @Injectable()
 export class TenancyService {
-  constructor(@InjectDataSource() private readonly db: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly db: DataSource,
+    // plan and entitlement changes reach every process by notification; this one at once
+    private readonly credentialCache: CredentialCache,
+  ) {}
 
   async create(name: string, plan: Plan): Promise<TenantView> {
     const tenant = await this.db.getRepository(Tenant).save({ name, plan });
@@ -26,6 +31,7 @@ export class TenancyService {
   async setPlan(tenantId: number, plan: Plan): Promise<TenantView> {
     const result = await this.db.getRepository(Tenant).update({ id: tenantId }, { plan });
     if (!result.affected) throw new NotFoundError('tenant');
+    this.credentialCache.invalidate();
     return this.view(tenantId);
   }
 
@@ -48,6 +54,7 @@ export class TenancyService {
         }
       }
     });
+    this.credentialCache.invalidate();
     return this.view(tenantId);
   }
 

@@ -6,10 +6,10 @@ import {
 } from '@nestjs/common';
 import { Interval } from '@nestjs/schedule';
 import { InjectDataSource } from '@nestjs/typeorm';
-import pg from 'pg';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '../../common/config/app-config.js';
 import { SecretBox } from '../../common/crypto/secret-box.js';
+import { ListenConnection } from '../../common/database/listen-connection.js';
 import { WEBHOOK_DELIVERIES_CHANNEL } from '../events/events.service.js';
 import { nextRetryDelayMs, parseRetrySchedule } from './delivery/retry-schedule.js';
 import { type AttemptResult, WebhookSender } from './delivery/webhook-sender.js';
@@ -73,8 +73,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
   /** Attempts made by this process (observability; tests use it to see both replicas work). */
   readonly stats = { attempts: 0 };
 
-  private listener: pg.Client | null = null;
-  private reconnectTimer: NodeJS.Timeout | null = null;
+  private listener: ListenConnection | null = null;
 
   private pumping: Promise<void> | null = null;
   private wakeAgain = false;
@@ -103,17 +102,27 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
       allowPrivateNetworks: this.config.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
     });
     this.running = true;
-    await this.listen();
+    this.listener = new ListenConnection({
+      connectionString: this.config.DATABASE_URL,
+      channel: WEBHOOK_DELIVERIES_CHANNEL,
+      applicationName: 'grc-webhook-listener',
+      logger: this.logger,
+      reconnectMs: LISTEN_RECONNECT_MS,
+      onNotification: () => this.wake(),
+      // anything committed while we were not listening is picked up now
+      onListening: () => this.wake(),
+      // the 1 s poll carries on meanwhile
+      onLost: () => undefined,
+    });
+    await this.listener.start();
     this.wake();
   }
 
   async beforeApplicationShutdown(): Promise<void> {
     if (!this.running) return;
     this.running = false;
-    if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
-    const listener = this.listener;
+    await this.listener?.stop();
     this.listener = null;
-    await listener?.end().catch(() => undefined);
     await this.pumping;
     await Promise.allSettled([...this.inFlight]);
     while (this.flushing || this.pending.length > 0) {
@@ -359,47 +368,5 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
     } catch (error) {
       this.logger.warn(`releasing webhook leases failed: ${(error as Error).message}`);
     }
-  }
-
-  private async listen(): Promise<void> {
-    const client = new pg.Client({
-      connectionString: this.config.DATABASE_URL,
-      application_name: 'grc-webhook-listener',
-    });
-    const reconnect = () => {
-      if (this.listener !== client) return;
-      this.listener = null;
-      client.end().catch(() => undefined);
-      this.scheduleReconnect();
-    };
-    client.on('notification', () => this.wake());
-    client.on('error', (error) => {
-      this.logger.warn(`webhook listen connection failed: ${error.message}`);
-      reconnect();
-    });
-    client.on('end', reconnect);
-    try {
-      await client.connect();
-      await client.query(`LISTEN ${WEBHOOK_DELIVERIES_CHANNEL}`);
-      if (!this.running) {
-        await client.end();
-        return;
-      }
-      this.listener = client;
-      // Anything committed while we were not listening is picked up now.
-      this.wake();
-    } catch (error) {
-      this.logger.warn(`webhook listen connection failed: ${(error as Error).message}`);
-      client.end().catch(() => undefined);
-      this.scheduleReconnect();
-    }
-  }
-
-  private scheduleReconnect(): void {
-    if (!this.running || this.reconnectTimer) return;
-    this.reconnectTimer = setTimeout(() => {
-      this.reconnectTimer = null;
-      if (this.running) void this.listen();
-    }, LISTEN_RECONNECT_MS);
   }
 }

@@ -1,0 +1,116 @@
+import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
+import { CREDENTIALS_CHANGED_CHANNEL } from '../../../migrations/1764000300000-credential-change-notify.js';
+import { AppConfig } from '../config/app-config.js';
+import { ListenConnection } from './listen-connection.js';
+
+const LISTEN_RECONNECT_MS = 1_000;
+/** Far above any real working set; a flood of distinct credentials cannot grow memory unbounded. */
+const MAX_ENTRIES = 10_000;
+
+interface Entry<V> {
+  value: V;
+  /** Epoch ms after which the entry is not used: the cache age limit or the credential's expiry. */
+  until: number;
+}
+
+/**
+ * Verified credentials kept in memory, so the common request costs no database round trip for
+ * authentication (issue 3: an authenticated trivial route within 25 % of an unauthenticated one).
+ * It sits beside the database layer, not in the auth module, because tenancy changes (plans,
+ * entitlements) empty it too, and tenancy must not depend on auth.
+ *
+ * Correctness rests on three rules:
+ * - every change that could alter a verified credential (token, client, PAT, tenant plan,
+ *   entitlement override) fires `NOTIFY credentials_changed` from a database trigger at commit
+ *   (migrations/1764000300000-credential-change-notify.ts), and a notification empties the cache;
+ * - the cache is used only while this process is listening: before the LISTEN succeeds, and from
+ *   the moment the connection is lost until it is back, every request is looked up;
+ * - a look-up that was in flight while a notification arrived may have read the old rows, so its
+ *   answer is not kept (a generation counter tells).
+ * Only positive answers are kept: an unknown token always reaches the database (after the
+ * checksum, which refuses a forged one first). Entries also end at `AUTH_CACHE_TTL_MS` and at the
+ * credential's own expiry. The remaining window is the notification's own latency after a commit
+ * made by another process (test/credential-cache.e2e-spec.ts measures it); changes made through
+ * this process's services also empty it synchronously, after their commit.
+ */
+@Injectable()
+export class CredentialCache implements OnApplicationShutdown {
+  private readonly logger = new Logger(CredentialCache.name);
+  private readonly ttlMs: number;
+  private readonly entries = new Map<string, Entry<unknown>>();
+  private readonly loading = new Map<string, Promise<unknown>>();
+  private listener: ListenConnection | null = null;
+  private generation = 0;
+  /** Notifications received (observability; the tests read it). */
+  readonly stats = { invalidations: 0 };
+
+  constructor(private readonly config: AppConfig) {
+    this.ttlMs = config.AUTH_CACHE_TTL_MS;
+  }
+
+  /**
+   * The cached answer for `key`, or `load()`'s (kept only when it is not null). Concurrent misses
+   * for one key share one look-up. `expiresAt` of the loaded value caps how long it is kept.
+   */
+  async get<V extends { expiresAt: number }>(
+    key: string,
+    load: () => Promise<V | null>,
+  ): Promise<V | null> {
+    if (!this.active()) return load();
+    const now = Date.now();
+    const hit = this.entries.get(key);
+    if (hit) {
+      if (hit.until > now) return hit.value as V;
+      this.entries.delete(key);
+    }
+    const pending = this.loading.get(key);
+    if (pending) return pending as Promise<V | null>;
+    const generation = this.generation;
+    const promise = load().finally(() => this.loading.delete(key));
+    this.loading.set(key, promise);
+    const value = await promise;
+    if (value && generation === this.generation && this.listener?.listening) {
+      if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
+      this.entries.set(key, { value, until: Math.min(value.expiresAt, Date.now() + this.ttlMs) });
+    }
+    return value;
+  }
+
+  /** Forgets everything (also called by this process's own credential changes, after commit). */
+  invalidate(): void {
+    this.generation += 1;
+    this.entries.clear();
+    // a look-up in flight may have read the old rows: later callers must not share it
+    this.loading.clear();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.listener?.stop();
+    this.listener = null;
+  }
+
+  /** Whether answers may come from memory now; starts listening on first use. */
+  private active(): boolean {
+    if (this.ttlMs === 0) return false;
+    if (!this.listener) this.startListening();
+    return this.listener?.listening ?? false;
+  }
+
+  private startListening(): void {
+    this.listener = new ListenConnection({
+      connectionString: this.config.DATABASE_URL,
+      channel: CREDENTIALS_CHANGED_CHANNEL,
+      applicationName: 'grc-credential-cache',
+      logger: this.logger,
+      reconnectMs: LISTEN_RECONNECT_MS,
+      onNotification: () => {
+        this.stats.invalidations += 1;
+        this.invalidate();
+      },
+      // whatever was cached before may have changed unannounced while we were not listening
+      onListening: () => this.invalidate(),
+      onLost: () => this.invalidate(),
+    });
+    void this.listener.start();
+  }
+}
