@@ -1,21 +1,39 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
+import { APP_ROLE } from './1764000000000-initial-schema.js';
 
 /** Channel on which every change that can alter who a credential is, or what it may do, is announced. */
 export const CREDENTIALS_CHANGED_CHANNEL = 'credentials_changed';
 
+/** One row, one number: bumped (transactionally) by every such change. */
+export const CREDENTIAL_GENERATION = `(SELECT value FROM credential_generation)`;
+
 /**
- * Services keep verified credentials in memory (src/modules/auth/principal-cache.ts) and forget them
- * all when this channel speaks. The triggers are on the tables, not in the code that changes them,
- * so the CLI, another replica, a migration or a hand-written UPDATE all invalidate alike. New
- * access tokens are the one change left out: nothing cached depends on a row that did not exist,
- * and the token endpoint would otherwise empty every cache hundreds of times a second.
- * A notification is sent at commit; identical ones of one transaction are folded into one.
+ * Services keep verified credentials in memory (src/common/database/credential-cache.ts). Every
+ * change that could alter one bumps `credential_generation` in its own transaction and notifies
+ * `credentials_changed` at commit: the notification empties the caches within milliseconds, and
+ * the generation, read in the same round trip that opens every tenant transaction, closes even
+ * that window — a request whose credential was verified at an older generation is verified again
+ * before it touches data (src/common/database/tenant-transactions.ts).
+ * The triggers are on the tables, not in the code that changes them, so the CLI, another replica,
+ * a migration or a hand-written UPDATE all count alike. New access tokens are the one change left
+ * out: nothing verified depends on a row that did not exist, and the token endpoint would
+ * otherwise bump the generation hundreds of times a second.
  */
 export class CredentialChangeNotify1764000300000 implements MigrationInterface {
   async up(q: QueryRunner): Promise<void> {
     await q.query(`
-      CREATE FUNCTION notify_credentials_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+      CREATE TABLE credential_generation (
+        singleton boolean PRIMARY KEY DEFAULT true CHECK (singleton),
+        value bigint NOT NULL
+      );
+      INSERT INTO credential_generation (value) VALUES (1);
+      GRANT SELECT ON credential_generation TO ${APP_ROLE};
+
+      -- SECURITY DEFINER: whichever role makes the change, the counter moves
+      CREATE FUNCTION notify_credentials_changed() RETURNS trigger LANGUAGE plpgsql
+        SECURITY DEFINER SET search_path = pg_catalog, public AS $$
       BEGIN
+        UPDATE credential_generation SET value = value + 1;
         PERFORM pg_notify('${CREDENTIALS_CHANGED_CHANNEL}', '');
         RETURN NULL;
       END $$;
@@ -43,6 +61,7 @@ export class CredentialChangeNotify1764000300000 implements MigrationInterface {
       DROP TRIGGER tenants_changed ON tenants;
       DROP TRIGGER tenant_entitlement_overrides_changed ON tenant_entitlement_overrides;
       DROP FUNCTION notify_credentials_changed();
+      DROP TABLE credential_generation;
     `);
   }
 }

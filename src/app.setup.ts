@@ -1,6 +1,7 @@
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Logger } from 'nestjs-pino';
 import type { AppConfig } from './common/config/app-config.js';
+import { credentialScopeMiddleware } from './common/database/credential-freshness.js';
 import { answerClientErrorsWithProblems } from './common/http/client-error.js';
 import { ProblemFilter } from './common/http/problem.filter.js';
 import { createValidationPipe } from './common/http/validation.js';
@@ -16,6 +17,8 @@ export function configureApp(app: NestExpressApplication, config: AppConfig): vo
   app.set('etag', false);
   app.useBodyParser('json', { limit: config.BODY_LIMIT });
   app.useBodyParser('urlencoded', { limit: config.BODY_LIMIT, extended: false });
+  // after the body parsers: their stream callbacks would leave the request's async context
+  app.use(credentialScopeMiddleware);
   app.setGlobalPrefix(API_PREFIX, { exclude: ['health/live', 'health/ready', 'metrics'] });
   app.useGlobalPipes(createValidationPipe());
   app.useGlobalFilters(new ProblemFilter());

@@ -16,16 +16,15 @@ import { runCli } from './support/cli.js';
 
 /** Waits until the app's cache is listening (it starts on the first authenticated request). */
 async function untilListening(t: TestApp, auth: string): Promise<void> {
+  const cache = t.app.get(CredentialCache);
   const deadline = Date.now() + 10_000;
   for (;;) {
     await call(t.baseUrl, 'GET', '/projects', { auth });
-    const { rows } = await sql(
-      t,
-      `SELECT count(*)::int AS n FROM pg_stat_activity
-        WHERE application_name = 'grc-credential-cache' AND datname = current_database()
-          AND query ILIKE 'LISTEN%'`,
-    );
-    if (rows[0].n > 0) return;
+    if (cache.listening) {
+      // this request's answer is kept now
+      await call(t.baseUrl, 'GET', '/projects', { auth });
+      return;
+    }
     if (Date.now() > deadline) throw new Error('the credential cache never started listening');
     await new Promise((r) => setTimeout(r, 20));
   }
@@ -184,6 +183,102 @@ describe('credential cache', () => {
       expect(res.status).toBe(401);
       const other = await createCaller(t.app);
       await untilListening(t, other.auth);
+    });
+  });
+
+  describe('when a change has committed but its notification has not arrived yet', () => {
+    let t: TestApp;
+    let restore: () => void;
+    beforeAll(async () => {
+      t = await startTestApp({ AUTH_CACHE_TTL_MS: '60000' });
+    });
+    afterAll(async () => {
+      await t.close();
+    });
+
+    /** The cache keeps everything it knows, as if every notification were still on its way. */
+    function deafen(): void {
+      const cache = t.app.get(CredentialCache);
+      const invalidate = cache.invalidate.bind(cache);
+      cache.invalidate = () => undefined;
+      restore = () => {
+        cache.invalidate = invalidate;
+      };
+    }
+
+    it('a revoked token touches no data: the transaction sees the newer generation and verifies again', async () => {
+      const c = await createCaller(t.app);
+      await untilListening(t, c.auth);
+      deafen();
+      try {
+        await sql(t, `UPDATE access_tokens SET revoked_at = now() WHERE token_digest = $1`, [
+          digest(c.token),
+        ]);
+        for (const path of ['/projects', `/projects/1/documents`, '/webhooks']) {
+          const res = await call(t.baseUrl, 'GET', path, { auth: c.auth });
+          expect({ path, status: res.status, code: res.body?.code }).toEqual({
+            path,
+            status: 401,
+            code: 'invalid_token',
+          });
+          expect(res.headers.get('www-authenticate')).toBe(
+            'Bearer realm="api", error="invalid_token"',
+          );
+        }
+      } finally {
+        restore();
+      }
+    });
+
+    it('a plan change applies to the next request that touches data', async () => {
+      const c = await createCaller(t.app);
+      await untilListening(t, c.auth);
+      expect((await call(t.baseUrl, 'GET', '/webhooks', { auth: c.auth })).status).toBe(200);
+      deafen();
+      try {
+        await sql(t, `UPDATE tenants SET plan = 'professional' WHERE id = $1`, [c.tenantId]);
+        const res = await call(t.baseUrl, 'GET', '/webhooks', { auth: c.auth });
+        expect({ status: res.status, code: res.body?.code }).toEqual({
+          status: 403,
+          code: 'entitlement_required',
+        });
+        // what the new plan still allows goes on working, verified against the new rows
+        expect((await call(t.baseUrl, 'GET', '/projects', { auth: c.auth })).status).toBe(200);
+      } finally {
+        restore();
+      }
+    });
+
+    it('a disabled client gets no token, though its verification was cached', async () => {
+      const c = await createCaller(t.app);
+      const ask = () =>
+        call(t.baseUrl, 'POST', '/oauth/token', {
+          body: {
+            grant_type: 'client_credentials',
+            client_id: c.client.clientId,
+            client_secret: c.client.clientSecret,
+          },
+        });
+      await untilListening(t, c.auth);
+      expect((await ask()).status).toBe(200);
+      deafen();
+      try {
+        await sql(t, `UPDATE api_clients SET enabled = false WHERE id = $1`, [c.client.id]);
+        const refused = await ask();
+        expect({ status: refused.status, error: refused.body?.error }).toEqual({
+          status: 401,
+          error: 'invalid_client',
+        });
+        const { rows } = await sql(
+          t,
+          `SELECT count(*)::int AS n FROM access_tokens WHERE api_client_id = $1`,
+          [c.client.id],
+        );
+        // the factory's token and the one issued before the change; none after it
+        expect(rows[0].n).toBe(2);
+      } finally {
+        restore();
+      }
     });
   });
 

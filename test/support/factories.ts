@@ -46,9 +46,14 @@ export async function issueToken(
   ttlSeconds = 3600,
 ): Promise<string> {
   const credentials = app.get(CredentialsService);
-  const verified = await credentials.verifyClient(client.clientId, client.clientSecret);
+  // fresh: a credential change made by the test a moment ago would refuse a cached verification
+  const verified = await credentials.verifyClient(client.clientId, client.clientSecret, {
+    fresh: true,
+  });
   if (!verified) throw new Error('test client does not verify');
-  const { token } = await credentials.issueAccessToken(verified, scopes, ttlSeconds);
+  const issued = await credentials.issueAccessToken(verified, scopes, ttlSeconds);
+  if (!issued) throw new Error('a credential change raced the test token');
+  const { token } = issued;
   rememberSecret(token);
   return token;
 }

@@ -48,6 +48,11 @@ export class CredentialCache implements OnApplicationShutdown {
     this.ttlMs = config.AUTH_CACHE_TTL_MS;
   }
 
+  /** Whether answers may come from memory now (observability; the tests read it). */
+  get listening(): boolean {
+    return this.listener?.listening ?? false;
+  }
+
   /**
    * The cached answer for `key`, or `load()`'s (kept only when it is not null). Concurrent misses
    * for one key share one look-up. `expiresAt` of the loaded value caps how long it is kept.

@@ -2,8 +2,48 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { ClientBase as PgClient } from 'pg';
-import type { DataSource, EntityManager, EntityTarget, ObjectLiteral, Repository } from 'typeorm';
+import type {
+  DataSource,
+  EntityManager,
+  EntityTarget,
+  ObjectLiteral,
+  QueryRunner,
+  Repository,
+} from 'typeorm';
 import { APP_ROLE } from '../../../migrations/1764000000000-initial-schema.js';
+import { CREDENTIAL_GENERATION } from '../../../migrations/1764000300000-credential-change-notify.js';
+import { verifiedCredential } from './credential-freshness.js';
+
+/** Re-verifications one request may need before its transaction settles (changes in a burst). */
+const MAX_REVERIFY = 3;
+
+/** Opens a tenant transaction; answers one row with the current credential generation. */
+const openTenantTransaction = (tenantId: number, readOnly = false): string =>
+  `START TRANSACTION${readOnly ? ' READ ONLY' : ''}; SET LOCAL ROLE ${APP_ROLE}; ` +
+  `SELECT set_config('app.tenant_id', '${tenantId}', true), ${CREDENTIAL_GENERATION} AS generation`;
+
+/**
+ * True when the request's credential was verified before the newest committed credential change:
+ * it must be verified again before this transaction may touch data.
+ */
+function isStale(generation: unknown): boolean {
+  const verified = verifiedCredential();
+  return (
+    verified !== undefined && generation !== undefined && Number(generation) > verified.generation
+  );
+}
+
+/** Verifies the request's credential again; throws the guard's 401/403 if it no longer passes. */
+async function reverify(generation: unknown): Promise<void> {
+  const verified = verifiedCredential();
+  if (!verified) return;
+  // never go backwards: a look-up cannot answer an older generation than the one just read
+  verified.generation = Math.max(await verified.reverify(), Number(generation));
+}
+
+interface PgResult {
+  rows: Array<Record<string, unknown>>;
+}
 
 interface TransactionScope {
   manager: EntityManager;
@@ -21,6 +61,11 @@ interface TransactionScope {
  * without an EntityManager threaded through every signature. It is opened with one round trip
  * (`START TRANSACTION; SET LOCAL ROLE …; set_config(…)`) rather than TypeORM's separate
  * `START TRANSACTION`: on the read path every round trip is a large share of the request.
+ *
+ * That same round trip reads `credential_generation`: if the request's credential was verified
+ * before a credential change that has committed since (possible only in the milliseconds before
+ * the change's notification reaches this process's cache), the transaction is rolled back before
+ * any work, the credential is verified again from the database, and the transaction reopened.
  */
 @Injectable()
 export class TenantTransactions {
@@ -40,11 +85,7 @@ export class TenantTransactions {
       return work();
     }
     // the id is a validated integer, so inlining it is safe
-    return this.transaction(
-      `START TRANSACTION; SET LOCAL ROLE ${APP_ROLE}; SELECT set_config('app.tenant_id', '${tenantId}', true)`,
-      tenantId,
-      work,
-    );
+    return this.transaction(openTenantTransaction(tenantId), tenantId, work);
   }
 
   /**
@@ -66,6 +107,18 @@ export class TenantTransactions {
       }
       return String(value);
     });
+    for (let attempt = 1; ; attempt++) {
+      const results = await this.readOnceRaw(
+        `${openTenantTransaction(tenantId, true)}; ${statement}; COMMIT`,
+      );
+      // the driver answers one result per statement: the third opens, the fourth is ours
+      const generation = results[2]?.rows[0]?.['generation'];
+      if (attempt > MAX_REVERIFY || !isStale(generation)) return (results[3]?.rows ?? []) as R[];
+      await reverify(generation);
+    }
+  }
+
+  private async readOnceRaw(sql: string): Promise<PgResult[]> {
     const [client, release] = await (
       this.dataSource.driver as unknown as {
         obtainMasterConnection(): Promise<[PgClient, (broken?: unknown) => void]>;
@@ -73,12 +126,7 @@ export class TenantTransactions {
     ).obtainMasterConnection();
     let broken: unknown;
     try {
-      const results = await client.query(
-        `START TRANSACTION READ ONLY; SET LOCAL ROLE ${APP_ROLE}; ` +
-          `SELECT set_config('app.tenant_id', '${tenantId}', true); ${statement}; COMMIT`,
-      );
-      // the driver answers one result per statement; the fourth is ours
-      return (results as unknown as Array<{ rows: R[] }>)[3]?.rows ?? [];
+      return (await client.query(sql)) as unknown as PgResult[];
     } catch (err) {
       // a failed statement leaves the transaction open and aborted on this connection; a
       // connection that cannot even roll back is discarded rather than returned to the pool
@@ -111,12 +159,37 @@ export class TenantTransactions {
     tenantId: number | null,
     work: () => Promise<T>,
   ): Promise<T> {
-    const runner = this.dataSource.createQueryRunner();
+    for (let attempt = 1; ; attempt++) {
+      const runner = this.dataSource.createQueryRunner();
+      const client = (await runner.connect()) as PgClient;
+      let opened: PgResult[];
+      try {
+        opened = (await client.query(begin)) as unknown as PgResult[];
+      } catch (err) {
+        await runner.query('ROLLBACK').catch(() => undefined);
+        await runner.release();
+        throw err;
+      }
+      const generation = tenantId === null ? undefined : opened[2]?.rows[0]?.['generation'];
+      if (attempt <= MAX_REVERIFY && isStale(generation)) {
+        // nothing done yet; the connection goes back first, since verifying needs one of its own
+        await runner.query('ROLLBACK').catch(() => undefined);
+        await runner.release();
+        await reverify(generation);
+        continue;
+      }
+      return this.inTransaction(runner, tenantId, work);
+    }
+  }
+
+  private async inTransaction<T>(
+    runner: QueryRunner,
+    tenantId: number | null,
+    work: () => Promise<T>,
+  ): Promise<T> {
     // writable on TypeORM's query runners; the QueryRunner interface only declares it read-only
     const state = runner as unknown as { isTransactionActive: boolean };
-    await runner.connect();
     try {
-      await runner.query(begin);
       // tells TypeORM a transaction is open, so save() and friends do not start their own
       state.isTransactionActive = true;
       try {

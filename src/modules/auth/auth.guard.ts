@@ -2,6 +2,7 @@ import { type ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { AuthGuard } from '@nestjs/passport';
 import type { Request } from 'express';
+import { recordVerifiedCredential } from '../../common/database/credential-freshness.js';
 import { EntitlementRequiredError } from '../tenancy/tenancy.errors.js';
 import {
   InsufficientScopeError,
@@ -10,6 +11,7 @@ import {
   UnauthenticatedError,
 } from './auth.errors.js';
 import { AUTHORIZATION, type AuthorizationRequirement } from './authorized.decorator.js';
+import { CredentialsService } from './credentials.service.js';
 import { ipAllowed } from './ip-allowlist.js';
 import type { Principal } from './principal.js';
 import { IS_PUBLIC } from './public.decorator.js';
@@ -20,7 +22,10 @@ import { IS_PUBLIC } from './public.decorator.js';
  */
 @Injectable()
 export class ApiAuthGuard extends AuthGuard('bearer') {
-  constructor(private readonly reflector: Reflector) {
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly credentials: CredentialsService,
+  ) {
     super();
   }
 
@@ -31,21 +36,22 @@ export class ApiAuthGuard extends AuthGuard('bearer') {
     if (!req.headers.authorization) throw new UnauthenticatedError();
     await super.canActivate(context);
     const principal = req.user!;
-
-    if (!ipAllowed(req.ip, principal.allowedIps)) throw new IpNotAllowedError();
     const requirement = this.reflector.getAllAndOverride<AuthorizationRequirement | undefined>(
       AUTHORIZATION,
       targets,
     );
-    if (requirement && !principal.scopes.has(requirement.scope)) {
-      throw new InsufficientScopeError(requirement.scope);
-    }
-    if (principal.credential.kind === 'pat' && !principal.entitlements.has('auth.pat')) {
-      throw new EntitlementRequiredError('auth.pat');
-    }
-    if (requirement && !principal.entitlements.has(requirement.entitlement)) {
-      throw new EntitlementRequiredError(requirement.entitlement);
-    }
+    authorize(req.ip, principal, requirement);
+    const token = bearerToken(req.headers.authorization);
+    recordVerifiedCredential({
+      generation: principal.generation,
+      // the same checks against the database's current rows; throws their 401/403
+      reverify: async () => {
+        const fresh = token ? await this.credentials.authenticate(token, { fresh: true }) : null;
+        if (!fresh) throw new InvalidTokenError();
+        authorize(req.ip, fresh, requirement);
+        return fresh.generation;
+      },
+    });
     return true;
   }
 
@@ -53,5 +59,28 @@ export class ApiAuthGuard extends AuthGuard('bearer') {
     if (err) throw err instanceof Error ? err : new InvalidTokenError();
     if (!user) throw new InvalidTokenError();
     return user;
+  }
+}
+
+/** What passport-http-bearer read from the header (RFC 6750 §2.1). */
+function bearerToken(authorization: string | undefined): string | undefined {
+  return /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '')?.[1];
+}
+
+/** CONTRACT.md §2 order after authentication: IP allowlist, scope, entitlement. */
+function authorize(
+  ip: string | undefined,
+  principal: Principal,
+  requirement: AuthorizationRequirement | undefined,
+): void {
+  if (!ipAllowed(ip, principal.allowedIps)) throw new IpNotAllowedError();
+  if (requirement && !principal.scopes.has(requirement.scope)) {
+    throw new InsufficientScopeError(requirement.scope);
+  }
+  if (principal.credential.kind === 'pat' && !principal.entitlements.has('auth.pat')) {
+    throw new EntitlementRequiredError('auth.pat');
+  }
+  if (requirement && !principal.entitlements.has(requirement.entitlement)) {
+    throw new EntitlementRequiredError(requirement.entitlement);
   }
 }

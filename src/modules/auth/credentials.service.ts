@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { digest, digestsEqual, isWellFormedToken, mintToken } from '../../common/crypto/tokens.js';
+import { CREDENTIAL_GENERATION } from '../../../migrations/1764000300000-credential-change-notify.js';
 import { CredentialCache } from '../../common/database/credential-cache.js';
 import { effectiveEntitlements, type Plan } from '../tenancy/entitlements.js';
 import { ApiClient } from './entities/api-client.entity.js';
@@ -16,6 +17,8 @@ interface PrincipalRow {
   plan: Plan;
   overrides: Array<{ entitlement: string; granted: boolean }> | null;
   expires_at: Date;
+  /** bigint: a string from the driver */
+  generation: string;
 }
 
 interface ClientRow {
@@ -24,6 +27,7 @@ interface ClientRow {
   secret_digest: Buffer;
   scopes: string[];
   allowed_ips: string[];
+  generation: string;
 }
 
 const OVERRIDES = `(SELECT json_agg(json_build_object('entitlement', o.entitlement, 'granted', o.granted))
@@ -32,7 +36,7 @@ const OVERRIDES = `(SELECT json_agg(json_build_object('entitlement', o.entitleme
 /** One round trip per look-up (most requests are answered by the CredentialCache): the token, its client, the tenant's plan and overrides. */
 const ACCESS_TOKEN_LOOKUP = `
   SELECT t.tenant_id, t.api_client_id AS credential_id, t.scopes, c.allowed_ips, ten.plan,
-    t.expires_at, ${OVERRIDES}
+    t.expires_at, ${CREDENTIAL_GENERATION} AS generation, ${OVERRIDES}
   FROM access_tokens t
   JOIN api_clients c ON c.id = t.api_client_id AND c.enabled
   JOIN tenants ten ON ten.id = t.tenant_id
@@ -40,7 +44,7 @@ const ACCESS_TOKEN_LOOKUP = `
 
 const PAT_LOOKUP = `
   SELECT p.tenant_id, p.id AS credential_id, p.scopes, p.allowed_ips, ten.plan,
-    p.expires_at, ${OVERRIDES}
+    p.expires_at, ${CREDENTIAL_GENERATION} AS generation, ${OVERRIDES}
   FROM personal_access_tokens p
   JOIN tenants ten ON ten.id = p.tenant_id
   WHERE p.token_digest = $1 AND p.revoked_at IS NULL AND p.expires_at > now()`;
@@ -52,6 +56,7 @@ function toPrincipal(kind: 'client' | 'pat', row: PrincipalRow): Principal {
     scopes: new Set(row.scopes.filter(isScope)),
     allowedIps: row.allowed_ips,
     entitlements: effectiveEntitlements(row.plan, row.overrides ?? []),
+    generation: Number(row.generation),
   };
 }
 
@@ -61,6 +66,8 @@ export interface VerifiedClient {
   clientId: string;
   scopes: Scope[];
   allowedIps: string[];
+  /** `credential_generation` as of the look-up the client was verified with. */
+  generation: number;
 }
 
 /**
@@ -74,8 +81,11 @@ export class CredentialsService {
     private readonly cache: CredentialCache,
   ) {}
 
-  /** Resolves a bearer token to its principal; null for anything unknown, expired or revoked. */
-  async authenticate(token: string): Promise<Principal | null> {
+  /**
+   * Resolves a bearer token to its principal; null for anything unknown, expired or revoked.
+   * `fresh`: from the database even if the cache knows it (re-verification of a stale request).
+   */
+  async authenticate(token: string, { fresh = false } = {}): Promise<Principal | null> {
     const kind = isWellFormedToken(token, 'gat')
       ? 'client'
       : isWellFormedToken(token, 'gpat')
@@ -83,7 +93,7 @@ export class CredentialsService {
         : null;
     if (!kind) return null;
     const tokenDigest = digest(token);
-    const found = await this.cache.get(`${kind}:${tokenDigest.toString('base64')}`, async () => {
+    const lookUp = async () => {
       const rows: PrincipalRow[] = await this.db.query(
         kind === 'client' ? ACCESS_TOKEN_LOOKUP : PAT_LOOKUP,
         [tokenDigest],
@@ -92,22 +102,34 @@ export class CredentialsService {
       return row
         ? { principal: toPrincipal(kind, row), expiresAt: row.expires_at.getTime() }
         : null;
-    });
+    };
+    const found = fresh
+      ? await lookUp()
+      : await this.cache.get(`${kind}:${tokenDigest.toString('base64')}`, lookUp);
     // an entry outlives its token by at most the cache age; the token's own expiry is exact
     return found && found.expiresAt > Date.now() ? found.principal : null;
   }
 
-  /** Checks a client's id and secret; null for an unknown or disabled client or a wrong secret. */
-  async verifyClient(clientId: string, secret: string): Promise<VerifiedClient | null> {
+  /**
+   * Checks a client's id and secret; null for an unknown or disabled client or a wrong secret.
+   * `fresh`: from the database even if the cache knows the client.
+   */
+  async verifyClient(
+    clientId: string,
+    secret: string,
+    { fresh = false } = {},
+  ): Promise<VerifiedClient | null> {
     if (!/^gci_[0-9A-Za-z]{49}$/.test(clientId) || !isWellFormedToken(secret, 'gcs')) return null;
-    const found = await this.cache.get(`gci:${clientId}`, async () => {
+    const lookUp = async () => {
       const rows: ClientRow[] = await this.db.query(
-        `SELECT id, tenant_id, secret_digest, scopes, allowed_ips
+        `SELECT id, tenant_id, secret_digest, scopes, allowed_ips,
+                ${CREDENTIAL_GENERATION} AS generation
            FROM api_clients WHERE client_id = $1 AND enabled`,
         [clientId],
       );
       return rows[0] ? { client: rows[0], expiresAt: Number.POSITIVE_INFINITY } : null;
-    });
+    };
+    const found = fresh ? await lookUp() : await this.cache.get(`gci:${clientId}`, lookUp);
     const client = found?.client;
     if (!client || !digestsEqual(client.secret_digest, digest(secret))) return null;
     return {
@@ -116,23 +138,30 @@ export class CredentialsService {
       clientId,
       scopes: client.scopes.filter(isScope),
       allowedIps: client.allowed_ips,
+      generation: Number(client.generation),
     };
   }
 
-  /** Mints an access token for a verified client; only its digest is stored. */
+  /**
+   * Mints an access token for a verified client; only its digest is stored. Null, and nothing
+   * stored, when a credential change has committed since the client was verified (it may have
+   * been disabled a moment ago): verify it again from the database and retry.
+   */
   async issueAccessToken(
     client: VerifiedClient,
     scopes: readonly Scope[],
     ttlSeconds: number,
-  ): Promise<{ token: string; expiresAt: Date }> {
+  ): Promise<{ token: string; expiresAt: Date } | null> {
     const token = mintToken('gat');
     const expiresAt = new Date(Date.now() + ttlSeconds * 1000);
-    await this.db.query(
+    // the generation is compared in the INSERT itself: no extra round trip, no window
+    const inserted: unknown[] = await this.db.query(
       `INSERT INTO access_tokens (tenant_id, api_client_id, token_digest, scopes, expires_at)
-       VALUES ($1, $2, $3, $4, $5)`,
-      [client.tenantId, client.id, digest(token), [...scopes], expiresAt],
+       SELECT $1, $2, $3, $4, $5 WHERE ${CREDENTIAL_GENERATION} = $6
+       RETURNING 1`,
+      [client.tenantId, client.id, digest(token), [...scopes], expiresAt, client.generation],
     );
-    return { token, expiresAt };
+    return inserted.length === 1 ? { token, expiresAt } : null;
   }
 
   /** Registers a client; the secret is returned here only and stored as a digest. */

@@ -13,4 +13,9 @@ export interface Principal {
   scopes: ReadonlySet<Scope>;
   allowedIps: readonly string[];
   entitlements: ReadonlySet<Entitlement>;
+  /**
+   * `credential_generation` as of the look-up this principal was read with; the transaction layer
+   * re-verifies a request whose principal is older than the newest credential change.
+   */
+  generation: number;
 }

@@ -8,6 +8,8 @@ import type { AuditLocals } from '../audit/audited.decorator.js';
 export const TTL_MIN = 300;
 export const TTL_MAX = 86_400;
 export const TTL_DEFAULT = 3600;
+/** Issuing races a credential change at most this often before giving up (a burst of changes). */
+const MAX_ISSUE_ATTEMPTS = 3;
 
 /** What the token endpoint needs of an HTTP request. */
 export interface TokenRequest {
@@ -161,26 +163,32 @@ export class OAuthTokenService {
       secret: params.client_secret,
       basic: false,
     };
-    const client = await this.authenticateClient(creds, request.ip);
-    audit.tenantId = client.tenantId;
-    audit.credentialRef = `client:${client.id}`;
-
-    const granted = this.grantScopes(client, requested);
-    const { token } = await this.credentials.issueAccessToken(client, granted, ttl);
-    return {
-      access_token: token,
-      token_type: 'Bearer',
-      expires_in: ttl,
-      scope: granted.join(' '),
-    };
+    // the first attempt may be answered from the cache; should a credential change have
+    // committed since (the insert sees it), the client is verified again from the database
+    for (let attempt = 1; attempt <= MAX_ISSUE_ATTEMPTS; attempt++) {
+      const client = await this.authenticateClient(creds, request.ip, attempt > 1);
+      audit.tenantId = client.tenantId;
+      audit.credentialRef = `client:${client.id}`;
+      const granted = this.grantScopes(client, requested);
+      const issued = await this.credentials.issueAccessToken(client, granted, ttl);
+      if (issued) {
+        return {
+          access_token: issued.token,
+          token_type: 'Bearer',
+          expires_in: ttl,
+          scope: granted.join(' '),
+        };
+      }
+    }
+    throw new Error('credentials kept changing while a token was issued');
   }
-
   private async authenticateClient(
     creds: ClientCredentials,
     ip: string | undefined,
+    fresh: boolean,
   ): Promise<VerifiedClient> {
     if (!creds.clientId || !creds.secret) throw invalidClient(creds.basic);
-    const client = await this.credentials.verifyClient(creds.clientId, creds.secret);
+    const client = await this.credentials.verifyClient(creds.clientId, creds.secret, { fresh });
     if (!client || !ipAllowed(ip, client.allowedIps)) throw invalidClient(creds.basic);
     return client;
   }
