@@ -11,7 +11,7 @@ import { AppError } from '../../common/http/app-error.js';
 import { OAuthError } from '../../common/http/oauth-error.js';
 import type { Principal } from '../auth/principal.js';
 import { AuditService } from './audit.service.js';
-import { AUDITED, type AuditLocals, type AuditSpec } from './audited.decorator.js';
+import { AUDITED, type AuditLocals, type AuditSpec } from './audit-spec.js';
 
 /**
  * Writes one audit line per call of an `@Audited` route, success or failure, with who (tenant,
