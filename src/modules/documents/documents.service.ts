@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { isoTimestamp } from '../../common/database/sql-json.js';
 import { TenantTransactions } from '../../common/database/tenant-transactions.js';
 import { NotFoundError } from '../../common/http/app-error.js';
 import { EventsService } from '../events/events.service.js';
@@ -271,8 +272,7 @@ function versionView(v: DocumentVersion): VersionView {
 }
 
 /** Timestamps as `toISOString()` writes them (UTC, milliseconds), so every route agrees. */
-const ISO = (column: string): string =>
-  `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+const ISO = isoTimestamp;
 
 const DOCUMENT_VIEW_SQL = `
   SELECT json_build_object(

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { isoTimestamp } from '../../common/database/sql-json.js';
 import { TenantTransactions } from '../../common/database/tenant-transactions.js';
 import { NotFoundError } from '../../common/http/app-error.js';
 import { ProjectFile } from './entities/project-file.entity.js';
@@ -38,6 +39,16 @@ export interface NewProjectFile {
   storage_location: string;
 }
 
+const PROJECT_PAGE_SQL = `
+  SELECT COALESCE((
+      SELECT json_agg(json_build_object(
+               'projectId', p.id, 'name', p.name, 'description', p.description,
+               'status', p.status, 'created_at', ${isoTimestamp('p.created_at')},
+               'updated_at', ${isoTimestamp('p.updated_at')}) ORDER BY p.id)
+        FROM (SELECT * FROM projects WHERE tenant_id = $1 ORDER BY id LIMIT $2 OFFSET $3) p
+    ), '[]'::json) AS data,
+    (SELECT count(*) FROM projects WHERE tenant_id = $1) AS total`;
+
 /** Projects and their file metadata, tenant by tenant. */
 @Injectable()
 export class ProjectsService {
@@ -74,16 +85,18 @@ export class ProjectsService {
     });
   }
 
-  listProjects(tenantId: number, limit: number, offset: number): Promise<ProjectPage> {
-    return this.tx.run(tenantId, async () => {
-      const [rows, total] = await this.tx.repo(Project).findAndCount({
-        where: { tenantId },
-        order: { id: 'ASC' },
-        take: limit,
-        skip: offset,
-      });
-      return { data: rows.map(projectView), page: { limit, offset, total } };
-    });
+  /** One round trip: the page and the total in one statement (one snapshot), JSON built there. */
+  async listProjects(tenantId: number, limit: number, offset: number): Promise<ProjectPage> {
+    const rows = await this.tx.readOnce<{ data: ProjectView[]; total: string }>(
+      tenantId,
+      PROJECT_PAGE_SQL,
+      [tenantId, limit, offset],
+    );
+    const row = rows[0];
+    return {
+      data: row?.data ?? [],
+      page: { limit, offset, total: Number(row?.total ?? 0) },
+    };
   }
 
   /** 400 `project_not_found` for an unknown or foreign project, as SPEC.md says. */
