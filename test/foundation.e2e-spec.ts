@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DataSource } from 'typeorm';
-import { TenantTransactions } from '../src/common/database/tenant-transactions.js';
+import { openingReads, TenantTransactions } from '../src/common/database/tenant-transactions.js';
 import { startTestApp, type TestApp } from './support/app.js';
 import { createCaller, createTenant } from './support/factories.js';
 
@@ -58,6 +58,44 @@ describe('foundation', () => {
           tx.manager.query(`UPDATE projects SET tenant_id = $1 WHERE name = 'mine'`, [b]),
         ),
       ).rejects.toThrow(/row-level security/);
+    });
+
+    it('opening reads run under row-level security, in order, with the work in their transaction', async () => {
+      const a = await createTenant(t.app);
+      const b = await createTenant(t.app);
+      const ds = t.app.get(DataSource);
+      await ds.query(`INSERT INTO projects (tenant_id, name) VALUES ($1, 'oa'), ($2, 'ob')`, [
+        a,
+        b,
+      ]);
+      const tx = t.app.get(TenantTransactions);
+      const names = (sql: string, min: number) => ({
+        statements: [sql],
+        integers: [min],
+        read: ([rows]: ReadonlyArray<Array<Record<string, unknown>>>) =>
+          (rows ?? []).map((r) => r['name']),
+      });
+      const opening = openingReads(
+        names(`SELECT name FROM projects WHERE id >= $1 AND name LIKE 'o%' ORDER BY name`, 0),
+        names(`SELECT current_setting('app.tenant_id') AS name WHERE $1 = 1`, 1),
+      );
+      const seen = await tx.runOpening(a, opening, async ([projects, setting]) => {
+        const inside: unknown[] = await tx.manager.query(
+          `SELECT current_setting('app.tenant_id') AS s`,
+        );
+        return { projects, setting, inside };
+      });
+      expect(seen).toEqual({ projects: ['oa'], setting: [String(a)], inside: [{ s: String(a) }] });
+      // inside a transaction already, the statements run in it
+      const nested = await tx.run(b, async () => {
+        await tx.manager.query(`INSERT INTO projects (tenant_id, name) VALUES ($1, 'ob2')`, [b]);
+        return tx.runOpening(b, opening, async ([projects]) => projects);
+      });
+      expect(nested).toEqual(['ob', 'ob2']);
+      // only integers are ever inlined into the SQL text
+      await expect(
+        tx.runOpening(a, { ...opening, integers: [0.5, 1] }, async () => 'ran'),
+      ).rejects.toThrow(/must be an integer/);
     });
 
     it('without a tenant the application role sees nothing at all', async () => {

@@ -446,13 +446,15 @@ describe('document locks', () => {
     });
   });
 
-  describe('assertWritable', () => {
+  describe('writeAccess().assertWritable', () => {
     it('passes an unlocked document and its own token, and refuses any other with 423', async () => {
       const documentId = await newDocument();
       const locks = t.app.get(LocksService);
       const tx = t.app.get(TenantTransactions);
       const assert = (token: string | undefined) =>
-        tx.run(caller.tenantId, () => locks.assertWritable(caller.tenantId, documentId, token));
+        tx.runOpening(caller.tenantId, locks.writeAccess(caller.tenantId, documentId), (access) =>
+          Promise.resolve(access.assertWritable(token)),
+        );
       await expect(assert(undefined)).resolves.toBeUndefined();
       await expect(assert(mintToken('glk'))).resolves.toBeUndefined();
       const lock = await checkoutAs(documentId);

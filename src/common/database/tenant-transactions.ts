@@ -45,6 +45,48 @@ interface PgResult {
   rows: Array<Record<string, unknown>>;
 }
 
+type Rows = Array<Record<string, unknown>>;
+
+/**
+ * Reads sent in the round trip that opens a tenant transaction (`TenantTransactions.runOpening`),
+ * so a write path's first look at its rows costs no round trip of its own. Each statement runs
+ * in order with a fresh snapshot of its own (read committed), as separate queries would. The
+ * simple query protocol has no bind parameters: `$n` may stand for integers only, which are
+ * validated and inlined.
+ */
+export interface OpeningRead<T> {
+  statements: readonly string[];
+  integers: readonly number[];
+  /** Their rows, one array per statement in order, turned into the value the work receives. */
+  read(results: readonly Rows[]): T;
+}
+
+/** Two opening reads as one, in order. */
+export function openingReads<A, B>(a: OpeningRead<A>, b: OpeningRead<B>): OpeningRead<[A, B]> {
+  const shift = a.integers.length;
+  const renumber = (sql: string) =>
+    sql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + shift}`);
+  return {
+    statements: [...a.statements, ...b.statements.map(renumber)],
+    integers: [...a.integers, ...b.integers],
+    read: (results) => [
+      a.read(results.slice(0, a.statements.length)),
+      b.read(results.slice(a.statements.length)),
+    ],
+  };
+}
+
+/** `$n` → the n-th integer, validated: the only values ever inlined into SQL text. */
+function inlineIntegers(sql: string, integers: readonly number[]): string {
+  return sql.replace(/\$(\d+)/g, (_, n: string) => {
+    const value = integers[Number(n) - 1];
+    if (value === undefined || !Number.isSafeInteger(value)) {
+      throw new Error(`inlined parameter $${n} must be an integer`);
+    }
+    return String(value);
+  });
+}
+
 interface TransactionScope {
   manager: EntityManager;
   /** null: the owner role (system work), which sees every tenant. */
@@ -85,7 +127,35 @@ export class TenantTransactions {
       return work();
     }
     // the id is a validated integer, so inlining it is safe
-    return this.transaction(openTenantTransaction(tenantId), tenantId, work);
+    return this.transaction(openTenantTransaction(tenantId), tenantId, () => work());
+  }
+
+  /**
+   * `run`, with `opening`'s statements sent in the round trip that opens the transaction; `work`
+   * receives what they read. Inside a transaction already, the statements run there, one by one.
+   */
+  async runOpening<R, T>(
+    tenantId: number,
+    opening: OpeningRead<R>,
+    work: (read: R) => Promise<T>,
+  ): Promise<T> {
+    const statements = opening.statements.map((sql) => inlineIntegers(sql, opening.integers));
+    if (this.scope.getStore()) {
+      return this.run(tenantId, async () => {
+        const results: Rows[] = [];
+        for (const sql of statements) results.push(await this.manager.query(sql));
+        return work(opening.read(results));
+      });
+    }
+    if (!Number.isSafeInteger(tenantId) || tenantId < 1) {
+      throw new Error('tenant transaction without a valid tenant id');
+    }
+    return this.transaction(
+      [openTenantTransaction(tenantId), ...statements].join('; '),
+      tenantId,
+      // the first three results open the transaction
+      (opened) => work(opening.read(opened.slice(3).map((r) => r.rows))),
+    );
   }
 
   /**
@@ -100,13 +170,7 @@ export class TenantTransactions {
     if (!Number.isSafeInteger(tenantId) || tenantId < 1) {
       throw new Error('tenant transaction without a valid tenant id');
     }
-    const statement = sql.replace(/\$(\d+)/g, (_, n: string) => {
-      const value = integers[Number(n) - 1];
-      if (value === undefined || !Number.isSafeInteger(value)) {
-        throw new Error(`readOnce parameter $${n} must be an integer`);
-      }
-      return String(value);
-    });
+    const statement = inlineIntegers(sql, integers);
     for (let attempt = 1; ; attempt++) {
       const results = await this.readOnceRaw(
         `${openTenantTransaction(tenantId, true)}; ${statement}; COMMIT`,
@@ -142,7 +206,7 @@ export class TenantTransactions {
   /** Runs work as the owner role, across tenants: workers, sweepers and the admin CLI only. */
   runAsSystem<T>(work: () => Promise<T>): Promise<T> {
     if (this.scope.getStore()) return work();
-    return this.transaction('START TRANSACTION', null, work);
+    return this.transaction('START TRANSACTION', null, () => work());
   }
 
   /** The entity manager of the current transaction (or a plain one outside of any). */
@@ -157,7 +221,7 @@ export class TenantTransactions {
   private async transaction<T>(
     begin: string,
     tenantId: number | null,
-    work: () => Promise<T>,
+    work: (opened: PgResult[]) => Promise<T>,
   ): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       const runner = this.dataSource.createQueryRunner();
@@ -178,7 +242,7 @@ export class TenantTransactions {
         await reverify(generation);
         continue;
       }
-      return this.inTransaction(runner, tenantId, work);
+      return this.inTransaction(runner, tenantId, () => work(opened));
     }
   }
 

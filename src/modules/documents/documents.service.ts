@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { isoTimestamp } from '../../common/database/sql-json.js';
-import { TenantTransactions } from '../../common/database/tenant-transactions.js';
+import { type OpeningRead, TenantTransactions } from '../../common/database/tenant-transactions.js';
 import { NotFoundError } from '../../common/http/app-error.js';
 import { EventsService } from '../events/events.service.js';
 import { ProjectsService } from '../projects/projects.service.js';
@@ -79,12 +79,21 @@ export class DocumentService {
   }
 
   /**
-   * As `lockDocument`, but `FOR SHARE`: holders do not wait for each other, only for (and block)
+   * As `lockDocument`, but `FOR SHARE`, and read in the round trip that opens the transaction
+   * (`TenantTransactions.runOpening`): holders do not wait for each other, only for (and block)
    * whoever takes the row `FOR UPDATE` — a new version, a checkout. Stagings take this, so many
    * can be staged on one document at once while none can slip past a version being created.
+   * Its value throws 404 for an unknown or foreign document.
    */
-  async shareLockDocument(tenantId: number, documentId: number): Promise<DocumentRef> {
-    return this.documentRef(tenantId, documentId, 'FOR SHARE');
+  shareLockedDocument(tenantId: number, documentId: number): OpeningRead<DocumentRef> {
+    return {
+      statements: [lockRowSql('FOR SHARE'), DOCUMENT_REF_SQL],
+      integers: [tenantId, documentId],
+      read: ([locked, refs]) => {
+        if (!locked?.length) throw new NotFoundError('document');
+        return documentRefOf(refs?.[0] as DocumentRefRow | undefined);
+      },
+    };
   }
 
   async getVersion(
@@ -187,36 +196,20 @@ export class DocumentService {
   private async documentRef(
     tenantId: number,
     documentId: number,
-    lock: 'FOR UPDATE' | 'FOR SHARE' | null,
+    lock: 'FOR UPDATE' | null,
   ): Promise<DocumentRef> {
     if (lock) {
-      // Lock in a statement of its own: a join locked FOR UPDATE that waits for a concurrent
-      // version is re-checked against the version row it read before the wait and returns no
-      // row, which would answer 404 for a document that exists; a scalar subquery instead would
-      // read the new version with the old snapshot and answer a NULL hash. The next statement
-      // takes a fresh snapshot and sees the version that committed during the wait.
-      const locked: unknown[] = await this.tx.manager.query(
-        `SELECT 1 FROM documents WHERE tenant_id = $1 AND id = $2 ${lock}`,
-        [tenantId, documentId],
-      );
+      const locked: unknown[] = await this.tx.manager.query(lockRowSql(lock), [
+        tenantId,
+        documentId,
+      ]);
       if (locked.length === 0) throw new NotFoundError('document');
     }
-    const rows: Array<{ id: number; project_id: number; version_id: number; hash: string }> =
-      await this.tx.manager.query(
-        `SELECT d.id, d.project_id, v.id AS version_id, v.content_hash AS hash
-           FROM documents d
-           JOIN document_versions v ON v.id = d.current_version_id AND v.tenant_id = d.tenant_id
-          WHERE d.tenant_id = $1 AND d.id = $2`,
-        [tenantId, documentId],
-      );
-    const row = rows[0];
-    if (!row) throw new NotFoundError('document');
-    return {
-      documentId: row.id,
-      projectId: row.project_id,
-      currentVersionId: row.version_id,
-      currentContentHash: row.hash,
-    };
+    const rows: DocumentRefRow[] = await this.tx.manager.query(DOCUMENT_REF_SQL, [
+      tenantId,
+      documentId,
+    ]);
+    return documentRefOf(rows[0]);
   }
 
   /** The document row must already be locked (or just created) by this transaction. */
@@ -273,6 +266,39 @@ function versionView(v: DocumentVersion): VersionView {
 
 /** Timestamps as `toISOString()` writes them (UTC, milliseconds), so every route agrees. */
 const ISO = isoTimestamp;
+
+/**
+ * Locks the document row in a statement of its own: a join locked FOR UPDATE that waits for a
+ * concurrent version is re-checked against the version row it read before the wait and returns
+ * no row, which would answer 404 for a document that exists; a scalar subquery instead would read
+ * the new version with the old snapshot and answer a NULL hash. The next statement
+ * (DOCUMENT_REF_SQL) takes a fresh snapshot and sees the version that committed during the wait.
+ */
+const lockRowSql = (lock: 'FOR UPDATE' | 'FOR SHARE'): string =>
+  `SELECT 1 FROM documents WHERE tenant_id = $1 AND id = $2 ${lock}`;
+
+const DOCUMENT_REF_SQL = `
+  SELECT d.id, d.project_id, v.id AS version_id, v.content_hash AS hash
+    FROM documents d
+    JOIN document_versions v ON v.id = d.current_version_id AND v.tenant_id = d.tenant_id
+   WHERE d.tenant_id = $1 AND d.id = $2`;
+
+interface DocumentRefRow {
+  id: number;
+  project_id: number;
+  version_id: number;
+  hash: string;
+}
+
+function documentRefOf(row: DocumentRefRow | undefined): DocumentRef {
+  if (!row) throw new NotFoundError('document');
+  return {
+    documentId: row.id,
+    projectId: row.project_id,
+    currentVersionId: row.version_id,
+    currentContentHash: row.hash,
+  };
+}
 
 const DOCUMENT_VIEW_SQL = `
   SELECT json_build_object(

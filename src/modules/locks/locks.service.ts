@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { digest, digestsEqual, isWellFormedToken, mintToken } from '../../common/crypto/tokens.js';
-import { TenantTransactions } from '../../common/database/tenant-transactions.js';
+import { type OpeningRead, TenantTransactions } from '../../common/database/tenant-transactions.js';
 import type { Principal } from '../auth/principal.js';
 import { DocumentService } from '../documents/documents.service.js';
 import { EventsService } from '../events/events.service.js';
@@ -19,6 +19,14 @@ interface ExpiredLockRow {
   expires_at: Date;
 }
 
+export interface WriteAccess {
+  /** Throws 423 `document_locked` unless the document is unlocked or `lockToken` is its lock's. */
+  assertWritable(lockToken: string | undefined): void;
+}
+
+const LIVE_LOCK_SQL = `SELECT id, token_digest, expires_at FROM document_locks
+  WHERE tenant_id = $1 AND document_id = $2 AND released_at IS NULL AND expires_at > now()`;
+
 /** TypeORM answers an UPDATE … RETURNING with `[rows, affected]`, unlike a SELECT or INSERT. */
 type UpdateResult<Row> = [Row[], number];
 
@@ -36,18 +44,27 @@ export class LocksService {
   ) {}
 
   /**
-   * Call inside the tenant transaction that already holds the document row lock, so the answer
-   * cannot change before the caller's write commits. A live lock admits only its own token.
+   * The document's live lock, read in the round trip that opens the caller's transaction, after
+   * the statements that take the document row lock (so the answer cannot change before the
+   * caller's write commits, and a lock committed while it waited is seen). Its value's
+   * `assertWritable` admits anyone when the document is not locked, only the lock's own token
+   * when it is, and throws 423 otherwise.
    */
-  async assertWritable(
-    tenantId: number,
-    documentId: number,
-    lockToken: string | undefined,
-  ): Promise<void> {
-    const live = await this.findLiveLock(tenantId, documentId);
-    if (!live) return;
-    if (lockToken !== undefined && this.tokenMatches(lockToken, live.token_digest)) return;
-    throw new DocumentLockedError(live.expires_at);
+  writeAccess(tenantId: number, documentId: number): OpeningRead<WriteAccess> {
+    return {
+      statements: [LIVE_LOCK_SQL],
+      integers: [tenantId, documentId],
+      read: ([rows]) => {
+        const live = rows?.[0] as LiveLockRow | undefined;
+        return {
+          assertWritable: (lockToken) => {
+            if (!live) return;
+            if (lockToken !== undefined && this.tokenMatches(lockToken, live.token_digest)) return;
+            throw new DocumentLockedError(live.expires_at);
+          },
+        };
+      },
+    };
   }
 
   /**
@@ -182,11 +199,7 @@ export class LocksService {
   }
 
   private async findLiveLock(tenantId: number, documentId: number): Promise<LiveLockRow | null> {
-    const rows: LiveLockRow[] = await this.tx.manager.query(
-      `SELECT id, token_digest, expires_at FROM document_locks
-        WHERE tenant_id = $1 AND document_id = $2 AND released_at IS NULL AND expires_at > now()`,
-      [tenantId, documentId],
-    );
+    const rows: LiveLockRow[] = await this.tx.manager.query(LIVE_LOCK_SQL, [tenantId, documentId]);
     return rows[0] ?? null;
   }
 

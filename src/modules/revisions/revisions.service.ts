@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import canonicalize from 'canonicalize';
-import { TenantTransactions } from '../../common/database/tenant-transactions.js';
+import { openingReads, TenantTransactions } from '../../common/database/tenant-transactions.js';
 import { NotFoundError, ValidationFailedError } from '../../common/http/app-error.js';
 import type { Principal } from '../auth/principal.js';
 import { contentHash } from '../documents/content-hash.js';
@@ -88,7 +88,12 @@ export class RevisionsService implements OnModuleInit {
         }
       : undefined;
 
-    return this.tx.run(tenantId, async () => {
+    // one round trip opens the transaction, takes the document row (shared) and reads its lock
+    const opening = openingReads(
+      this.documents.shareLockedDocument(tenantId, documentId),
+      this.locks.writeAccess(tenantId, documentId),
+    );
+    return this.tx.runOpening(tenantId, opening, async ([doc, access]) => {
       if (scope) {
         const claim = await this.idempotency.claim(scope, requestHash(dto, ifMatch, headers));
         if (claim.replay) {
@@ -102,8 +107,7 @@ export class RevisionsService implements OnModuleInit {
       }
       // shared: stagings on one document run side by side; a new version (FOR UPDATE) waits for
       // them and they wait for it, so the base check below cannot be overtaken
-      const doc = await this.documents.shareLockDocument(tenantId, documentId);
-      await this.locks.assertWritable(tenantId, documentId, headers.lockToken);
+      access.assertWritable(headers.lockToken);
 
       const current = doc.currentVersionId;
       const base = dto.base_version_id ?? current;
@@ -130,19 +134,41 @@ export class RevisionsService implements OnModuleInit {
         );
       }
 
-      const row = await this.tx.repo(ExternalRevision).save({
-        tenantId,
+      // plain SQL: TypeORM's save() deep-copies the (up to 1 MiB) content on the way in
+      const inserted: Array<{ id: number; created_at: Date }> = await this.tx.manager.query(
+        `INSERT INTO external_revisions (tenant_id, document_id, base_version_id, status, content,
+                                         content_hash, html, source_reference, credential_ref)
+         VALUES ($1, $2, $3, 'staged', $4::jsonb, $5, $6, $7, $8)
+         RETURNING id, created_at`,
+        [
+          tenantId,
+          documentId,
+          base,
+          JSON.stringify(dto.content),
+          hash,
+          dto.html ?? null,
+          dto.source_reference ?? null,
+          principal.credential.ref,
+        ],
+      );
+      const row = inserted[0]!;
+      const staged = {
+        id: row.id,
         documentId,
         baseVersionId: base,
         status: 'staged' as const,
-        content: dto.content,
-        contentHash: hash,
-        html: dto.html ?? null,
-        sourceReference: dto.source_reference ?? null,
-        credentialRef: principal.credential.ref,
-      });
-      await this.publish(tenantId, 'external_revision.staged', row, doc.projectId);
-      const body = stagedView(row);
+        resultingVersionId: null,
+      };
+      await this.publish(tenantId, 'external_revision.staged', staged, doc.projectId);
+      const body: StagedRevisionDto = {
+        revisionId: row.id,
+        documentId,
+        base_version_id: base,
+        status: 'staged',
+        content_hash: hash,
+        source_reference: dto.source_reference ?? null,
+        created_at: row.created_at.toISOString(),
+      };
       if (scope) await this.idempotency.complete(scope, 201, { ...body });
       return { status: 201, body, location: revisionLocation(documentId, row.id) };
     });
