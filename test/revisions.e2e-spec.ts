@@ -62,6 +62,15 @@ describe('candidate external revisions', () => {
       expect(res.headers.get('location')).toBe(
         `/api/v1/documents/${f.documentId}/external-revisions/${res.body.revisionId}`,
       );
+      // what the 201 said is what a later read says, to the millisecond
+      const read = await call(
+        t.baseUrl,
+        'GET',
+        `/documents/${f.documentId}/external-revisions/${res.body.revisionId}`,
+        { auth: f.caller.auth },
+      );
+      expect(read.status).toBe(200);
+      expect(read.body).toMatchObject(res.body);
       // the hash is of the canonical JSON: key order does not matter
       const again = await post(f, { content: { a: 'x', b: 1 } });
       expect(again.body.content_hash).toBe(res.body.content_hash);

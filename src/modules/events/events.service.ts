@@ -23,12 +23,18 @@ export interface EventEnvelope {
 export class EventsService {
   constructor(private readonly tx: TenantTransactions) {}
 
-  /** Must run inside `TenantTransactions.run(tenantId, …)`: it joins the caller's transaction. */
+  /**
+   * Must run inside `TenantTransactions.run(tenantId, …)`: it joins the caller's transaction.
+   * `along`: the change that caused the event, as one data-modifying statement (its own `$1…`
+   * parameters, `RETURNING` what the caller needs) run in the SAME statement as the event — one
+   * round trip for both. Its returned rows come back as JSON objects (format timestamps in SQL).
+   */
   async publish(
     tenantId: number,
     type: EventType,
     data: Record<string, unknown>,
-  ): Promise<{ eventId: string }> {
+    along?: { sql: string; params: readonly unknown[] },
+  ): Promise<{ eventId: string; along: Array<Record<string, unknown>> }> {
     const envelope: EventEnvelope = {
       id: newEventId(),
       type,
@@ -38,8 +44,13 @@ export class EventsService {
     };
     // One round trip. Paused webhooks get a (held) delivery too: the worker only claims deliveries
     // of active webhooks, and re-activation releases them. Revoked webhooks get nothing.
-    await this.tx.manager.query(
-      `WITH ev AS (
+    const own = [envelope.id, tenantId, type, JSON.stringify(envelope)];
+    const alongCte = along
+      ? `along AS (${along.sql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + own.length}`)}), `
+      : '';
+    const rows: Array<{ along: Array<Record<string, unknown>> | null }> =
+      await this.tx.manager.query(
+        `WITH ${alongCte}ev AS (
          INSERT INTO events (event_id, tenant_id, type, payload)
          VALUES ($1, $2, $3, $4::jsonb)
          RETURNING id
@@ -53,9 +64,10 @@ export class EventsService {
          RETURNING 1
        )
        SELECT CASE WHEN EXISTS (SELECT 1 FROM d)
-                   THEN pg_notify('${WEBHOOK_DELIVERIES_CHANNEL}', '') END AS notified`,
-      [envelope.id, tenantId, type, JSON.stringify(envelope)],
-    );
-    return { eventId: envelope.id };
+                   THEN pg_notify('${WEBHOOK_DELIVERIES_CHANNEL}', '') END AS notified,
+              ${along ? '(SELECT json_agg(along) FROM along)' : 'NULL::json'} AS along`,
+        [...own, ...(along?.params ?? [])],
+      );
+    return { eventId: envelope.id, along: rows[0]?.along ?? [] };
   }
 }

@@ -1,7 +1,12 @@
 import { createHash } from 'node:crypto';
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import canonicalize from 'canonicalize';
-import { openingReads, TenantTransactions } from '../../common/database/tenant-transactions.js';
+import { isoTimestamp } from '../../common/database/sql-json.js';
+import {
+  type OpeningRead,
+  openingReads,
+  TenantTransactions,
+} from '../../common/database/tenant-transactions.js';
 import { NotFoundError, ValidationFailedError } from '../../common/http/app-error.js';
 import type { Principal } from '../auth/principal.js';
 import { contentHash } from '../documents/content-hash.js';
@@ -90,10 +95,13 @@ export class RevisionsService implements OnModuleInit {
 
     // one round trip opens the transaction, takes the document row (shared) and reads its lock
     const opening = openingReads(
-      this.documents.shareLockedDocument(tenantId, documentId),
-      this.locks.writeAccess(tenantId, documentId),
+      openingReads(
+        this.documents.shareLockedDocument(tenantId, documentId),
+        this.locks.writeAccess(tenantId, documentId),
+      ),
+      NEXT_REVISION_ID,
     );
-    return this.tx.runOpening(tenantId, opening, async ([doc, access]) => {
+    return this.tx.runOpening(tenantId, opening, async ([[doc, access], revisionId]) => {
       if (scope) {
         const claim = await this.idempotency.claim(scope, requestHash(dto, ifMatch, headers));
         if (claim.replay) {
@@ -134,43 +142,48 @@ export class RevisionsService implements OnModuleInit {
         );
       }
 
-      // plain SQL: TypeORM's save() deep-copies the (up to 1 MiB) content on the way in
-      const inserted: Array<{ id: number; created_at: Date }> = await this.tx.manager.query(
-        `INSERT INTO external_revisions (tenant_id, document_id, base_version_id, status, content,
-                                         content_hash, html, source_reference, credential_ref)
-         VALUES ($1, $2, $3, 'staged', $4::jsonb, $5, $6, $7, $8)
-         RETURNING id, created_at`,
-        [
-          tenantId,
-          documentId,
-          base,
-          JSON.stringify(dto.content),
-          hash,
-          dto.html ?? null,
-          dto.source_reference ?? null,
-          principal.credential.ref,
-        ],
-      );
-      const row = inserted[0]!;
+      // The candidate and its event in ONE statement (the id was drawn in the opening round trip,
+      // so the event can name it); plain SQL, as TypeORM's save() deep-copies the content.
       const staged = {
-        id: row.id,
+        id: revisionId,
         documentId,
         baseVersionId: base,
         status: 'staged' as const,
         resultingVersionId: null,
       };
-      await this.publish(tenantId, 'external_revision.staged', staged, doc.projectId);
+      const { along } = await this.events.publish(
+        tenantId,
+        'external_revision.staged',
+        revisionEventData(staged, doc.projectId),
+        {
+          sql: `INSERT INTO external_revisions (id, tenant_id, document_id, base_version_id, status,
+                  content, content_hash, html, source_reference, credential_ref)
+                VALUES ($1, $2, $3, $4, 'staged', $5::jsonb, $6, $7, $8, $9)
+                RETURNING ${isoTimestamp('created_at')} AS created_at`,
+          params: [
+            revisionId,
+            tenantId,
+            documentId,
+            base,
+            JSON.stringify(dto.content),
+            hash,
+            dto.html ?? null,
+            dto.source_reference ?? null,
+            principal.credential.ref,
+          ],
+        },
+      );
       const body: StagedRevisionDto = {
-        revisionId: row.id,
+        revisionId,
         documentId,
         base_version_id: base,
         status: 'staged',
         content_hash: hash,
         source_reference: dto.source_reference ?? null,
-        created_at: row.created_at.toISOString(),
+        created_at: String(along[0]?.['created_at']),
       };
       if (scope) await this.idempotency.complete(scope, 201, { ...body });
-      return { status: 201, body, location: revisionLocation(documentId, row.id) };
+      return { status: 201, body, location: revisionLocation(documentId, revisionId) };
     });
   }
 
@@ -256,16 +269,34 @@ export class RevisionsService implements OnModuleInit {
     >,
     projectId: number,
   ): Promise<void> {
-    await this.events.publish(tenantId, type, {
-      revisionId: row.id,
-      documentId: row.documentId,
-      projectId,
-      status: row.status,
-      base_version_id: row.baseVersionId,
-      resulting_version_id: row.resultingVersionId ?? null,
-    });
+    await this.events.publish(tenantId, type, revisionEventData(row, projectId));
   }
 }
+
+/** `external_revision.*` payload (CONTRACT.md §7): every key present, null where no value. */
+function revisionEventData(
+  row: Pick<
+    ExternalRevision,
+    'id' | 'documentId' | 'status' | 'baseVersionId' | 'resultingVersionId'
+  >,
+  projectId: number,
+): Record<string, unknown> {
+  return {
+    revisionId: row.id,
+    documentId: row.documentId,
+    projectId,
+    status: row.status,
+    base_version_id: row.baseVersionId,
+    resulting_version_id: row.resultingVersionId ?? null,
+  };
+}
+
+/** The next candidate id, drawn in the opening round trip so its event can be written with it. */
+const NEXT_REVISION_ID: OpeningRead<number> = {
+  statements: [`SELECT nextval(pg_get_serial_sequence('external_revisions', 'id')) AS id`],
+  integers: [],
+  read: ([rows]) => Number(rows?.[0]?.['id']),
+};
 
 /**
  * The content hash, refusing content PostgreSQL or JSON cannot store faithfully (U+0000 in jsonb,
