@@ -31,8 +31,9 @@ import { WebhookReceiver } from './webhook-receiver.js';
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const WEBHOOK_EVENTS = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 5000);
 /**
- * `BENCH_ONLY=1,6,3a` runs those scenarios only (ids as in the table; `5` is 5a and 5b), for
- * iterating on one path. Such a partial run writes bench/.tmp/RESULTS-partial.md, never RESULTS.md.
+ * `BENCH_ONLY=1,6,3a` runs those scenarios only (ids as in the table; `3` is 3, 3a and 3b, `5` is
+ * 5a and 5b), for iterating on one path. Such a partial run writes bench/.tmp/RESULTS-partial.md,
+ * never RESULTS.md.
  */
 const ONLY = process.env.BENCH_ONLY
   ? new Set(process.env.BENCH_ONLY.split(',').map((id) => id.trim()))
