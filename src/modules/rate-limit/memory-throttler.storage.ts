@@ -1,4 +1,5 @@
 import type { ThrottlerStorage } from '@nestjs/throttler';
+import { fixedWindowRecord, type ThrottlerStorageRecord } from './fixed-window.js';
 
 interface Window {
   hits: number;
@@ -31,12 +32,7 @@ export class MemoryThrottlerStorage implements ThrottlerStorage {
     limit: number,
     _blockDuration: number,
     throttlerName: string,
-  ): Promise<{
-    totalHits: number;
-    timeToExpire: number;
-    isBlocked: boolean;
-    timeToBlockExpire: number;
-  }> {
+  ): Promise<ThrottlerStorageRecord> {
     const now = Date.now();
     const id = `${throttlerName}:${key}`;
     let window = this.windows.get(id);
@@ -46,13 +42,7 @@ export class MemoryThrottlerStorage implements ThrottlerStorage {
       this.windows.set(id, window);
     }
     window.hits += 1;
-    const seconds = Math.ceil((window.endsAt - now) / 1000);
-    return Promise.resolve({
-      totalHits: window.hits,
-      timeToExpire: seconds,
-      isBlocked: window.hits > limit,
-      timeToBlockExpire: seconds,
-    });
+    return Promise.resolve(fixedWindowRecord(window.hits, window.endsAt - now, limit));
   }
 
   close(): void {

@@ -1,4 +1,5 @@
 import type { ThrottlerStorage } from '@nestjs/throttler';
+import { fixedWindowRecord, type ThrottlerStorageRecord } from './fixed-window.js';
 import type { Redis } from 'ioredis';
 
 /** Fixed window in one atomic step: count the hit, start the window on the first one. */
@@ -26,24 +27,13 @@ export class RedisThrottlerStorage implements ThrottlerStorage {
     limit: number,
     _blockDuration: number,
     throttlerName: string,
-  ): Promise<{
-    totalHits: number;
-    timeToExpire: number;
-    isBlocked: boolean;
-    timeToBlockExpire: number;
-  }> {
+  ): Promise<ThrottlerStorageRecord> {
     const [hits, pttl] = (await this.redis.eval(
       HIT,
       1,
       `grc:rl:${this.namespace}:${throttlerName}:${key}`,
       ttl,
     )) as [number, number];
-    const seconds = Math.ceil(pttl / 1000);
-    return {
-      totalHits: hits,
-      timeToExpire: seconds,
-      isBlocked: hits > limit,
-      timeToBlockExpire: seconds,
-    };
+    return fixedWindowRecord(hits, pttl, limit);
   }
 }
