@@ -20,7 +20,15 @@ describe('rate limiting', () => {
     it('limits API calls per credential with 429 rate_limited and Retry-After', async () => {
       const a = await createCaller(t.app);
       const b = await createCaller(t.app);
-      for (let i = 0; i < 3; i++) expect((await hit(t, a.auth)).status).toBe(404);
+      const first = await hit(t, a.auth);
+      expect(first.status).toBe(404);
+      // the budget is announced on every answer
+      expect({
+        limit: first.headers.get('x-ratelimit-limit-api'),
+        remaining: first.headers.get('x-ratelimit-remaining-api'),
+        reset: Number(first.headers.get('x-ratelimit-reset-api')),
+      }).toEqual({ limit: '3', remaining: '2', reset: expect.any(Number) });
+      for (let i = 0; i < 2; i++) expect((await hit(t, a.auth)).status).toBe(404);
       const limited = await hit(t, a.auth);
       expect(limited.status).toBe(429);
       expect(limited.headers.get('content-type')).toMatch(/^application\/problem\+json/);
