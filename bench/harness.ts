@@ -235,6 +235,8 @@ export async function http(
 
 export interface LoadResult {
   requestsPerSec: number;
+  /** Seconds the run lasted. */
+  elapsedSec?: number;
   p50: number;
   p99: number;
   errors: number;
@@ -275,6 +277,7 @@ export async function load(opts: {
     : result.requests.total - result.non2xx;
   return {
     requestsPerSec: result.requests.total / elapsedSec,
+    elapsedSec,
     p50: result.latency.p50,
     p99: result.latency.p99,
     errors: result.requests.total - expected + result.errors,
@@ -283,5 +286,27 @@ export async function load(opts: {
     statuses: Object.entries(result.statusCodeStats ?? {})
       .map(([code, v]) => `${code}×${v.count ?? 0}`)
       .join(' '),
+  };
+}
+
+/**
+ * Several load runs as one: requests per second over their whole time, the median p50, the worst
+ * p99, errors summed.
+ */
+export function combineLoads(
+  runs: readonly LoadResult[],
+  durations: readonly number[],
+): LoadResult {
+  const total = runs.reduce((n, r) => n + r.total, 0);
+  const seconds = durations.reduce((n, d) => n + d, 0);
+  const p50s = runs.map((r) => r.p50).sort((x, y) => x - y);
+  return {
+    requestsPerSec: total / Math.max(seconds, 0.001),
+    p50: p50s[Math.floor(p50s.length / 2)] ?? 0,
+    p99: Math.max(...runs.map((r) => r.p99)),
+    errors: runs.reduce((n, r) => n + r.errors, 0),
+    non2xx: runs.reduce((n, r) => n + r.non2xx, 0),
+    total,
+    statuses: runs.map((r) => r.statuses).join(' | '),
   };
 }

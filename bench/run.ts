@@ -10,6 +10,7 @@ import {
   runningPostmaster,
 } from '../src/common/database/embedded-database.js';
 import {
+  combineLoads,
   cli,
   contentOf,
   freePort,
@@ -39,6 +40,8 @@ const ONLY = process.env.BENCH_ONLY
   ? new Set(process.env.BENCH_ONLY.split(',').map((id) => id.trim()))
   : null;
 const wanted = (id: string): boolean => !ONLY || ONLY.has(id) || ONLY.has(id.replace(/[ab]$/, ''));
+/** Alternations of the issue-3 pair (3a, 3b), each DURATION / PAIR_ROUNDS seconds long. */
+const PAIR_ROUNDS = 5;
 const PROJECTS = 50;
 const VERSIONS = 20;
 const ALL_SCOPES =
@@ -308,7 +311,51 @@ async function measure(
   log(`scenario ${id}: ${name}`);
   const rss = new RssSampler(pid).start();
   const r = await run();
+  return rowOf(id, name, r, rss.stop(), note);
+}
+
+/**
+ * Two scenarios measured in alternation, `rounds` times each (the issue-3 pair): on a shared
+ * machine whose speed drifts from one ten-second window to the next, a ratio of two runs taken one
+ * after the other measures the drift as much as the difference. Each row sums its rounds.
+ */
+async function measureInterleaved(
+  a: { id: string; name: string; note: string; run: (seconds: number) => Promise<LoadResult> },
+  b: { id: string; name: string; note: string; run: (seconds: number) => Promise<LoadResult> },
+  pid: number,
+  rounds: number,
+): Promise<[Row, Row]> {
+  if (!wanted(a.id) && !wanted(b.id)) {
+    return [
+      unavailable(a.id, a.name, 'not run (BENCH_ONLY)'),
+      unavailable(b.id, b.name, 'not run (BENCH_ONLY)'),
+    ];
+  }
+  const seconds = Math.max(2, Math.round(DURATION / rounds));
+  log(`scenarios ${a.id}/${b.id}: ${rounds} alternating rounds of ${seconds} s`);
+  const rss = new RssSampler(pid).start();
+  const runsA: LoadResult[] = [];
+  const runsB: LoadResult[] = [];
+  for (let i = 0; i < rounds; i++) {
+    runsA.push(await a.run(seconds));
+    runsB.push(await b.run(seconds));
+  }
   const rssMb = rss.stop();
+  const ratios = runsA
+    .map((r, i) => (r.requestsPerSec / (runsB[i]?.requestsPerSec ?? Infinity)).toFixed(2))
+    .join(', ');
+  const combined = (runs: LoadResult[]) =>
+    combineLoads(
+      runs,
+      runs.map((r) => r.elapsedSec ?? seconds),
+    );
+  return [
+    rowOf(a.id, a.name, combined(runsA), rssMb, `${a.note}; ratio per round ${ratios}`),
+    rowOf(b.id, b.name, combined(runsB), rssMb, b.note),
+  ];
+}
+
+function rowOf(id: string, name: string, r: LoadResult, rssMb: number, note: string): Row {
   return {
     id,
     name,
@@ -626,26 +673,29 @@ async function main(): Promise<void> {
       rows.push(unavailable('3a', 'auth overhead pair', whyA));
     } else {
       rows.push(
-        await measure(
-          '3a',
-          'GET unknown route, valid token → 404 (auth look-up)',
+        ...(await measureInterleaved(
+          {
+            id: '3a',
+            name: 'GET unknown route, valid token → 404 (auth look-up)',
+            note: 'issue 3 pair (authenticated)',
+            run: (seconds) =>
+              load({
+                url: `${svc.baseUrl}${missing}`,
+                headers: auth,
+                durationSec: seconds,
+                expectStatus: 404,
+              }),
+          },
+          {
+            id: '3b',
+            name: 'GET unknown route, no token → 401 (no DB)',
+            note: 'issue 3 pair (unauthenticated)',
+            run: (seconds) =>
+              load({ url: `${svc.baseUrl}${missing}`, durationSec: seconds, expectStatus: 401 }),
+          },
           svc.pid,
-          () =>
-            load({
-              url: `${svc.baseUrl}${missing}`,
-              headers: auth,
-              durationSec: DURATION,
-              expectStatus: 404,
-            }),
-          'issue 3 pair (authenticated)',
-        ),
-        await measure(
-          '3b',
-          'GET unknown route, no token → 401 (no DB)',
-          svc.pid,
-          () => load({ url: `${svc.baseUrl}${missing}`, durationSec: DURATION, expectStatus: 401 }),
-          'issue 3 pair (unauthenticated)',
-        ),
+          PAIR_ROUNDS,
+        )),
       );
     }
 
