@@ -332,7 +332,10 @@ async function measureInterleaved(
     ];
   }
   const seconds = Math.max(2, Math.round(DURATION / rounds));
-  log(`scenarios ${a.id}/${b.id}: ${rounds} alternating rounds of ${seconds} s`);
+  log(`scenarios ${a.id}/${b.id}: a warm-up, then ${rounds} alternating rounds of ${seconds} s`);
+  // unmeasured: the first round would otherwise also measure the JIT compiling each path
+  await a.run(seconds);
+  await b.run(seconds);
   const rss = new RssSampler(pid).start();
   const runsA: LoadResult[] = [];
   const runsB: LoadResult[] = [];
