@@ -41,6 +41,7 @@ export class CredentialCache implements OnApplicationShutdown {
   private readonly loading = new Map<string, Promise<unknown>>();
   private listener: ListenConnection | null = null;
   private generation = 0;
+  private closed = false;
   /** Notifications received (observability; the tests read it). */
   readonly stats = { invalidations: 0 };
 
@@ -71,7 +72,10 @@ export class CredentialCache implements OnApplicationShutdown {
     const pending = this.loading.get(key);
     if (pending) return pending as Promise<V | null>;
     const generation = this.generation;
-    const promise = load().finally(() => this.loading.delete(key));
+    const promise: Promise<V | null> = load().finally(() => {
+      // an invalidation may have let a newer look-up of this key in meanwhile
+      if (this.loading.get(key) === promise) this.loading.delete(key);
+    });
     this.loading.set(key, promise);
     const value = await promise;
     if (value && generation === this.generation && this.listener?.listening) {
@@ -90,13 +94,16 @@ export class CredentialCache implements OnApplicationShutdown {
   }
 
   async onApplicationShutdown(): Promise<void> {
+    this.closed = true;
     await this.listener?.stop();
     this.listener = null;
+    this.invalidate();
   }
 
   /** Whether answers may come from memory now; starts listening on first use. */
   private active(): boolean {
-    if (this.ttlMs === 0) return false;
+    // requests still finishing during shutdown look up, rather than reopen a connection
+    if (this.ttlMs === 0 || this.closed) return false;
     if (!this.listener) this.startListening();
     return this.listener?.listening ?? false;
   }

@@ -70,8 +70,9 @@ export class RevisionsService implements OnModuleInit {
 
   /**
    * Stages a candidate. The base check and the insert run in one transaction holding the document
-   * row (shared), the row `DocumentService.createVersion` locks exclusively, so no version can be created between
-   * the check and the commit: a 201 was staged against the version current at its commit.
+   * row (shared), the row `DocumentService.createVersion` locks exclusively, so no version can be
+   * created between the check and the commit: a 201 was staged against the version current at its
+   * commit. Three round trips: the opening reads, the candidate with its event, the commit.
    */
   async stage(
     principal: Principal,
@@ -93,7 +94,9 @@ export class RevisionsService implements OnModuleInit {
         }
       : undefined;
 
-    // one round trip opens the transaction, takes the document row (shared) and reads its lock
+    // One round trip opens the transaction, takes the document row (shared: stagings on one
+    // document run side by side; a new version (FOR UPDATE) waits for them and they wait for it,
+    // so the base check below cannot be overtaken), reads its lock and draws the candidate's id.
     const opening = openingReads(
       openingReads(
         this.documents.shareLockedDocument(tenantId, documentId),
@@ -113,8 +116,6 @@ export class RevisionsService implements OnModuleInit {
           };
         }
       }
-      // shared: stagings on one document run side by side; a new version (FOR UPDATE) waits for
-      // them and they wait for it, so the base check below cannot be overtaken
       access.assertWritable(headers.lockToken);
 
       const current = doc.currentVersionId;
@@ -173,6 +174,8 @@ export class RevisionsService implements OnModuleInit {
           ],
         },
       );
+      const createdAt = along[0]?.['created_at'];
+      if (typeof createdAt !== 'string') throw new Error('the staged candidate was not returned');
       const body: StagedRevisionDto = {
         revisionId,
         documentId,
@@ -180,7 +183,7 @@ export class RevisionsService implements OnModuleInit {
         status: 'staged',
         content_hash: hash,
         source_reference: dto.source_reference ?? null,
-        created_at: String(along[0]?.['created_at']),
+        created_at: createdAt,
       };
       if (scope) await this.idempotency.complete(scope, 201, { ...body });
       return { status: 201, body, location: revisionLocation(documentId, revisionId) };
