@@ -9,6 +9,7 @@ import { addProjectFile, createDocument, createProject } from './support/read-fa
 import { stage } from './support/revision-factories.js';
 import { fillPath, loadRouteTable, type Operation } from './support/route-table.js';
 import { createWebhook, deliveriesOf, publishEvents } from './support/webhook-factories.js';
+import { AuditService } from '../src/modules/audit/audit.service.js';
 
 /**
  * The isolation matrix, generated from the app's route table: every route with a path id, every
@@ -109,6 +110,8 @@ describe(
 
     /** Every row of tenant B in every tenant table, as one string. */
     async function snapshotOfB(): Promise<string> {
+      // audit lines are written a few milliseconds after their request: B's own set-up included
+      await t.app.get(AuditService).drain();
       const db = t.app.get(DataSource);
       const parts: string[] = [];
       for (const table of bTables) {

@@ -64,6 +64,11 @@ export class AuditService implements OnModuleDestroy {
 
   /** Writes what is pending; the application waits for it before the database closes. */
   async onModuleDestroy(): Promise<void> {
+    await this.drain();
+  }
+
+  /** Resolves once every entry recorded so far is written (shutdown; consistent snapshots). */
+  async drain(): Promise<void> {
     clearTimeout(this.timer);
     this.timer = undefined;
     await this.flush();
