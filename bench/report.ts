@@ -1,4 +1,5 @@
-import { writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { availableParallelism, cpus, loadavg, release, totalmem } from 'node:os';
 import { CONNECTIONS } from './harness.js';
 
@@ -249,5 +250,7 @@ export async function writeResults(
     ...targetLines(targets),
     '',
   ];
+  // a partial run writes under bench/.tmp, which a fresh clone does not have
+  await mkdir(dirname(file), { recursive: true });
   await writeFile(file, md.join('\n'));
 }

@@ -569,6 +569,8 @@ async function main(): Promise<void> {
   const nodeArgs = [
     '--max-old-space-size=256',
     ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []),
+    // extra V8/Node flags for experiments (e.g. `--trace-gc`); recorded in RESULTS.md
+    ...(process.env.BENCH_NODE_ARGS?.split(/\s+/).filter(Boolean) ?? []),
   ];
   const children: ManagedProcess[] = [];
   const cleanup = async (): Promise<void> => {

@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { createHash } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { ClientBase as PgClient } from 'pg';
@@ -13,14 +14,29 @@ import type {
 import { APP_ROLE } from '../../../migrations/1764000000000-initial-schema.js';
 import { CREDENTIAL_GENERATION } from '../../../migrations/1764000300000-credential-change-notify.js';
 import { verifiedCredential } from './credential-freshness.js';
+import {
+  type CompiledCalls,
+  inlinedInteger,
+  type IntegerCall,
+  PreparedStatements,
+} from './prepared-statements.js';
 
 /** Re-verifications one request may need before its transaction settles (changes in a burst). */
 const MAX_REVERIFY = 3;
 
-/** Opens a tenant transaction; answers one row with the current credential generation. */
-const openTenantTransaction = (tenantId: number, readOnly = false): string =>
-  `START TRANSACTION${readOnly ? ' READ ONLY' : ''}; SET LOCAL ROLE ${APP_ROLE}; ` +
-  `SELECT set_config('app.tenant_id', '${tenantId}', true), ${CREDENTIAL_GENERATION} AS generation`;
+/**
+ * Pins the tenant; answers one row with the current credential generation. Sent (prepared) right
+ * after `START TRANSACTION; SET LOCAL ROLE …` in the round trip that opens a tenant transaction.
+ */
+const pinTenant = (tenantId: number): IntegerCall => ({
+  sql: `SELECT set_config('app.tenant_id', $1::text, true), ${CREDENTIAL_GENERATION} AS generation`,
+  integers: [tenantId],
+});
+
+const startTenantTransaction = (readOnly: boolean): string[] => [
+  `START TRANSACTION${readOnly ? ' READ ONLY' : ''}`,
+  `SET LOCAL ROLE ${APP_ROLE}`,
+];
 
 /**
  * True when the request's credential was verified before the newest committed credential change:
@@ -76,19 +92,10 @@ export function openingReads<A, B>(a: OpeningRead<A>, b: OpeningRead<B>): Openin
   };
 }
 
-/** `$n` → the n-th integer, validated: the only values ever inlined into SQL text. */
-function inlineIntegers(sql: string, integers: readonly number[]): string {
-  return sql.replace(/\$(\d+)/g, (_, n: string) => {
-    const value = integers[Number(n) - 1];
-    if (value === undefined || !Number.isSafeInteger(value)) {
-      throw new Error(`inlined parameter $${n} must be an integer`);
-    }
-    return String(value);
-  });
-}
-
 interface TransactionScope {
   manager: EntityManager;
+  /** The connection it runs on. */
+  client: PgClient;
   /** null: the owner role (system work), which sees every tenant. */
   tenantId: number | null;
 }
@@ -112,6 +119,7 @@ interface TransactionScope {
 @Injectable()
 export class TenantTransactions {
   private readonly scope = new AsyncLocalStorage<TransactionScope>();
+  private readonly prepared = new PreparedStatements();
 
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
@@ -126,8 +134,7 @@ export class TenantTransactions {
       }
       return work();
     }
-    // the id is a validated integer, so inlining it is safe
-    return this.transaction(openTenantTransaction(tenantId), tenantId, () => work());
+    return this.transaction(tenantId, [], () => work());
   }
 
   /**
@@ -139,30 +146,25 @@ export class TenantTransactions {
     opening: OpeningRead<R>,
     work: (read: R) => Promise<T>,
   ): Promise<T> {
-    const statements = opening.statements.map((sql) => inlineIntegers(sql, opening.integers));
+    const calls = opening.statements.map((sql) => ({ sql, integers: opening.integers }));
     if (this.scope.getStore()) {
       return this.run(tenantId, async () => {
         const results: Rows[] = [];
-        for (const sql of statements) results.push(await this.manager.query(sql));
+        for (const call of calls) results.push(await this.manager.query(inlined(call)));
         return work(opening.read(results));
       });
     }
     if (!Number.isSafeInteger(tenantId) || tenantId < 1) {
       throw new Error('tenant transaction without a valid tenant id');
     }
-    return this.transaction(
-      [openTenantTransaction(tenantId), ...statements].join('; '),
-      tenantId,
-      // the first three results open the transaction
-      (opened) => work(opening.read(opened.slice(3).map((r) => r.rows))),
-    );
+    return this.transaction(tenantId, calls, (read) => work(opening.read(read)));
   }
 
   /**
    * One read-only statement in a tenant transaction of its own, sent as ONE round trip
-   * (`START …; SET LOCAL ROLE …; set_config(…); <statement>; COMMIT`). The price: the simple
-   * query protocol has no bind parameters, so `$n` placeholders may only stand for integers,
-   * which are validated and inlined. The hot read paths use it; everything else uses `run`.
+   * (`START …; SET LOCAL ROLE …; EXECUTE <pin tenant>; EXECUTE <statement>; COMMIT`). The price:
+   * the simple query protocol has no bind parameters, so `$n` placeholders may only stand for
+   * integers, which are validated and inlined. The hot read paths use it; everything else `run`.
    */
   async readOnce<R>(tenantId: number, sql: string, integers: readonly number[]): Promise<R[]> {
     if (this.scope.getStore())
@@ -170,33 +172,54 @@ export class TenantTransactions {
     if (!Number.isSafeInteger(tenantId) || tenantId < 1) {
       throw new Error('tenant transaction without a valid tenant id');
     }
-    const statement = inlineIntegers(sql, integers);
     for (let attempt = 1; ; attempt++) {
-      const results = await this.readOnceRaw(
-        `${openTenantTransaction(tenantId, true)}; ${statement}; COMMIT`,
-      );
-      // the driver answers one result per statement: the third opens, the fourth is ours
-      const generation = results[2]?.rows[0]?.['generation'];
-      if (attempt > MAX_REVERIFY || !isStale(generation)) return (results[3]?.rows ?? []) as R[];
+      const [opened, rows] = await this.readOnceRaw(tenantId, { sql, integers });
+      const generation = opened[0]?.['generation'];
+      if (attempt > MAX_REVERIFY || !isStale(generation)) return rows as R[];
       await reverify(generation);
     }
   }
 
-  private async readOnceRaw(sql: string): Promise<PgResult[]> {
+  /**
+   * A parameterised statement in the current transaction, as a named prepared statement of its
+   * connection (parsed and planned once per connection, not per request); its rows. For the
+   * statements of the hot write paths; outside a transaction of ours, an ordinary query.
+   */
+  async query<R = Record<string, unknown>>(sql: string, params: readonly unknown[]): Promise<R[]> {
+    const client = this.scope.getStore()?.client;
+    if (!client) return this.manager.query(sql, [...params]);
+    const result = await client.query({
+      name: namedStatement(sql),
+      text: sql,
+      values: [...params],
+    });
+    return result.rows as R[];
+  }
+
+  /** Returns the rows of the tenant pin and of `call`, read in one round trip that commits. */
+  private async readOnceRaw(tenantId: number, call: IntegerCall): Promise<[Rows, Rows]> {
     const [client, release] = await (
       this.dataSource.driver as unknown as {
         obtainMasterConnection(): Promise<[PgClient, (broken?: unknown) => void]>;
       }
     ).obtainMasterConnection();
     let broken: unknown;
+    let compiled: CompiledCalls | undefined;
     try {
-      return (await client.query(sql)) as unknown as PgResult[];
+      compiled = await this.prepared.compile(client, [pinTenant(tenantId), call]);
+      const sql = [...startTenantTransaction(true), ...compiled.prepares, ...compiled.executes];
+      const results = (await client.query(`${sql.join('; ')}; COMMIT`)) as unknown as PgResult[];
+      this.prepared.confirm(client, compiled);
+      // one result per statement: START, SET, the PREPAREs, then ours
+      const at = 2 + compiled.prepares.length;
+      return [results[at]?.rows ?? [], results[at + 1]?.rows ?? []];
     } catch (err) {
       // a failed statement leaves the transaction open and aborted on this connection; a
       // connection that cannot even roll back is discarded rather than returned to the pool
       await client.query('ROLLBACK').catch(() => {
         broken = err;
       });
+      if (compiled && !broken) await this.prepared.failed(client, compiled);
       throw err;
     } finally {
       release(broken);
@@ -206,7 +229,7 @@ export class TenantTransactions {
   /** Runs work as the owner role, across tenants: workers, sweepers and the admin CLI only. */
   runAsSystem<T>(work: () => Promise<T>): Promise<T> {
     if (this.scope.getStore()) return work();
-    return this.transaction('START TRANSACTION', null, () => work());
+    return this.transaction(null, [], () => work());
   }
 
   /** The entity manager of the current transaction (or a plain one outside of any). */
@@ -218,23 +241,44 @@ export class TenantTransactions {
     return this.manager.getRepository(entity);
   }
 
+  /**
+   * Opens a transaction in one round trip — for a tenant: `START; SET LOCAL ROLE; EXECUTE <pin
+   * tenant>; EXECUTE <each of calls>` — and runs `work` with the rows of `calls` in it.
+   */
   private async transaction<T>(
-    begin: string,
     tenantId: number | null,
-    work: (opened: PgResult[]) => Promise<T>,
+    calls: readonly IntegerCall[],
+    work: (read: Rows[]) => Promise<T>,
   ): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       const runner = this.dataSource.createQueryRunner();
       const client = (await runner.connect()) as PgClient;
-      let opened: PgResult[];
+      let read: Rows[] = [];
+      let generation: unknown;
+      let compiled: CompiledCalls | undefined;
       try {
-        opened = (await client.query(begin)) as unknown as PgResult[];
+        if (tenantId === null) {
+          await client.query('START TRANSACTION');
+        } else {
+          compiled = await this.prepared.compile(client, [pinTenant(tenantId), ...calls]);
+          const sql = [
+            ...startTenantTransaction(false),
+            ...compiled.prepares,
+            ...compiled.executes,
+          ];
+          const opened = (await client.query(sql.join('; '))) as unknown as PgResult[];
+          this.prepared.confirm(client, compiled);
+          // one result per statement: START, SET, the PREPAREs, the tenant pin, then the calls
+          const at = 2 + compiled.prepares.length;
+          generation = opened[at]?.rows[0]?.['generation'];
+          read = opened.slice(at + 1).map((r) => r.rows);
+        }
       } catch (err) {
         await runner.query('ROLLBACK').catch(() => undefined);
+        if (compiled) await this.prepared.failed(client, compiled);
         await runner.release();
         throw err;
       }
-      const generation = tenantId === null ? undefined : opened[2]?.rows[0]?.['generation'];
       if (attempt <= MAX_REVERIFY && isStale(generation)) {
         // nothing done yet; the connection goes back first, since verifying needs one of its own
         await runner.query('ROLLBACK').catch(() => undefined);
@@ -242,12 +286,13 @@ export class TenantTransactions {
         await reverify(generation);
         continue;
       }
-      return this.inTransaction(runner, tenantId, () => work(opened));
+      return this.inTransaction(runner, client, tenantId, () => work(read));
     }
   }
 
   private async inTransaction<T>(
     runner: QueryRunner,
+    client: PgClient,
     tenantId: number | null,
     work: () => Promise<T>,
   ): Promise<T> {
@@ -257,7 +302,7 @@ export class TenantTransactions {
       // tells TypeORM a transaction is open, so save() and friends do not start their own
       state.isTransactionActive = true;
       try {
-        const result = await this.scope.run({ manager: runner.manager, tenantId }, work);
+        const result = await this.scope.run({ manager: runner.manager, client, tenantId }, work);
         await runner.query('COMMIT');
         return result;
       } catch (err) {
@@ -270,4 +315,21 @@ export class TenantTransactions {
       await runner.release();
     }
   }
+}
+
+/** `call` with its integers inlined, for a statement run inside an open transaction. */
+function inlined({ sql, integers }: IntegerCall): string {
+  return sql.replace(/\$(\d+)/g, (_, n: string) => inlinedInteger(integers, Number(n)));
+}
+
+const statementNames = new Map<string, string>();
+
+/** The driver's name for a statement: its text's digest (the driver prepares it once per connection). */
+function namedStatement(sql: string): string {
+  let name = statementNames.get(sql);
+  if (!name) {
+    name = `grc_x_${createHash('sha256').update(sql).digest('hex').slice(0, 20)}`;
+    statementNames.set(sql, name);
+  }
+  return name;
 }

@@ -1,0 +1,155 @@
+import pg from 'pg';
+import { DataSource } from 'typeorm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PreparedStatements } from '../src/common/database/prepared-statements.js';
+import { TenantTransactions } from '../src/common/database/tenant-transactions.js';
+import { startTestApp, type TestApp } from './support/app.js';
+import { createTenant } from './support/factories.js';
+
+type Rows = Array<Record<string, unknown>>;
+
+/** Sends compiled calls the way TenantTransactions does; answers each statement's rows. */
+async function send(
+  client: pg.Client,
+  prepared: PreparedStatements,
+  calls: Array<{ sql: string; integers: number[] }>,
+): Promise<{ prepares: number; rows: Rows[] }> {
+  const compiled = await prepared.compile(client, calls);
+  try {
+    const sql = [...compiled.prepares, ...compiled.executes].join('; ');
+    const raw = (await client.query(sql)) as unknown as pg.QueryResult | pg.QueryResult[];
+    const results = Array.isArray(raw) ? raw : [raw];
+    prepared.confirm(client, compiled);
+    return {
+      prepares: compiled.prepares.length,
+      rows: results.slice(compiled.prepares.length).map((r) => r.rows as Rows),
+    };
+  } catch (err) {
+    await prepared.failed(client, compiled);
+    throw err;
+  }
+}
+
+async function serverSideNames(client: pg.Client): Promise<string[]> {
+  const { rows } = await client.query<{ name: string }>(
+    `SELECT name FROM pg_prepared_statements ORDER BY name`,
+  );
+  return rows.map((r) => r.name);
+}
+
+describe('prepared statements', () => {
+  let t: TestApp;
+  let client: pg.Client;
+  beforeAll(async () => {
+    t = await startTestApp();
+    client = new pg.Client({ connectionString: t.database.url });
+    await client.connect();
+  });
+  afterAll(async () => {
+    await client.end();
+    await t.close();
+  });
+
+  describe('PreparedStatements (simple query protocol)', () => {
+    it('prepares a statement once per connection and executes it by name afterwards', async () => {
+      const prepared = new PreparedStatements();
+      const call = { sql: 'SELECT $1::int + $2::int AS sum', integers: [2, 3] };
+      const first = await send(client, prepared, [call]);
+      expect(first.prepares).toBe(1);
+      expect(first.rows[0]).toEqual([{ sum: 5 }]);
+      const second = await send(client, prepared, [{ ...call, integers: [40, 2] }]);
+      expect(second.prepares).toBe(0);
+      expect(second.rows[0]).toEqual([{ sum: 42 }]);
+      expect((await serverSideNames(client)).filter((n) => n.startsWith('grc_s_'))).toHaveLength(1);
+    });
+
+    it("renumbers a statement's placeholders from the caller's integers", async () => {
+      const prepared = new PreparedStatements();
+      // as after openingReads: this statement only uses the caller's third and fourth integers
+      const { rows } = await send(client, prepared, [
+        { sql: 'SELECT $4::int AS b, $3::int AS a, $4::int AS b2', integers: [1, 2, 30, 40] },
+      ]);
+      expect(rows[0]).toEqual([{ b: 40, a: 30, b2: 40 }]);
+    });
+
+    it('inlines validated integers only', async () => {
+      const prepared = new PreparedStatements();
+      await expect(
+        prepared.compile(client, [{ sql: 'SELECT $1::int AS x', integers: [1.5] }]),
+      ).rejects.toThrow(/must be an integer/);
+      await expect(
+        prepared.compile(client, [{ sql: 'SELECT $2::int AS x', integers: [1] }]),
+      ).rejects.toThrow(/must be an integer/);
+    });
+
+    it('after a failed round trip, knows which of its PREPAREs ran and reuses them', async () => {
+      const fresh = new pg.Client({ connectionString: t.database.url });
+      await fresh.connect();
+      try {
+        const prepared = new PreparedStatements();
+        const good = { sql: 'SELECT $1::int * 2 AS twice', integers: [21] };
+        const bad = { sql: 'SELECT * FROM no_such_table WHERE id = $1', integers: [1] };
+        // the good PREPARE runs, the bad one fails: the round trip fails as a whole
+        await expect(send(fresh, prepared, [good, bad])).rejects.toThrow(/no_such_table/);
+        // without the resync, the next use would PREPARE the good statement again and fail
+        const again = await send(fresh, prepared, [good]);
+        expect(again.prepares).toBe(0);
+        expect(again.rows[0]).toEqual([{ twice: 42 }]);
+      } finally {
+        await fresh.end();
+      }
+    });
+  });
+
+  describe('TenantTransactions', () => {
+    it('opens a tenant transaction with prepared statements, under row-level security', async () => {
+      const a = await createTenant(t.app);
+      const b = await createTenant(t.app);
+      await t.app
+        .get(DataSource)
+        .query(`INSERT INTO projects (tenant_id, name) VALUES ($1, 'prep-a'), ($2, 'prep-b')`, [
+          a,
+          b,
+        ]);
+      const tx = t.app.get(TenantTransactions);
+      const sql = `SELECT name FROM projects WHERE id >= $1 AND name LIKE 'prep-%' ORDER BY name`;
+      const names = (tenantId: number) =>
+        tx.runOpening(
+          tenantId,
+          { statements: [sql], integers: [0], read: ([rows]) => rows ?? [] },
+          async (rows) => ({
+            rows,
+            prepared: (await tx.manager.query(
+              `SELECT name FROM pg_prepared_statements WHERE name LIKE 'grc_s_%'`,
+            )) as Rows,
+          }),
+        );
+      const seenByA = await names(a);
+      expect(seenByA.rows).toEqual([{ name: 'prep-a' }]);
+      // the tenant pin and the opening read, at least, are prepared on this connection
+      expect(seenByA.prepared.length).toBeGreaterThanOrEqual(2);
+      // the same prepared plan, run for another tenant, sees only that tenant's rows
+      for (let i = 0; i < 8; i++) {
+        expect((await names(b)).rows).toEqual([{ name: 'prep-b' }]);
+        expect((await names(a)).rows).toEqual([{ name: 'prep-a' }]);
+      }
+    });
+
+    it('query() runs a named statement on the transaction’s own connection', async () => {
+      const a = await createTenant(t.app);
+      const tx = t.app.get(TenantTransactions);
+      const seen = await tx.run(a, async () => {
+        const rows = await tx.query<{ tenant: string }>(
+          `SELECT current_setting('app.tenant_id') AS tenant WHERE $1::int = 1`,
+          [1],
+        );
+        const named = (await tx.manager.query(
+          `SELECT name FROM pg_prepared_statements WHERE name LIKE 'grc_x_%'`,
+        )) as Rows;
+        return { rows, named: named.length };
+      });
+      expect(seen.rows).toEqual([{ tenant: String(a) }]);
+      expect(seen.named).toBeGreaterThanOrEqual(1);
+    });
+  });
+});
