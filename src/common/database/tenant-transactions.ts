@@ -93,7 +93,8 @@ export function openingReads<A, B>(a: OpeningRead<A>, b: OpeningRead<B>): Openin
 }
 
 interface TransactionScope {
-  manager: EntityManager;
+  /** TypeORM's manager bound to the transaction, created on first use. */
+  manager: () => EntityManager;
   /** The connection it runs on. */
   client: PgClient;
   /** null: the owner role (system work), which sees every tenant. */
@@ -198,11 +199,7 @@ export class TenantTransactions {
 
   /** Returns the rows of the tenant pin and of `call`, read in one round trip that commits. */
   private async readOnceRaw(tenantId: number, call: IntegerCall): Promise<[Rows, Rows]> {
-    const [client, release] = await (
-      this.dataSource.driver as unknown as {
-        obtainMasterConnection(): Promise<[PgClient, (broken?: unknown) => void]>;
-      }
-    ).obtainMasterConnection();
+    const [client, release] = await this.connection();
     let broken: unknown;
     let compiled: CompiledCalls | undefined;
     try {
@@ -214,11 +211,8 @@ export class TenantTransactions {
       const at = 2 + compiled.prepares.length;
       return [results[at]?.rows ?? [], results[at + 1]?.rows ?? []];
     } catch (err) {
-      // a failed statement leaves the transaction open and aborted on this connection; a
-      // connection that cannot even roll back is discarded rather than returned to the pool
-      await client.query('ROLLBACK').catch(() => {
-        broken = err;
-      });
+      // a failed statement leaves the transaction open and aborted on this connection
+      broken = await rollback(client);
       if (compiled && !broken) await this.prepared.failed(client, compiled);
       throw err;
     } finally {
@@ -234,7 +228,7 @@ export class TenantTransactions {
 
   /** The entity manager of the current transaction (or a plain one outside of any). */
   get manager(): EntityManager {
-    return this.scope.getStore()?.manager ?? this.dataSource.manager;
+    return this.scope.getStore()?.manager() ?? this.dataSource.manager;
   }
 
   repo<E extends ObjectLiteral>(entity: EntityTarget<E>): Repository<E> {
@@ -251,8 +245,7 @@ export class TenantTransactions {
     work: (read: Rows[]) => Promise<T>,
   ): Promise<T> {
     for (let attempt = 1; ; attempt++) {
-      const runner = this.dataSource.createQueryRunner();
-      const client = (await runner.connect()) as PgClient;
+      const [client, release] = await this.connection();
       let read: Rows[] = [];
       let generation: unknown;
       let compiled: CompiledCalls | undefined;
@@ -274,46 +267,76 @@ export class TenantTransactions {
           read = opened.slice(at + 1).map((r) => r.rows);
         }
       } catch (err) {
-        await runner.query('ROLLBACK').catch(() => undefined);
-        if (compiled) await this.prepared.failed(client, compiled);
-        await runner.release();
+        const broken = await rollback(client);
+        if (compiled && !broken) await this.prepared.failed(client, compiled);
+        release(broken);
         throw err;
       }
       if (attempt <= MAX_REVERIFY && isStale(generation)) {
         // nothing done yet; the connection goes back first, since verifying needs one of its own
-        await runner.query('ROLLBACK').catch(() => undefined);
-        await runner.release();
+        release(await rollback(client));
         await reverify(generation);
         continue;
       }
-      return this.inTransaction(runner, client, tenantId, () => work(read));
+      return this.inTransaction(client, release, tenantId, () => work(read));
     }
   }
 
   private async inTransaction<T>(
-    runner: QueryRunner,
     client: PgClient,
+    release: (broken?: unknown) => void,
     tenantId: number | null,
     work: () => Promise<T>,
   ): Promise<T> {
-    // writable on TypeORM's query runners; the QueryRunner interface only declares it read-only
-    const state = runner as unknown as { isTransactionActive: boolean };
-    try {
-      // tells TypeORM a transaction is open, so save() and friends do not start their own
-      state.isTransactionActive = true;
-      try {
-        const result = await this.scope.run({ manager: runner.manager, client, tenantId }, work);
-        await runner.query('COMMIT');
-        return result;
-      } catch (err) {
-        await runner.query('ROLLBACK').catch(() => undefined);
-        throw err;
-      } finally {
-        state.isTransactionActive = false;
+    // TypeORM's view of this connection, made only when a query goes through it (the hot paths
+    // send SQL on the connection itself and never pay for a query runner and entity manager)
+    let runner: QueryRunner | undefined;
+    const manager = (): EntityManager => {
+      if (!runner) {
+        runner = this.dataSource.createQueryRunner();
+        // writable on TypeORM's query runners (the interface declares them read-only): the
+        // connection is ours, and a transaction is open, so save() and friends do not start one
+        Object.assign(runner, { databaseConnection: client, isTransactionActive: true });
       }
+      return runner.manager;
+    };
+    let broken: unknown;
+    try {
+      const result = await this.scope.run({ manager, client, tenantId }, work);
+      await client.query('COMMIT');
+      return result;
+    } catch (err) {
+      broken = await rollback(client);
+      throw err;
     } finally {
-      await runner.release();
+      if (runner) {
+        Object.assign(runner, { isTransactionActive: false });
+        await runner.release();
+      }
+      release(broken);
     }
+  }
+
+  /** A pooled connection and the function that returns it (pass an error to discard it). */
+  private connection(): Promise<[PgClient, (broken?: unknown) => void]> {
+    return (
+      this.dataSource.driver as unknown as {
+        obtainMasterConnection(): Promise<[PgClient, (broken?: unknown) => void]>;
+      }
+    ).obtainMasterConnection();
+  }
+}
+
+/**
+ * Rolls back whatever is open on `client`; answers the error when even that fails (the
+ * connection is then discarded rather than returned to the pool), else undefined.
+ */
+async function rollback(client: PgClient): Promise<unknown> {
+  try {
+    await client.query('ROLLBACK');
+    return undefined;
+  } catch (err) {
+    return err ?? new Error('ROLLBACK failed');
   }
 }
 
