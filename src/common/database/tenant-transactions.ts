@@ -109,8 +109,12 @@ interface TransactionScope {
  *
  * The transaction is carried in AsyncLocalStorage, so services called inside `run` share it
  * without an EntityManager threaded through every signature. It is opened with one round trip
- * (`START TRANSACTION; SET LOCAL ROLE …; set_config(…)`) rather than TypeORM's separate
- * `START TRANSACTION`: on the read path every round trip is a large share of the request.
+ * (`START TRANSACTION; SET LOCAL ROLE …; EXECUTE <pin the tenant>`) rather than TypeORM's separate
+ * `START TRANSACTION`: on the read path every round trip is a large share of the request. It runs
+ * on a pooled pg connection directly; TypeORM's query runner and manager are made for it only when
+ * a query goes through them. The statements of the opening round trip are server-side prepared
+ * (`PreparedStatements`), and `query` sends named ones: PostgreSQL parses and plans each hot
+ * statement once per connection instead of once per request.
  *
  * That same round trip reads `credential_generation`: if the request's credential was verified
  * before a credential change that has committed since (possible only in the milliseconds before
