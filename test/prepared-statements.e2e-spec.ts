@@ -119,9 +119,9 @@ describe('prepared statements', () => {
           { statements: [sql], integers: [0], read: ([rows]) => rows ?? [] },
           async (rows) => ({
             rows,
-            prepared: (await tx.manager.query(
+            prepared: await tx.manager.query<Rows>(
               `SELECT name FROM pg_prepared_statements WHERE name LIKE 'grc_s_%'`,
-            )) as Rows,
+            ),
           }),
         );
       const seenByA = await names(a);
@@ -143,9 +143,9 @@ describe('prepared statements', () => {
           `SELECT current_setting('app.tenant_id') AS tenant WHERE $1::int = 1`,
           [1],
         );
-        const named = (await tx.manager.query(
+        const named = await tx.manager.query<Rows>(
           `SELECT name FROM pg_prepared_statements WHERE name LIKE 'grc_x_%'`,
-        )) as Rows;
+        );
         return { rows, named: named.length };
       });
       expect(seen.rows).toEqual([{ tenant: String(a) }]);
