@@ -21,6 +21,12 @@ import {
   PreparedStatements,
 } from './prepared-statements.js';
 
+/**
+ * What each pooled connection has prepared, kept per connection object, so shared by every
+ * instance that may ever use the same pool (two would otherwise PREPARE the same name twice).
+ */
+const PREPARED = new PreparedStatements();
+
 /** Re-verifications one request may need before its transaction settles (changes in a burst). */
 const MAX_REVERIFY = 3;
 
@@ -124,7 +130,7 @@ interface TransactionScope {
 @Injectable()
 export class TenantTransactions {
   private readonly scope = new AsyncLocalStorage<TransactionScope>();
-  private readonly prepared = new PreparedStatements();
+  private readonly prepared = PREPARED;
 
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
