@@ -21,7 +21,7 @@ export class PreparedStatements {
 
   /**
    * The statements to send for `calls` on `client`: the PREPAREs it lacks, then one EXECUTE per
-   * call, in order. `confirm` them once the round trip succeeded, `resync` after it failed.
+   * call, in order. `confirm` them once the round trip succeeded, `failed` after it failed.
    */
   async compile(client: PgClient, calls: readonly IntegerCall[]): Promise<CompiledCalls> {
     if (this.unknown.has(client)) await this.resync(client);
