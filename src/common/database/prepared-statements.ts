@@ -76,8 +76,7 @@ export class PreparedStatements {
         if (i < 0) i = order.push(Number(n)) - 1;
         return `$${i + 1}`;
       });
-      const name = PREFIX + createHash('sha256').update(local).digest('hex').slice(0, 20);
-      t = { sql: local, order, name };
+      t = { sql: local, order, name: digestName(PREFIX, local) };
       this.templates.set(sql, t);
     }
     return t;
@@ -104,8 +103,23 @@ interface Template {
   name: string;
 }
 
-/** The server's namespace is shared with the driver's named statements: ours carry a prefix. */
+/** The server's namespace is shared with the driver's named statements: each kind has a prefix. */
 const PREFIX = 'grc_s_';
+const DRIVER_PREFIX = 'grc_x_';
+
+const driverNames = new Map<string, string>();
+
+/** The name under which the driver prepares `sql` (once per connection, on its first use). */
+export function driverStatementName(sql: string): string {
+  let name = driverNames.get(sql);
+  if (!name) driverNames.set(sql, (name = digestName(DRIVER_PREFIX, sql)));
+  return name;
+}
+
+/** A statement's name: derived from its text, so one text always has one name. */
+function digestName(prefix: string, sql: string): string {
+  return prefix + createHash('sha256').update(sql).digest('hex').slice(0, 20);
+}
 
 /** The n-th integer, validated: the only values ever inlined into SQL text. */
 export function inlinedInteger(integers: readonly number[], n: number): string {

@@ -1,5 +1,4 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { createHash } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { ClientBase as PgClient } from 'pg';
@@ -16,6 +15,7 @@ import { CREDENTIAL_GENERATION } from '../../../migrations/1764000300000-credent
 import { verifiedCredential } from './credential-freshness.js';
 import {
   type CompiledCalls,
+  driverStatementName,
   inlinedInteger,
   type IntegerCall,
   PreparedStatements,
@@ -38,11 +38,6 @@ const pinTenant = (tenantId: number): IntegerCall => ({
   sql: `SELECT set_config('app.tenant_id', $1::text, true), ${CREDENTIAL_GENERATION} AS generation`,
   integers: [tenantId],
 });
-
-const startTenantTransaction = (readOnly: boolean): string[] => [
-  `START TRANSACTION${readOnly ? ' READ ONLY' : ''}`,
-  `SET LOCAL ROLE ${APP_ROLE}`,
-];
 
 /**
  * True when the request's credential was verified before the newest committed credential change:
@@ -200,7 +195,7 @@ export class TenantTransactions {
     const client = this.scope.getStore()?.client;
     if (!client) return this.manager.query(sql, [...params]);
     const result = await client.query({
-      name: namedStatement(sql),
+      name: driverStatementName(sql),
       text: sql,
       values: [...params],
     });
@@ -210,23 +205,52 @@ export class TenantTransactions {
   /** Returns the rows of the tenant pin and of `call`, read in one round trip that commits. */
   private async readOnceRaw(tenantId: number, call: IntegerCall): Promise<[Rows, Rows]> {
     const [client, release] = await this.connection();
-    let broken: unknown;
+    const [pinned = [], rows = []] = await this.sendOpening(
+      client,
+      release,
+      tenantId,
+      [call],
+      true,
+    );
+    release();
+    return [pinned, rows];
+  }
+
+  /**
+   * The round trip that opens a tenant transaction on `client`: `START; SET LOCAL ROLE;` the
+   * PREPAREs the connection lacks, `EXECUTE <pin tenant>`, `EXECUTE <each call>`, and `COMMIT`
+   * when `readOnly` (the whole read is that round trip). Answers the rows of the pin, then of each
+   * call. On failure it rolls back, re-reads the connection's prepared statements, gives the
+   * connection back (discarded if it cannot even roll back) and rethrows.
+   */
+  private async sendOpening(
+    client: PgClient,
+    release: (broken?: unknown) => void,
+    tenantId: number,
+    calls: readonly IntegerCall[],
+    readOnly: boolean,
+  ): Promise<Rows[]> {
     let compiled: CompiledCalls | undefined;
     try {
-      compiled = await this.prepared.compile(client, [pinTenant(tenantId), call]);
-      const sql = [...startTenantTransaction(true), ...compiled.prepares, ...compiled.executes];
-      const results = (await client.query(`${sql.join('; ')}; COMMIT`)) as unknown as PgResult[];
+      compiled = await this.prepared.compile(client, [pinTenant(tenantId), ...calls]);
+      const sql = [
+        `START TRANSACTION${readOnly ? ' READ ONLY' : ''}`,
+        `SET LOCAL ROLE ${APP_ROLE}`,
+        ...compiled.prepares,
+        ...compiled.executes,
+        ...(readOnly ? ['COMMIT'] : []),
+      ];
+      const results = (await client.query(sql.join('; '))) as unknown as PgResult[];
       this.prepared.confirm(client, compiled);
-      // one result per statement: START, SET, the PREPAREs, then ours
+      // one result per statement: START, SET, the PREPAREs, then the pin and the calls
       const at = 2 + compiled.prepares.length;
-      return [results[at]?.rows ?? [], results[at + 1]?.rows ?? []];
+      return results.slice(at, at + 1 + calls.length).map((r) => r.rows);
     } catch (err) {
       // a failed statement leaves the transaction open and aborted on this connection
-      broken = await rollback(client);
+      const broken = await rollback(client);
       if (compiled && !broken) await this.prepared.failed(client, compiled);
-      throw err;
-    } finally {
       release(broken);
+      throw err;
     }
   }
 
@@ -258,29 +282,17 @@ export class TenantTransactions {
       const [client, release] = await this.connection();
       let read: Rows[] = [];
       let generation: unknown;
-      let compiled: CompiledCalls | undefined;
-      try {
-        if (tenantId === null) {
+      if (tenantId === null) {
+        try {
           await client.query('START TRANSACTION');
-        } else {
-          compiled = await this.prepared.compile(client, [pinTenant(tenantId), ...calls]);
-          const sql = [
-            ...startTenantTransaction(false),
-            ...compiled.prepares,
-            ...compiled.executes,
-          ];
-          const opened = (await client.query(sql.join('; '))) as unknown as PgResult[];
-          this.prepared.confirm(client, compiled);
-          // one result per statement: START, SET, the PREPAREs, the tenant pin, then the calls
-          const at = 2 + compiled.prepares.length;
-          generation = opened[at]?.rows[0]?.['generation'];
-          read = opened.slice(at + 1).map((r) => r.rows);
+        } catch (err) {
+          release(await rollback(client));
+          throw err;
         }
-      } catch (err) {
-        const broken = await rollback(client);
-        if (compiled && !broken) await this.prepared.failed(client, compiled);
-        release(broken);
-        throw err;
+      } else {
+        const [pinned, ...rows] = await this.sendOpening(client, release, tenantId, calls, false);
+        generation = pinned?.[0]?.['generation'];
+        read = rows;
       }
       if (attempt <= MAX_REVERIFY && isStale(generation)) {
         // nothing done yet; the connection goes back first, since verifying needs one of its own
@@ -353,16 +365,4 @@ async function rollback(client: PgClient): Promise<unknown> {
 /** `call` with its integers inlined, for a statement run inside an open transaction. */
 function inlined({ sql, integers }: IntegerCall): string {
   return sql.replace(/\$(\d+)/g, (_, n: string) => inlinedInteger(integers, Number(n)));
-}
-
-const statementNames = new Map<string, string>();
-
-/** The driver's name for a statement: its text's digest (the driver prepares it once per connection). */
-function namedStatement(sql: string): string {
-  let name = statementNames.get(sql);
-  if (!name) {
-    name = `grc_x_${createHash('sha256').update(sql).digest('hex').slice(0, 20)}`;
-    statementNames.set(sql, name);
-  }
-  return name;
 }
