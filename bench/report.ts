@@ -1,6 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { availableParallelism, cpus, loadavg, release, totalmem } from 'node:os';
+import type { CpuCost } from './cpu-meter.js';
 import { CONNECTIONS } from './harness.js';
 
 export interface Row {
@@ -12,6 +13,7 @@ export interface Row {
   p99?: number;
   errors?: number;
   rssMb?: number;
+  cpu?: CpuCost;
   note: string;
 }
 
@@ -174,15 +176,16 @@ function command(): string {
 function tableLines(rows: Row[]): string[] {
   const r6 = rows.find((r) => r.id === '6' && r.available);
   const lines = [
-    '| # | scenario | req/s | p50 ms | p99 ms | errors | peak RSS MB | vs 6 | notes |',
-    '|---|---|---:|---:|---:|---:|---:|---:|---|',
+    '| # | scenario | req/s | p50 ms | p99 ms | errors | peak RSS MB | vs 6 | CPU ms/req: process | CPU ms/req: PostgreSQL | steal % | notes |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|',
   ];
   for (const r of rows) {
     const ratio = r.id === '1' && r.rps && r6?.rps ? `${(r.rps / r6.rps).toFixed(2)} ×` : '';
+    const cpu = `${fmt(r.cpu?.processMs, 2)} | ${fmt(r.cpu?.databaseMs, 2)} | ${fmt(r.cpu?.stealPct)}`;
     lines.push(
       r.available
-        ? `| ${r.id} | ${r.name} | ${fmt(r.rps)} | ${fmt(r.p50)} | ${fmt(r.p99)} | ${fmt(r.errors)} | ${fmt(r.rssMb)} | ${ratio} | ${r.note} |`
-        : `| ${r.id} | ${r.name} | – | – | – | – | – | | ${r.note} |`,
+        ? `| ${r.id} | ${r.name} | ${fmt(r.rps)} | ${fmt(r.p50)} | ${fmt(r.p99)} | ${fmt(r.errors)} | ${fmt(r.rssMb)} | ${ratio} | ${cpu} | ${r.note} |`
+        : `| ${r.id} | ${r.name} | – | – | – | – | – | | – | – | – | ${r.note} |`,
     );
   }
   return lines;
@@ -244,6 +247,11 @@ export async function writeResults(
     '',
     'errors = non-2xx answers (for 3a/3b: answers other than 404/401) + socket errors and timeouts;',
     'for 5a/5b: events whose delivery never arrived. Peak RSS is sampled every 100 ms during the row.',
+    'CPU ms/req: CPU time (user + system, all threads) during the row divided by its requests — for',
+    'the process measured (the service; the raw floor in row 6) and for all PostgreSQL processes; 5a per',
+    'delivery, 5b per event (its staging and its delivery). Steal: the share of the host’s CPU time the',
+    'hypervisor gave elsewhere during the row. Requests/s drift with the host between runs; CPU per',
+    'request does not, so it is the figure to compare changes by.',
     '',
     '## Targets (issue 8, and issue 3 for the auth pair)',
     '',

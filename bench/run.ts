@@ -26,6 +26,7 @@ import {
   sleep,
   startProcess,
 } from './harness.js';
+import { CpuMeter } from './cpu-meter.js';
 import { evaluateTargets, printTable, type Row, type RunInfo, writeResults } from './report.js';
 import { WebhookReceiver } from './webhook-receiver.js';
 
@@ -310,8 +311,10 @@ async function measure(
   if (!wanted(id)) return unavailable(id, name, 'not run (BENCH_ONLY)');
   log(`scenario ${id}: ${name}`);
   const rss = new RssSampler(pid).start();
+  const cpu = new CpuMeter(pid).begin();
   const r = await run();
-  return rowOf(id, name, r, rss.stop(), note);
+  cpu.end();
+  return { ...rowOf(id, name, r, rss.stop(), note), cpu: cpu.cost(r.total) };
 }
 
 /**
@@ -339,9 +342,15 @@ async function measureInterleaved(
   const rss = new RssSampler(pid).start();
   const runsA: LoadResult[] = [];
   const runsB: LoadResult[] = [];
+  const cpuA = new CpuMeter(pid);
+  const cpuB = new CpuMeter(pid);
   for (let i = 0; i < rounds; i++) {
+    cpuA.begin();
     runsA.push(await a.run(seconds));
+    cpuA.end();
+    cpuB.begin();
     runsB.push(await b.run(seconds));
+    cpuB.end();
   }
   const rssMb = rss.stop();
   const ratios = runsA
@@ -352,9 +361,11 @@ async function measureInterleaved(
       runs,
       runs.map((r) => r.elapsedSec ?? seconds),
     );
+  const rowA = rowOf(a.id, a.name, combined(runsA), rssMb, `${a.note}; ratio per round ${ratios}`);
+  const rowB = rowOf(b.id, b.name, combined(runsB), rssMb, b.note);
   return [
-    rowOf(a.id, a.name, combined(runsA), rssMb, `${a.note}; ratio per round ${ratios}`),
-    rowOf(b.id, b.name, combined(runsB), rssMb, b.note),
+    { ...rowA, cpu: cpuA.cost(combined(runsA).total) },
+    { ...rowB, cpu: cpuB.cost(combined(runsB).total) },
   ];
 }
 
@@ -497,8 +508,10 @@ async function webhookScenario(
       const whilePaused = receiver.received;
       receiver.reset();
       const rss = new RssSampler(svc.pid).start();
+      const cpu = new CpuMeter(svc.pid).begin();
       await setStatus('active');
       await waitFor(queued, 15_000);
+      cpu.end();
       const rssMb = rss.stop();
       const after = await deliveryCounts(dbUrl, webhookId);
       rows.push({
@@ -508,6 +521,7 @@ async function webhookScenario(
         rps: receiver.rate(),
         errors: Math.max(0, queued - whilePaused - receiver.received),
         rssMb,
+        cpu: cpu.cost(receiver.received),
         note: `${receiver.received}/${queued} queued events arrived after re-activation, ${whilePaused} while paused, ${receiver.duplicates} duplicates (deliveries: ${describeCounts({}, after)}); rate = first to last arrival`,
       });
     }
@@ -519,6 +533,7 @@ async function webhookScenario(
     const before = await deliveryCounts(dbUrl, webhookId);
     receiver.reset();
     const rss = new RssSampler(svc.pid).start();
+    const cpu = new CpuMeter(svc.pid).begin();
     const gen = await load({
       url: stagingUrl,
       method: 'POST',
@@ -529,6 +544,7 @@ async function webhookScenario(
     await sleep(500);
     const produced = total(await deliveryCounts(dbUrl, webhookId)) - total(before);
     await waitFor(produced, 15_000);
+    cpu.end();
     const rssMb = rss.stop();
     const after = await deliveryCounts(dbUrl, webhookId);
     rows.push({
@@ -540,6 +556,8 @@ async function webhookScenario(
       p99: receiver.percentile(99),
       errors: Math.max(0, produced - receiver.received) + gen.errors,
       rssMb,
+      // per event: its staging and its delivery
+      cpu: cpu.cost(produced),
       note: `${receiver.received}/${produced} events arrived (stagings ${gen.requestsPerSec.toFixed(0)}/s, ${gen.errors} staging errors), ${receiver.duplicates} duplicates (deliveries: ${describeCounts(before, after)}); p50/p99 = payload timestamp → arrival`,
     });
     await setStatus('revoked');
