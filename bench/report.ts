@@ -21,6 +21,8 @@ export interface RunInfo {
   startedAt: Date;
   finishedAt?: Date;
   durationSec: number;
+  /** Unmeasured load before each measured row (JIT warm-up), seconds. */
+  warmupSec: number;
   mode: 'embedded' | 'external';
   loadAvg: number[];
   coldStartMs?: number;
@@ -235,7 +237,7 @@ export async function writeResults(
       .join(' / ')}`,
     `- Database: ${info.mode === 'embedded' ? 'embedded PostgreSQL in a fresh temporary DATA_DIR' : 'DATABASE_URL server, fresh database for the run'}`,
     `- Service settings: ${info.serviceSettings ?? 'defaults'}`,
-    `- Load: autocannon, ${CONNECTIONS} connections, ${info.durationSec} s per scenario`,
+    `- Load: autocannon, ${CONNECTIONS} connections, ${info.durationSec} s per scenario, each after ${info.warmupSec} s of the same load unmeasured (JIT warm-up; the 3a/3b pair: one round of each)`,
     `- Seed: 1 enterprise tenant, 1 client with all scopes, ${info.seed?.projects ?? 0} projects, 1 document with ${info.seed?.versions ?? 0} versions`,
     ...seedProblems,
     `- Start on a warm data directory (spawn → /health/ready 200): **${fmt(info.warmStartMs)} ms** (cold first start: ${fmt(info.coldStartMs)} ms)`,

@@ -32,6 +32,8 @@ import { WebhookReceiver } from './webhook-receiver.js';
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const WEBHOOK_EVENTS = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 5000);
+/** Seconds of unmeasured load at the same concurrency before each measured row. */
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 3);
 /**
  * `BENCH_ONLY=1,6,3a` runs those scenarios only (ids as in the table; `3` is 3, 3a and 3b, `5` is
  * 5a and 5b), for iterating on one path. Such a partial run writes bench/.tmp/RESULTS-partial.md,
@@ -305,14 +307,16 @@ async function measure(
   id: string,
   name: string,
   pid: number,
-  run: () => Promise<LoadResult>,
+  run: (seconds: number) => Promise<LoadResult>,
   note = '',
 ): Promise<Row> {
   if (!wanted(id)) return unavailable(id, name, 'not run (BENCH_ONLY)');
   log(`scenario ${id}: ${name}`);
+  // unmeasured: otherwise the row's first seconds also measure the JIT compiling the path
+  if (WARMUP > 0) await run(WARMUP);
   const rss = new RssSampler(pid).start();
   const cpu = new CpuMeter(pid).begin();
-  const r = await run();
+  const r = await run(DURATION);
   cpu.end();
   return { ...rowOf(id, name, r, rss.stop(), note), cpu: cpu.cost(r.total) };
 }
@@ -608,6 +612,7 @@ async function main(): Promise<void> {
       .join(' '),
     startedAt,
     durationSec: DURATION,
+    warmupSec: WARMUP,
     mode: db.mode,
     loadAvg: loadavg(),
   };
@@ -651,8 +656,8 @@ async function main(): Promise<void> {
     rows.push(
       why1
         ? unavailable('1', s1, why1)
-        : await measure('1', `${s1}, ${s.versions} versions`, svc.pid, () =>
-            load({ url: `${svc.baseUrl}${docPath}`, headers: auth, durationSec: DURATION }),
+        : await measure('1', `${s1}, ${s.versions} versions`, svc.pid, (seconds) =>
+            load({ url: `${svc.baseUrl}${docPath}`, headers: auth, durationSec: seconds }),
           ),
     );
 
@@ -677,8 +682,8 @@ async function main(): Promise<void> {
               '6',
               s6,
               floor.pid,
-              () =>
-                load({ url: `${floor.baseUrl}${docPath}`, headers: auth, durationSec: DURATION }),
+              (seconds) =>
+                load({ url: `${floor.baseUrl}${docPath}`, headers: auth, durationSec: seconds }),
               'RSS column: the raw floor process',
             ),
       );
@@ -730,8 +735,8 @@ async function main(): Promise<void> {
     rows.push(
       why2
         ? unavailable('2', s2, why2)
-        : await measure('2', s2, svc.pid, () =>
-            load({ url: `${base}/projects?limit=50`, headers: auth, durationSec: DURATION }),
+        : await measure('2', s2, svc.pid, (seconds) =>
+            load({ url: `${base}/projects?limit=50`, headers: auth, durationSec: seconds }),
           ),
     );
 
@@ -745,13 +750,13 @@ async function main(): Promise<void> {
     rows.push(
       !s.token
         ? unavailable('3', s3, 'no client')
-        : await measure('3', s3, svc.pid, () =>
+        : await measure('3', s3, svc.pid, (seconds) =>
             load({
               url: `${base}/oauth/token`,
               method: 'POST',
               headers: { 'content-type': 'application/json' },
               body: tokenBody,
-              durationSec: DURATION,
+              durationSec: seconds,
             }),
           ),
     );
@@ -775,13 +780,13 @@ async function main(): Promise<void> {
             '4',
             s4,
             svc.pid,
-            () =>
+            (seconds) =>
               load({
                 url: `${svc.baseUrl}${docPath}/external-revisions`,
                 method: 'POST',
                 headers: { ...auth, 'content-type': 'application/json' },
                 body: bigBody,
-                durationSec: DURATION,
+                durationSec: seconds,
               }),
             `body ${Buffer.byteLength(bigBody)} bytes`,
           ),
