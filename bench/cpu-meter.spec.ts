@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CpuMeter } from './cpu-meter.js';
+import { CpuMeter, databaseDelta } from './cpu-meter.js';
 
 const cpuMs = (): number => {
   const { user, system } = process.cpuUsage();
@@ -47,5 +47,17 @@ describe('CpuMeter (bench CPU per request)', () => {
 
   it('has no figure for a row without requests', () => {
     expect(new CpuMeter(process.pid).begin().end().cost(0)).toBeUndefined();
+  });
+
+  it('counts PostgreSQL backends that started during the row in full and never goes negative', () => {
+    const before = new Map([
+      ['10', 500], // runs throughout: +20
+      ['11', 900], // exits during the row: its last ticks are lost, not subtracted
+    ]);
+    const after = new Map([
+      ['10', 520],
+      ['12', 7], // started during the row
+    ]);
+    expect(databaseDelta(before, after)).toBe(27);
   });
 });

@@ -19,6 +19,13 @@ export interface CpuCost {
 
 interface Snapshot {
   process: number;
+  database: Map<string, number>;
+  steal: number;
+  total: number;
+}
+
+interface Totals {
+  process: number;
   database: number;
   steal: number;
   total: number;
@@ -37,16 +44,29 @@ function processTicks(pid: string): number {
   }
 }
 
-function databaseTicks(): number {
-  let sum = 0;
+/** utime + stime of every PostgreSQL process, by pid. */
+function databaseTicks(): Map<string, number> {
+  const ticks = new Map<string, number>();
   for (const pid of readdirSync('/proc')) {
     if (!/^\d+$/.test(pid)) continue;
     try {
-      if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'postgres') sum += processTicks(pid);
+      if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'postgres') {
+        ticks.set(pid, processTicks(pid));
+      }
     } catch {
       // exited between listing and reading
     }
   }
+  return ticks;
+}
+
+/**
+ * PostgreSQL CPU between two readings: a backend that started in between counts in full, one
+ * that exited in between is lost (its last ticks cannot be read back), never negative.
+ */
+export function databaseDelta(before: Map<string, number>, after: Map<string, number>): number {
+  let sum = 0;
+  for (const [pid, ticks] of after) sum += Math.max(0, ticks - (before.get(pid) ?? 0));
   return sum;
 }
 
@@ -61,7 +81,7 @@ function hostTicks(): { steal: number; total: number } {
  * in alternating rounds (the issue-3 pair) count their own rounds only.
  */
 export class CpuMeter {
-  private readonly sum: Snapshot = { process: 0, database: 0, steal: 0, total: 0 };
+  private readonly sum: Totals = { process: 0, database: 0, steal: 0, total: 0 };
   private open: Snapshot | null = null;
   private available = true;
 
@@ -87,9 +107,10 @@ export class CpuMeter {
       this.available = false;
       return this;
     }
-    for (const k of ['process', 'database', 'steal', 'total'] as const) {
-      this.sum[k] += now[k] - this.open[k];
-    }
+    this.sum.process += now.process - this.open.process;
+    this.sum.database += databaseDelta(this.open.database, now.database);
+    this.sum.steal += now.steal - this.open.steal;
+    this.sum.total += now.total - this.open.total;
     this.open = null;
     return this;
   }
