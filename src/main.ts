@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { NestFactory } from '@nestjs/core';
-import type { NestExpressApplication } from '@nestjs/platform-express';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { pino } from 'pino';
 import { AppModule } from './app.module.js';
 import { configureApp } from './app.setup.js';
@@ -12,6 +12,7 @@ import {
   startEmbeddedDatabase,
 } from './common/database/embedded-database.js';
 import { runMigrations } from './common/database/migrate.js';
+import { createHttpAdapter } from './common/http/http-adapter.js';
 import { API_PREFIX } from './openapi.js';
 import { onFirstStart } from './first-start.js';
 
@@ -32,10 +33,11 @@ async function main(): Promise<void> {
     );
   }
 
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.register(config), {
-    bufferLogs: true,
-    bodyParser: false,
-  });
+  const app = await NestFactory.create<NestFastifyApplication>(
+    AppModule.register(config),
+    createHttpAdapter(config),
+    { bufferLogs: true, bodyParser: false },
+  );
   configureApp(app, config);
   if (embedded && config.SEED_DEMO) await onFirstStart(app);
 
@@ -70,7 +72,8 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => shutdown('SIGINT'));
   process.on('SIGTERM', () => shutdown('SIGTERM'));
 
-  await app.listen(config.PORT);
+  // every interface, as a service in a container must (Fastify's own default is localhost only)
+  await app.listen(config.PORT, '0.0.0.0');
   const url = (await app.getUrl()).replace('[::1]', 'localhost').replace('127.0.0.1', 'localhost');
   log.info(
     {

@@ -2,18 +2,19 @@ import 'reflect-metadata';
 import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { NestFactory } from '@nestjs/core';
-import type { NestExpressApplication } from '@nestjs/platform-express';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 // not exported by the package: nestjs-pino keeps one pino-http instance per process, built by the
 // first app; without a reset every later app of a test file would log into the first one's sink
 import { __resetOutOfContextForTests as resetPinoRoot } from '../../node_modules/nestjs-pino/dist/esm/PinoLogger.js';
 import { AppModule } from '../../src/app.module.js';
 import { configureApp } from '../../src/app.setup.js';
 import { type AppConfig, loadConfig } from '../../src/common/config/app-config.js';
+import { createHttpAdapter } from '../../src/common/http/http-adapter.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 import { leakedSecrets, rememberSecret } from './secrets.js';
 
 export interface TestApp {
-  app: NestExpressApplication;
+  app: NestFastifyApplication;
   config: AppConfig;
   /** Base URL of the listening server, e.g. http://127.0.0.1:43121 */
   baseUrl: string;
@@ -53,8 +54,9 @@ export async function startTestApp(
     },
   });
   resetPinoRoot();
-  const app = await NestFactory.create<NestExpressApplication>(
+  const app = await NestFactory.create<NestFastifyApplication>(
     AppModule.register(config, { logDestination: sink }),
+    createHttpAdapter(config),
     { bufferLogs: true, bodyParser: false },
   );
   configureApp(app, config);

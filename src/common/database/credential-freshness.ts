@@ -1,5 +1,4 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { NextFunction, Request, Response } from 'express';
 
 /**
  * How the request's credential was verified, for the transaction layer to hold it to account.
@@ -25,9 +24,12 @@ interface RequestCredentialScope {
 
 const storage = new AsyncLocalStorage<RequestCredentialScope>();
 
-/** Express middleware: gives every request a scope the guard can fill in. */
-export function credentialScopeMiddleware(_req: Request, _res: Response, next: NextFunction): void {
-  storage.run({}, next);
+/**
+ * Fastify `preHandler` hook: gives every request a scope the guard can fill in. The rest of the
+ * request (guards, handler, its transactions) runs inside `done`, so inside the scope.
+ */
+export function openCredentialScope(_req: unknown, _reply: unknown, done: () => void): void {
+  storage.run({}, done);
 }
 
 /** Records how this request's credential was verified (the guard, once it has passed). */

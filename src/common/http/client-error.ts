@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import type { Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { problem } from './problem.js';
 
@@ -27,30 +26,28 @@ const REASONS: Record<number, string> = {
 
 /**
  * Requests Node's HTTP parser refuses (oversized headers, malformed request lines) never reach
- * Express; Node would answer them with an empty body. They get a problem body like every other
- * error instead.
+ * the framework; they would be answered with an empty or framework-shaped body. They get a problem
+ * body like every other error instead. Installed as Fastify's `clientErrorHandler`.
  */
-export function answerClientErrorsWithProblems(server: Server): void {
-  server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => {
-    if (err.code === 'ECONNRESET' || !socket.writable) {
-      socket.destroy();
-      return;
-    }
-    const [status, code, title, detail] = ANSWERS[err.code ?? ''] ?? [
-      400,
-      'malformed_request',
-      'Malformed request',
-      'the request could not be parsed',
-    ];
-    const requestId = randomUUID();
-    const body = JSON.stringify(problem(status, code, title, detail, requestId));
-    socket.end(
-      `HTTP/1.1 ${status} ${REASONS[status]}\r\n` +
-        'Content-Type: application/problem+json; charset=utf-8\r\n' +
-        `Content-Length: ${Buffer.byteLength(body)}\r\n` +
-        `X-Request-Id: ${requestId}\r\n` +
-        'Connection: close\r\n\r\n' +
-        body,
-    );
-  });
+export function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
+  if (err.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const [status, code, title, detail] = ANSWERS[err.code ?? ''] ?? [
+    400,
+    'malformed_request',
+    'Malformed request',
+    'the request could not be parsed',
+  ];
+  const requestId = randomUUID();
+  const body = JSON.stringify(problem(status, code, title, detail, requestId));
+  socket.end(
+    `HTTP/1.1 ${status} ${REASONS[status]}\r\n` +
+      'Content-Type: application/problem+json; charset=utf-8\r\n' +
+      `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+      `X-Request-Id: ${requestId}\r\n` +
+      'Connection: close\r\n\r\n' +
+      body,
+  );
 }

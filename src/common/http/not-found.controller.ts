@@ -9,7 +9,7 @@ import { NotFoundError } from './app-error.js';
 @ApiExcludeController()
 @Controller()
 export class NotFoundController {
-  @All('{*path}')
+  @All(['', '*'])
   notFound(): never {
     throw new NotFoundError('route');
   }

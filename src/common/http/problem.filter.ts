@@ -5,11 +5,10 @@ import {
   HttpException,
   Logger,
 } from '@nestjs/common';
-import type { Request, Response } from 'express';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, ValidationFailedError } from './app-error.js';
 import { OAuthError } from './oauth-error.js';
 import { problem, PROBLEM_CONTENT_TYPE, type ProblemBody } from './problem.js';
-import { assignRequestId } from './request-id.js';
 
 interface HttpishError {
   status?: number;
@@ -60,46 +59,42 @@ export class ProblemFilter implements ExceptionFilter {
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const ctx = host.switchToHttp();
-    const req = ctx.getRequest<Request>();
-    const res = ctx.getResponse<Response>();
-    if (res.headersSent) return;
-    const requestId = (req as { id?: unknown }).id;
-    // errors of the body parser come before the request logger has given the request its id
-    const rid = typeof requestId === 'string' ? requestId : assignRequestId(req, res);
+    const req = ctx.getRequest<FastifyRequest>();
+    const reply = ctx.getResponse<FastifyReply>();
+    if (reply.sent || reply.raw.headersSent) return;
+    const rid = req.id;
+    // also on errors Fastify answers before the request's hooks run
+    reply.header('X-Request-Id', rid);
 
     if (exception instanceof OAuthError) {
-      res.status(exception.status);
-      res.set({ 'Cache-Control': 'no-store', Pragma: 'no-cache', ...exception.headers });
-      res.json({ error: exception.error, error_description: exception.description });
+      reply
+        .status(exception.status)
+        .headers({ 'Cache-Control': 'no-store', Pragma: 'no-cache', ...exception.headers })
+        .send({ error: exception.error, error_description: exception.description });
       return;
     }
 
-    const body = this.toProblem(exception, rid, res);
-    if (req.path === TOKEN_PATH) {
+    const body = this.toProblem(exception, rid, reply);
+    if (req.url.split('?')[0] === TOKEN_PATH) {
       // the token endpoint speaks RFC 6749 only, also for errors found before it runs
-      res.status(body.status);
-      res.set({ 'Cache-Control': 'no-store', Pragma: 'no-cache' });
-      res.json({ error: oauthErrorCode(body.status), error_description: body.detail });
+      reply
+        .status(body.status)
+        .headers({ 'Cache-Control': 'no-store', Pragma: 'no-cache' })
+        .send({ error: oauthErrorCode(body.status), error_description: body.detail });
       return;
     }
-    res.status(body.status).type(PROBLEM_CONTENT_TYPE).send(JSON.stringify(body));
+    reply.status(body.status).type(PROBLEM_CONTENT_TYPE).send(JSON.stringify(body));
   }
 
-  private toProblem(exception: unknown, rid: string | null, res: Response): ProblemBody {
+  private toProblem(exception: unknown, rid: string | null, reply: FastifyReply): ProblemBody {
     if (exception instanceof AppError) {
-      res.set(exception.headers);
+      reply.headers(exception.headers);
       const errors = exception instanceof ValidationFailedError ? { errors: exception.errors } : {};
       return problem(exception.status, exception.code, exception.title, exception.message, rid, {
         ...exception.extensions,
         ...errors,
       });
     }
-    // body-parser errors arrive wrapped by the Express adapter; their `type` says what went wrong
-    const cause =
-      exception instanceof HttpException
-        ? (exception.cause as HttpishError | undefined)
-        : undefined;
-    if (cause?.type) return this.toProblem(cause, rid, res);
     if (exception instanceof HttpException) {
       const status = exception.getStatus();
       if (status === 404) {
@@ -118,7 +113,7 @@ export class ProblemFilter implements ExceptionFilter {
       }
     }
     const err = exception as HttpishError;
-    if (err?.type === 'entity.too.large') {
+    if (err?.code === 'FST_ERR_CTP_BODY_TOO_LARGE' || err?.type === 'entity.too.large') {
       return problem(
         413,
         'payload_too_large',
@@ -156,9 +151,30 @@ export class ProblemFilter implements ExceptionFilter {
         },
       );
     }
+    // what Fastify refuses before a route runs (a bad Content-Length, an undecodable URL): a 4xx
+    if (err?.code?.startsWith('FST_ERR') && (err.statusCode ?? 500) < 500) {
+      return err.code.startsWith('FST_ERR_CTP')
+        ? problem(
+            400,
+            'validation_failed',
+            'Validation failed',
+            'the body could not be read',
+            rid,
+            {
+              errors: [{ field: 'body', message: err.code }],
+            },
+          )
+        : problem(
+            400,
+            'malformed_request',
+            'Malformed request',
+            'the request could not be parsed',
+            rid,
+          );
+    }
     if (isDatabaseUnavailable(exception)) {
       this.logger.warn({ err: exception, request_id: rid }, 'database unavailable');
-      res.set('Retry-After', '5');
+      reply.header('Retry-After', '5');
       return problem(
         503,
         'service_unavailable',

@@ -1,15 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /**
- * Echoes a caller's `X-Request-Id` when it is a sane token (so it cannot inject into logs or
- * headers), otherwise mints one. Used as pino-http's `genReqId`, which runs first on every request.
+ * A caller's `X-Request-Id` when it is a sane token (so it cannot inject into logs or headers),
+ * otherwise a fresh one. Fastify's `genReqId`: the id of the request everywhere (its log lines,
+ * problem bodies, audit lines, the `X-Request-Id` response header).
  */
-export function assignRequestId(req: IncomingMessage, res: ServerResponse): string {
+export function requestIdFor(req: IncomingMessage): string {
   const given = req.headers['x-request-id'];
-  const id = typeof given === 'string' && SAFE_REQUEST_ID.test(given) ? given : randomUUID();
-  res.setHeader('X-Request-Id', id);
-  return id;
+  return typeof given === 'string' && SAFE_REQUEST_ID.test(given) ? given : randomUUID();
 }

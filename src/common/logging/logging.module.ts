@@ -1,9 +1,9 @@
-import { type DynamicModule, Module } from '@nestjs/common';
+import { type DynamicModule, Module, RequestMethod } from '@nestjs/common';
 import { LoggerModule } from 'nestjs-pino';
 import { type DestinationStream, pino } from 'pino';
 import type { Options } from 'pino-http';
 import type { AppConfig } from '../config/app-config.js';
-import { assignRequestId } from '../http/request-id.js';
+import { requestIdFor } from '../http/request-id.js';
 
 /**
  * Paths pino removes from every line. Secrets never reach the log: request bodies are not logged
@@ -49,10 +49,12 @@ export class LoggingModule {
       module: LoggingModule,
       imports: [
         LoggerModule.forRoot({
+          forRoutes: [{ path: '*', method: RequestMethod.ALL }],
           pinoHttp: withDestination(
             {
               level: config.LOG_LEVEL,
-              genReqId: assignRequestId,
+              // Fastify's request id (request-id.ts), which middie puts on the raw request
+              genReqId: (req) => (typeof req.id === 'string' ? req.id : requestIdFor(req)),
               redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
               customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : 'info'),
               serializers: {

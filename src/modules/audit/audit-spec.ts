@@ -1,4 +1,7 @@
-import type { Request } from 'express';
+import type { FastifyRequest } from 'fastify';
+
+/** The request an audit target is read from: path parameters are strings. */
+export type Request = FastifyRequest<{ Params: Record<string, string | undefined> }>;
 
 /** Metadata key of `@Audited` (audited.decorator.ts), read by AuditInterceptor. */
 export const AUDITED = 'audit:action';
@@ -9,8 +12,19 @@ export interface AuditSpec {
   target?: (req: Request, body: unknown) => string | null;
 }
 
-/** Overrides a handler can leave on `res.locals.audit` (e.g. the token endpoint's tenant). */
+/** Overrides a handler can leave for its request's audit line (e.g. the token endpoint's tenant). */
 export interface AuditLocals {
   tenantId?: number | null;
   credentialRef?: string | null;
+}
+
+const localsOfRequest = new WeakMap<object, AuditLocals>();
+
+/** Leaves `locals` for the audit line of `req`; the handler may fill them in later. */
+export function attachAuditLocals(req: FastifyRequest, locals: AuditLocals): void {
+  localsOfRequest.set(req, locals);
+}
+
+export function auditLocalsOf(req: FastifyRequest): AuditLocals {
+  return localsOfRequest.get(req) ?? {};
 }

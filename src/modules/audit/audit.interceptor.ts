@@ -5,13 +5,12 @@ import {
   type NestInterceptor,
 } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import type { Request, Response } from 'express';
 import { type Observable, tap } from 'rxjs';
 import { AppError } from '../../common/http/app-error.js';
 import { OAuthError } from '../../common/http/oauth-error.js';
 import type { Principal } from '../auth/principal.js';
 import { AuditService } from './audit.service.js';
-import { AUDITED, type AuditLocals, type AuditSpec } from './audit-spec.js';
+import { AUDITED, type AuditSpec, auditLocalsOf, type Request } from './audit-spec.js';
 
 /**
  * Writes one audit line per call of an `@Audited` route, success or failure, with who (tenant,
@@ -29,10 +28,9 @@ export class AuditInterceptor implements NestInterceptor {
     const spec = this.reflector.get<AuditSpec | undefined>(AUDITED, context.getHandler());
     if (!spec) return next.handle();
     const http = context.switchToHttp();
-    const req = http.getRequest<Request & { user?: Principal; id?: unknown }>();
-    const res = http.getResponse<Response>();
+    const req = http.getRequest<Request & { user?: Principal }>();
     const write = (outcome: 'success' | 'failure', body: unknown, detail: string | null) => {
-      const locals = (res.locals as { audit?: AuditLocals }).audit ?? {};
+      const locals = auditLocalsOf(req);
       let target: string | null = null;
       try {
         target = spec.target ? spec.target(req, body) : null;
@@ -47,7 +45,7 @@ export class AuditInterceptor implements NestInterceptor {
         outcome,
         detail,
         ip: req.ip ?? null,
-        requestId: typeof req.id === 'string' ? req.id : null,
+        requestId: req.id,
       });
     };
     return next.handle().pipe(

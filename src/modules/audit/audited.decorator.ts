@@ -1,9 +1,8 @@
 import { applyDecorators, SetMetadata, UseInterceptors } from '@nestjs/common';
 import { AuditInterceptor } from './audit.interceptor.js';
-import type { Request } from 'express';
-import { AUDITED, type AuditSpec } from './audit-spec.js';
+import { AUDITED, type AuditSpec, type Request } from './audit-spec.js';
 
-export type { AuditLocals } from './audit-spec.js';
+export { attachAuditLocals, type AuditLocals } from './audit-spec.js';
 
 /**
  * Records the route's outcome in the audit trail (see AuditInterceptor). The interceptor is bound

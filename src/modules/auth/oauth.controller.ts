@@ -1,4 +1,4 @@
-import { Controller, Header, HttpCode, Post, Req, Res } from '@nestjs/common';
+import { Controller, Header, HttpCode, Post, Req } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
   ApiBody,
@@ -9,16 +9,16 @@ import {
   ApiTags,
   ApiUnauthorizedResponse,
 } from '@nestjs/swagger';
-import type { Request, Response } from 'express';
-import { Audited, type AuditLocals } from '../audit/audited.decorator.js';
+import type { FastifyRequest as Request } from 'fastify';
+import { attachAuditLocals, Audited, type AuditLocals } from '../audit/audited.decorator.js';
 import { OAuthErrorDto, TokenRequestDto, TokenResponseDto } from './dto/token.dto.js';
 import { Public } from './public.decorator.js';
 import { OAuthTokenService, type TokenRequest } from './token.service.js';
 
 function tokenRequest(req: Request): TokenRequest {
   return {
-    body: req.body as unknown,
-    form: Boolean(req.is('application/x-www-form-urlencoded')),
+    body: req.body,
+    form: /^application\/x-www-form-urlencoded\s*(;|$)/i.test(req.headers['content-type'] ?? ''),
     authorization: req.headers.authorization,
     ip: req.ip,
   };
@@ -137,10 +137,10 @@ export class OAuthController {
     type: OAuthErrorDto,
     example: { error: 'server_error', error_description: 'an unexpected error occurred' },
   })
-  token(@Req() req: Request, @Res({ passthrough: true }) res: Response): Promise<TokenResponseDto> {
+  token(@Req() req: Request): Promise<TokenResponseDto> {
     // filled in once the client is known, so the audit line names its tenant and credential
     const audit: AuditLocals = {};
-    res.locals['audit'] = audit;
+    attachAuditLocals(req, audit);
     return this.tokens.issue(tokenRequest(req), audit);
   }
 }

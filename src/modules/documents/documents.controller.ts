@@ -1,6 +1,6 @@
 import { Controller, Get, Headers, HttpStatus, Param, Res } from '@nestjs/common';
 import { ApiHeader, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
-import type { Response } from 'express';
+import type { FastifyReply } from 'fastify';
 import { ApiProblemResponses } from '../../common/http/api-problem-responses.js';
 import { ParseIdPipe } from '../../common/http/params.js';
 import { Authorized } from '../auth/authorized.decorator.js';
@@ -97,13 +97,13 @@ export class DocumentsController {
     @Param('documentId', ParseIdPipe) documentId: number,
     @Param('versionId', ParseIdPipe) versionId: number,
     @Headers('if-none-match') ifNoneMatch: string | undefined,
-    @Res({ passthrough: true }) res: Response,
+    @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<VersionResponse | undefined> {
     const version = await this.documents.readVersion(principal.tenantId, documentId, versionId);
     const etag = etagOf(version.content_hash);
-    res.setHeader('ETag', etag);
+    reply.header('ETag', etag);
     if (!ifNoneMatchHits(ifNoneMatch, etag)) return version;
-    res.status(HttpStatus.NOT_MODIFIED);
+    reply.status(HttpStatus.NOT_MODIFIED);
     return undefined;
   }
 }

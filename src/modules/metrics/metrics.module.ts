@@ -1,15 +1,11 @@
-import { type MiddlewareConsumer, Module, type NestModule } from '@nestjs/common';
-import { HttpMetricsMiddleware } from './http-metrics.middleware.js';
+import { Module } from '@nestjs/common';
 import { MetricsController } from './metrics.controller.js';
 import { MetricsService } from './metrics.service.js';
 
+/** Request timing is a Fastify hook installed by `registerHttpMetrics` (http-metrics.ts). */
 @Module({
   controllers: [MetricsController],
   providers: [MetricsService],
   exports: [MetricsService],
 })
-export class MetricsModule implements NestModule {
-  configure(consumer: MiddlewareConsumer): void {
-    consumer.apply(HttpMetricsMiddleware).forRoutes('{*path}');
-  }
-}
+export class MetricsModule {}

@@ -1,11 +1,11 @@
 import { type ExecutionContext, Injectable } from '@nestjs/common';
 import { ThrottlerGuard, type ThrottlerLimitDetail } from '@nestjs/throttler';
-import type { Request, Response } from 'express';
+import type { FastifyReply, FastifyRequest as Request } from 'fastify';
 import type { Principal } from '../auth/principal.js';
 import { RateLimitedError } from './rate-limited.error.js';
 
 export function isTokenRequest(req: Request): boolean {
-  return req.path === '/api/v1/oauth/token';
+  return req.routeOptions.url === '/api/v1/oauth/token';
 }
 
 /** The client id of a token request, from HTTP Basic or the body; never the secret. */
@@ -47,7 +47,7 @@ export class RateLimitGuard extends ThrottlerGuard {
   override async canActivate(context: ExecutionContext): Promise<boolean> {
     const http = context.switchToHttp();
     const request = http.getRequest<Request & { user?: Principal }>();
-    const res = http.getResponse<Response>();
+    const reply = http.getResponse<FastifyReply>();
     if (!request.user && !isTokenRequest(request)) return true;
     for (const throttler of this.throttlers) {
       if (throttler.skipIf?.(context)) continue;
@@ -62,9 +62,9 @@ export class RateLimitGuard extends ThrottlerGuard {
         throw new RateLimitedError(Math.max(1, timeToBlockExpire || timeToExpire));
       }
       const suffix = `-${name}`;
-      res.setHeader(`${this.headerPrefix}-Limit${suffix}`, limit);
-      res.setHeader(`${this.headerPrefix}-Remaining${suffix}`, Math.max(0, limit - totalHits));
-      res.setHeader(`${this.headerPrefix}-Reset${suffix}`, timeToExpire);
+      reply.header(`${this.headerPrefix}-Limit${suffix}`, limit);
+      reply.header(`${this.headerPrefix}-Remaining${suffix}`, Math.max(0, limit - totalHits));
+      reply.header(`${this.headerPrefix}-Reset${suffix}`, timeToExpire);
     }
     return true;
   }

@@ -1,7 +1,7 @@
 import { type ExecutionContext, Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { ThrottlerModule } from '@nestjs/throttler';
-import type { Request } from 'express';
+import type { FastifyRequest as Request } from 'fastify';
 import { AppConfig } from '../../common/config/app-config.js';
 import { isTokenRequest, RateLimitGuard } from './rate-limit.guard.js';
 import { RateLimitStore, RateLimitStoreModule } from './rate-limit-store.js';

@@ -7,7 +7,7 @@ import {
   ApiOperation,
   ApiTags,
 } from '@nestjs/swagger';
-import type { Response } from 'express';
+import type { FastifyReply } from 'fastify';
 import { ApiProblemResponses } from '../../common/http/api-problem-responses.js';
 import { ParseIdPipe } from '../../common/http/params.js';
 import { Audited, documentTarget } from '../audit/audited.decorator.js';
@@ -116,7 +116,7 @@ export class RevisionsController {
     @CurrentPrincipal() principal: Principal,
     @Param('documentId', ParseIdPipe) documentId: number,
     @Body() dto: StageRevisionDto,
-    @Res({ passthrough: true }) res: Response,
+    @Res({ passthrough: true }) reply: FastifyReply,
     @Headers('if-match') ifMatch?: string,
     @Headers('lock-token') lockToken?: string,
     @Headers('idempotency-key') idempotencyKey?: string,
@@ -126,7 +126,7 @@ export class RevisionsController {
       lockToken,
       idempotencyKey,
     });
-    res.status(result.status).location(result.location);
+    reply.status(result.status).header('Location', result.location);
     return result.body;
   }
 
