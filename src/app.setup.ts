@@ -17,7 +17,8 @@ export function configureApp(app: NestFastifyApplication, config: AppConfig): vo
     reply.header('X-Request-Id', request.id);
     done();
   });
-  // after the body is read: a scope opened earlier would not survive the body's stream callbacks
+  // just before the route runs, after the body has been read: the scope is the async context of
+  // the guard and the handler whatever the body's stream callbacks did to it
   fastify.addHook('preHandler', openCredentialScope);
   registerHttpMetrics(app);
   app.setGlobalPrefix(API_PREFIX, { exclude: ['health/live', 'health/ready', 'metrics'] });

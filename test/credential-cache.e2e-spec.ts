@@ -4,6 +4,7 @@ import { digest } from '../src/common/crypto/tokens.js';
 import { CredentialCache } from '../src/common/database/credential-cache.js';
 import { startTestApp, type TestApp } from './support/app.js';
 import { createCaller, createClient, createTenant, issueToken } from './support/factories.js';
+import { createLockableDocument } from './support/lock-factories.js';
 import { call } from './support/http.js';
 import { runCli } from './support/cli.js';
 
@@ -225,6 +226,44 @@ describe('credential cache', () => {
             'Bearer realm="api", error="invalid_token"',
           );
         }
+      } finally {
+        restore();
+      }
+    });
+
+    it('a revoked token writes nothing on routes with a body either (the scope opens after the body is read)', async () => {
+      const c = await createCaller(t.app);
+      const { documentId } = await createLockableDocument(t.app, c.tenantId);
+      await untilListening(t, c.auth);
+      deafen();
+      try {
+        await sql(t, `UPDATE access_tokens SET revoked_at = now() WHERE token_digest = $1`, [
+          digest(c.token),
+        ]);
+        const writes: Array<[string, unknown]> = [
+          [
+            '/webhooks',
+            { name: 'after revoke', endpoint_url: 'https://hooks.example.com/x', events: ['*'] },
+          ],
+          [`/documents/${documentId}/external-revisions`, { content: { body: 'after revoke' } }],
+          [`/documents/${documentId}/checkout`, { ttl_minutes: 5 }],
+        ];
+        for (const [path, body] of writes) {
+          const res = await call(t.baseUrl, 'POST', path, { auth: c.auth, body });
+          expect({ path, status: res.status, code: res.body?.code }).toEqual({
+            path,
+            status: 401,
+            code: 'invalid_token',
+          });
+        }
+        const written = await sql(
+          t,
+          `SELECT (SELECT count(*) FROM webhooks WHERE tenant_id = $1)::int AS webhooks,
+                  (SELECT count(*) FROM external_revisions WHERE tenant_id = $1)::int AS revisions,
+                  (SELECT count(*) FROM document_locks WHERE tenant_id = $1)::int AS locks`,
+          [c.tenantId],
+        );
+        expect(written.rows[0]).toEqual({ webhooks: 0, revisions: 0, locks: 0 });
       } finally {
         restore();
       }

@@ -49,7 +49,7 @@ export class LoggingModule {
       module: LoggingModule,
       imports: [
         LoggerModule.forRoot({
-          forRoutes: [{ path: '*', method: RequestMethod.ALL }],
+          forRoutes: [{ path: '/*path', method: RequestMethod.ALL }],
           pinoHttp: withDestination(
             {
               level: config.LOG_LEVEL,

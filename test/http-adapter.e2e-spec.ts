@@ -1,0 +1,134 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestApp } from './support/app.js';
+import { createCaller, type TestCaller } from './support/factories.js';
+import { call } from './support/http.js';
+import { createLockableDocument } from './support/lock-factories.js';
+
+/**
+ * What the HTTP layer (Fastify, src/common/http/http-adapter.ts and body-parsers.ts) promises
+ * callers: the JSON and form bodies the routes read, tolerant routing, request ids, and problem
+ * bodies for what is refused before any route runs.
+ */
+describe('HTTP layer', () => {
+  let t: TestApp;
+  let c: TestCaller;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    c = await createCaller(t.app);
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  describe('JSON bodies', () => {
+    it('reads an empty body sent as JSON as {} (a checkout with no options)', async () => {
+      const { documentId } = await createLockableDocument(t.app, c.tenantId);
+      const res = await call(t.baseUrl, 'POST', `/documents/${documentId}/checkout`, {
+        auth: c.auth,
+        headers: { 'content-type': 'application/json' },
+      });
+      expect(res.status).toBe(201);
+      expect(res.body.lock_token).toEqual(expect.any(String));
+    });
+
+    it.each([
+      ['a string', '"just a string"'],
+      ['a number', '42'],
+      ['null', 'null'],
+      ['malformed JSON', '{"name": '],
+    ])('refuses %s at the top level with 400 validation_failed', async (_what, rawBody) => {
+      const res = await call(t.baseUrl, 'POST', '/webhooks', {
+        auth: c.auth,
+        rawBody,
+        headers: { 'content-type': 'application/json' },
+      });
+      expect(res.status).toBe(400);
+      expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+      expect(res.body).toMatchObject({ code: 'validation_failed', status: 400 });
+    });
+
+    it('refuses a charset other than UTF-8 with 400 validation_failed', async () => {
+      const res = await call(t.baseUrl, 'POST', '/webhooks', {
+        auth: c.auth,
+        rawBody: '{"name":"x"}',
+        headers: { 'content-type': 'application/json; charset=latin1' },
+      });
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({
+        code: 'validation_failed',
+        errors: [{ field: 'body', message: 'charset.unsupported' }],
+      });
+    });
+
+    it('accepts an explicit UTF-8 charset', async () => {
+      const res = await call(t.baseUrl, 'POST', '/webhooks', {
+        auth: c.auth,
+        rawBody: JSON.stringify({
+          name: 'charset ü',
+          endpoint_url: 'https://hooks.example.com/charset',
+          events: ['*'],
+        }),
+        headers: { 'content-type': 'application/json; charset=UTF-8' },
+      });
+      expect(res.status).toBe(201);
+      expect(res.body.name).toBe('charset ü');
+    });
+
+    it('does not read a body of another content type: the route answers its own 400', async () => {
+      const res = await call(t.baseUrl, 'POST', '/webhooks', {
+        auth: c.auth,
+        rawBody: '{"name":"x"}',
+        headers: { 'content-type': 'text/plain' },
+      });
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({ code: 'validation_failed' });
+    });
+  });
+
+  describe('routing', () => {
+    it('ignores a trailing slash', async () => {
+      const res = await call(t.baseUrl, 'GET', '/projects/', { auth: c.auth });
+      expect(res.status).toBe(200);
+      expect(res.body.data).toEqual(expect.any(Array));
+    });
+
+    it('validates an id of any length (400), never a router 404', async () => {
+      const res = await call(t.baseUrl, 'GET', `/documents/${'9'.repeat(300)}`, { auth: c.auth });
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({ code: 'validation_failed' });
+    });
+
+    it('answers a path that is not valid percent-encoding with a 400 problem and its request id', async () => {
+      const res = await call(t.baseUrl, 'GET', '/documents/%E0%A4%A', { auth: c.auth });
+      expect(res.status).toBe(400);
+      expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+      expect(res.body).toMatchObject({ code: 'malformed_request', status: 400 });
+      expect(res.headers.get('x-request-id')).toBe(res.body.request_id);
+    });
+  });
+
+  describe('request ids', () => {
+    it('mints a fresh id instead of echoing one unfit for logs and headers', async () => {
+      const res = await call(t.baseUrl, 'GET', '/projects', {
+        auth: c.auth,
+        headers: { 'x-request-id': 'two words' },
+      });
+      const id = res.headers.get('x-request-id');
+      expect(id).toMatch(/^[0-9a-f-]{36}$/);
+      const line = t.logs.find((l) => l.includes(`"id":"${id}"`));
+      expect(line).toBeDefined();
+    });
+
+    it('gives a refused request the same id in its header, its problem body and its log line', async () => {
+      const res = await call(t.baseUrl, 'GET', '/projects', {
+        headers: { 'x-request-id': 'trace-401' },
+      });
+      expect(res.status).toBe(401);
+      expect(res.headers.get('x-request-id')).toBe('trace-401');
+      expect(res.body.request_id).toBe('trace-401');
+      await new Promise((r) => setTimeout(r, 50));
+      expect(t.logs.some((l) => l.includes('"id":"trace-401"'))).toBe(true);
+    });
+  });
+});
