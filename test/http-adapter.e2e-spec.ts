@@ -1,3 +1,4 @@
+import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from './support/app.js';
 import { createCaller, type TestCaller } from './support/factories.js';
@@ -83,6 +84,50 @@ describe('HTTP layer', () => {
       });
       expect(res.status).toBe(400);
       expect(res.body).toMatchObject({ code: 'validation_failed' });
+    });
+  });
+
+  describe('compressed bodies', () => {
+    const post = (body: Buffer, encoding: string) =>
+      fetch(`${t.baseUrl}/api/v1/webhooks`, {
+        method: 'POST',
+        headers: {
+          authorization: c.auth,
+          'content-type': 'application/json',
+          'content-encoding': encoding,
+        },
+        body,
+      });
+
+    it('reads a gzip-compressed JSON body', async () => {
+      const json = JSON.stringify({
+        name: 'gzipped',
+        endpoint_url: 'https://hooks.example.com/gzip',
+        events: ['*'],
+      });
+      const res = await post(gzipSync(json), 'gzip');
+      expect(res.status).toBe(201);
+      expect(((await res.json()) as { name: string }).name).toBe('gzipped');
+    });
+
+    it('answers 413 to a body over BODY_LIMIT once decompressed, however small compressed', async () => {
+      const bomb = gzipSync(`{"name":"${' '.repeat(t.config.BODY_LIMIT + 1)}"}`);
+      expect(bomb.length).toBeLessThan(64 * 1024);
+      const res = await post(bomb, 'gzip');
+      expect(res.status).toBe(413);
+      expect(((await res.json()) as { code: string }).code).toBe('payload_too_large');
+    });
+
+    it('refuses an unknown content encoding, and gzip that is not gzip, with 400 problems', async () => {
+      const unknown = await post(Buffer.from('{}'), 'compress');
+      expect(unknown.status).toBe(400);
+      expect(await unknown.json()).toMatchObject({
+        code: 'validation_failed',
+        errors: [{ field: 'body', message: 'encoding.unsupported' }],
+      });
+      const notGzip = await post(Buffer.from('{"name":"x"}'), 'gzip');
+      expect(notGzip.status).toBe(400);
+      expect(await notGzip.json()).toMatchObject({ code: 'validation_failed' });
     });
   });
 

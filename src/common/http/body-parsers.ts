@@ -1,10 +1,14 @@
 import { parse as parseForm } from 'node:querystring';
+import { brotliDecompressSync, gunzipSync, inflateSync, type ZlibOptions } from 'node:zlib';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 
-/** A body that could not be read as its content type says; the problem filter maps `type`. */
+export type BodyErrorType =
+  'entity.parse.failed' | 'entity.too.large' | 'charset.unsupported' | 'encoding.unsupported';
+
+/** A body that could not be read as its headers say; the problem filter answers by `type`. */
 export class BodyError extends Error {
   constructor(
-    readonly type: 'entity.parse.failed' | 'charset.unsupported',
+    readonly type: BodyErrorType,
     message: string,
   ) {
     super(message);
@@ -12,11 +16,48 @@ export class BodyError extends Error {
 }
 
 const UTF8 = new Set(['utf-8', 'utf8']);
+const DECOMPRESS: Record<string, ((buf: Buffer, options: ZlibOptions) => Buffer) | undefined> = {
+  gzip: gunzipSync,
+  'x-gzip': gunzipSync,
+  deflate: inflateSync,
+  br: brotliDecompressSync,
+};
 
-function assertUtf8(req: FastifyRequest): void {
+/**
+ * The body as text: `Content-Encoding` gzip, deflate or br is decompressed (at most `limit`
+ * bytes once decompressed, so a small bomb is a 413 too), and the charset must be UTF-8.
+ */
+function bodyText(req: FastifyRequest, body: Buffer, limit: number): string {
   const charset = /;\s*charset\s*=\s*"?([^";\s]+)"?/i.exec(req.headers['content-type'] ?? '')?.[1];
   if (charset && !UTF8.has(charset.toLowerCase())) {
     throw new BodyError('charset.unsupported', `unsupported charset "${charset.toUpperCase()}"`);
+  }
+  const encoding = (req.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
+  if (encoding === 'identity') return body.toString('utf8');
+  const decompress = DECOMPRESS[encoding];
+  if (!decompress) {
+    throw new BodyError('encoding.unsupported', `unsupported content encoding "${encoding}"`);
+  }
+  try {
+    return decompress(body, { maxOutputLength: limit }).toString('utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') {
+      throw new BodyError('entity.too.large', 'the request body is too large');
+    }
+    throw new BodyError('entity.parse.failed', `the body is not valid ${encoding} data`);
+  }
+}
+
+function parseJson(text: string): unknown {
+  const trimmed = text.trim();
+  if (trimmed === '') return {};
+  if (trimmed[0] !== '{' && trimmed[0] !== '[') {
+    throw new BodyError('entity.parse.failed', 'the body is not a JSON object or array');
+  }
+  try {
+    return JSON.parse(trimmed);
+  } catch {
+    throw new BodyError('entity.parse.failed', 'malformed JSON');
   }
 }
 
@@ -31,32 +72,20 @@ function assertUtf8(req: FastifyRequest): void {
  */
 export function registerBodyParsers(fastify: FastifyInstance, bodyLimit: number): void {
   fastify.removeAllContentTypeParsers();
-  fastify.addContentTypeParser(
-    'application/json',
-    { parseAs: 'string', bodyLimit },
-    (req, body: string, done) => {
-      try {
-        assertUtf8(req);
-        const text = body.trim();
-        if (text === '') return done(null, {});
-        if (text[0] !== '{' && text[0] !== '[') {
-          throw new BodyError('entity.parse.failed', 'the body is not a JSON object or array');
-        }
-        done(null, JSON.parse(text));
-      } catch (err) {
-        done(
-          err instanceof BodyError ? err : new BodyError('entity.parse.failed', 'malformed JSON'),
-        );
-      }
-    },
-  );
+  const options = { parseAs: 'buffer' as const, bodyLimit };
+  fastify.addContentTypeParser('application/json', options, (req, body: Buffer, done) => {
+    try {
+      done(null, parseJson(bodyText(req, body, bodyLimit)));
+    } catch (err) {
+      done(err as Error);
+    }
+  });
   fastify.addContentTypeParser(
     'application/x-www-form-urlencoded',
-    { parseAs: 'string', bodyLimit },
-    (req, body: string, done) => {
+    options,
+    (req, body: Buffer, done) => {
       try {
-        assertUtf8(req);
-        done(null, { ...parseForm(body) });
+        done(null, { ...parseForm(bodyText(req, body, bodyLimit)) });
       } catch (err) {
         done(err as Error);
       }

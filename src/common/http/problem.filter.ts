@@ -7,13 +7,13 @@ import {
 } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, ValidationFailedError } from './app-error.js';
+import { BodyError } from './body-parsers.js';
 import { OAuthError } from './oauth-error.js';
 import { problem, PROBLEM_CONTENT_TYPE, type ProblemBody } from './problem.js';
 
 interface HttpishError {
   status?: number;
   statusCode?: number;
-  type?: string;
   code?: string;
 }
 
@@ -113,7 +113,10 @@ export class ProblemFilter implements ExceptionFilter {
       }
     }
     const err = exception as HttpishError;
-    if (err?.code === 'FST_ERR_CTP_BODY_TOO_LARGE' || err?.type === 'entity.too.large') {
+    if (
+      err?.code === 'FST_ERR_CTP_BODY_TOO_LARGE' ||
+      (exception instanceof BodyError && exception.type === 'entity.too.large')
+    ) {
       return problem(
         413,
         'payload_too_large',
@@ -122,34 +125,28 @@ export class ProblemFilter implements ExceptionFilter {
         rid,
       );
     }
-    if (err?.type === 'entity.parse.failed' || err?.type === 'entity.verify.failed') {
-      return problem(
-        400,
-        'validation_failed',
-        'Validation failed',
-        'the body is not valid JSON',
-        rid,
-        {
-          errors: [{ field: 'body', message: 'malformed JSON' }],
-        },
-      );
-    }
-    if (
-      err?.type === 'charset.unsupported' ||
-      err?.type === 'encoding.unsupported' ||
-      err?.type === 'request.aborted' ||
-      err?.type === 'request.size.invalid'
-    ) {
-      return problem(
-        400,
-        'validation_failed',
-        'Validation failed',
-        'the body could not be read',
-        rid,
-        {
-          errors: [{ field: 'body', message: err.type }],
-        },
-      );
+    if (exception instanceof BodyError) {
+      return exception.type === 'entity.parse.failed'
+        ? problem(
+            400,
+            'validation_failed',
+            'Validation failed',
+            'the body is not valid JSON',
+            rid,
+            {
+              errors: [{ field: 'body', message: 'malformed JSON' }],
+            },
+          )
+        : problem(
+            400,
+            'validation_failed',
+            'Validation failed',
+            'the body could not be read',
+            rid,
+            {
+              errors: [{ field: 'body', message: exception.type }],
+            },
+          );
     }
     // what Fastify refuses before a route runs (a bad Content-Length, an undecodable URL): a 4xx
     if (err?.code?.startsWith('FST_ERR') && (err.statusCode ?? 500) < 500) {
