@@ -6,18 +6,21 @@ import { problem, PROBLEM_CONTENT_TYPE } from './problem.js';
 import { requestIdFor } from './request-id.js';
 
 /**
- * The HTTP server under Nest: Fastify. It replaced Express because Express's per-request
- * machinery (linear router, header helpers, body-parser chain) cost ~0.2 ms of CPU per request on
- * this service's 2-core target — measured: a Nest 12 app with one guarded JSON route used 269–311
- * µs per request on Express and 56–62 µs on Fastify (bench/README.md, "HTTP adapter").
+ * The HTTP server under Nest: Fastify. It replaced Express, whose per-request machinery (router,
+ * response helpers, body-parser chain, and the garbage they leave) was most of the service's CPU
+ * per request: scenario 1 of `npm run bench` used 1.40–1.46 ms of service CPU per request on
+ * Express and 0.57–0.68 ms on Fastify, same SQL (bench/README.md, "HTTP adapter").
  *
  * Options keep what callers relied on with Express: a trailing slash is ignored, ids longer than
  * Fastify's default 100 characters still reach the validation pipe (a 400, not a router 404),
- * `TRUST_PROXY` decides whether `X-Forwarded-For` is the client address.
+ * `TRUST_PROXY` decides whether `X-Forwarded-For` is the client address, requests time out as
+ * Node's do, and what the router or the HTTP parser refuses is a problem body like any error.
  */
 export function createHttpAdapter(config: AppConfig): FastifyAdapter {
   return new FastifyAdapter({
     bodyLimit: config.BODY_LIMIT,
+    // Node's own default, which Fastify turns off: a client has 5 minutes to send its request
+    requestTimeout: 300_000,
     trustProxy: config.TRUST_PROXY,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 2048 },
     clientErrorHandler: answerClientError,
