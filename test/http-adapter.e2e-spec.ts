@@ -23,6 +23,14 @@ describe('HTTP layer', () => {
   });
 
   describe('JSON bodies', () => {
+    /** POST /webhooks with a body sent exactly as given. */
+    const postRaw = (rawBody: string, contentType: string) =>
+      call(t.baseUrl, 'POST', '/webhooks', {
+        auth: c.auth,
+        rawBody,
+        headers: { 'content-type': contentType },
+      });
+
     it('reads an empty body sent as JSON as {} (a checkout with no options)', async () => {
       const { documentId } = await createLockableDocument(t.app, c.tenantId);
       const res = await call(t.baseUrl, 'POST', `/documents/${documentId}/checkout`, {
@@ -39,22 +47,14 @@ describe('HTTP layer', () => {
       ['null', 'null'],
       ['malformed JSON', '{"name": '],
     ])('refuses %s at the top level with 400 validation_failed', async (_what, rawBody) => {
-      const res = await call(t.baseUrl, 'POST', '/webhooks', {
-        auth: c.auth,
-        rawBody,
-        headers: { 'content-type': 'application/json' },
-      });
+      const res = await postRaw(rawBody, 'application/json');
       expect(res.status).toBe(400);
       expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
       expect(res.body).toMatchObject({ code: 'validation_failed', status: 400 });
     });
 
     it('refuses a charset other than UTF-8 with 400 validation_failed', async () => {
-      const res = await call(t.baseUrl, 'POST', '/webhooks', {
-        auth: c.auth,
-        rawBody: '{"name":"x"}',
-        headers: { 'content-type': 'application/json; charset=latin1' },
-      });
+      const res = await postRaw('{"name":"x"}', 'application/json; charset=latin1');
       expect(res.status).toBe(400);
       expect(res.body).toMatchObject({
         code: 'validation_failed',
@@ -63,25 +63,18 @@ describe('HTTP layer', () => {
     });
 
     it('accepts an explicit UTF-8 charset', async () => {
-      const res = await call(t.baseUrl, 'POST', '/webhooks', {
-        auth: c.auth,
-        rawBody: JSON.stringify({
-          name: 'charset ü',
-          endpoint_url: 'https://hooks.example.com/charset',
-          events: ['*'],
-        }),
-        headers: { 'content-type': 'application/json; charset=UTF-8' },
+      const json = JSON.stringify({
+        name: 'charset ü',
+        endpoint_url: 'https://hooks.example.com/charset',
+        events: ['*'],
       });
+      const res = await postRaw(json, 'application/json; charset=UTF-8');
       expect(res.status).toBe(201);
       expect(res.body.name).toBe('charset ü');
     });
 
     it('does not read a body of another content type: the route answers its own 400', async () => {
-      const res = await call(t.baseUrl, 'POST', '/webhooks', {
-        auth: c.auth,
-        rawBody: '{"name":"x"}',
-        headers: { 'content-type': 'text/plain' },
-      });
+      const res = await postRaw('{"name":"x"}', 'text/plain');
       expect(res.status).toBe(400);
       expect(res.body).toMatchObject({ code: 'validation_failed' });
     });
