@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { networkInterfaces } from 'node:os';
 import { NestFactory } from '@nestjs/core';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { pino } from 'pino';
@@ -15,6 +16,17 @@ import { runMigrations } from './common/database/migrate.js';
 import { createHttpAdapter } from './common/http/http-adapter.js';
 import { API_PREFIX } from './openapi.js';
 import { onFirstStart } from './first-start.js';
+
+/**
+ * Every interface, as a service in a container must (Fastify's own default is localhost only):
+ * IPv6 and IPv4 where the host has IPv6, as Node listens by default, IPv4 otherwise.
+ */
+function anyAddress(): string {
+  const hasIpv6 = Object.values(networkInterfaces()).some((addresses) =>
+    addresses?.some((a) => a.family === 'IPv6'),
+  );
+  return hasIpv6 ? '::' : '0.0.0.0';
+}
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -72,8 +84,7 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => shutdown('SIGINT'));
   process.on('SIGTERM', () => shutdown('SIGTERM'));
 
-  // every interface, as a service in a container must (Fastify's own default is localhost only)
-  await app.listen(config.PORT, '0.0.0.0');
+  await app.listen(config.PORT, anyAddress());
   const url = (await app.getUrl()).replace('[::1]', 'localhost').replace('127.0.0.1', 'localhost');
   log.info(
     {
