@@ -131,6 +131,15 @@ describe('HTTP layer', () => {
       expect(res.body.data).toEqual(expect.any(Array));
     });
 
+    it('answers the token endpoint in RFC 6749 shape with a trailing slash too', async () => {
+      const res = await call(t.baseUrl, 'POST', '/oauth/token/', {
+        rawBody: '{"grant_type": ',
+        headers: { 'content-type': 'application/json' },
+      });
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({ error: 'invalid_request', error_description: expect.any(String) });
+    });
+
     it('validates an id of any length (400), never a router 404', async () => {
       const res = await call(t.baseUrl, 'GET', `/documents/${'9'.repeat(300)}`, { auth: c.auth });
       expect(res.status).toBe(400);

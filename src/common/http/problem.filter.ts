@@ -75,7 +75,8 @@ export class ProblemFilter implements ExceptionFilter {
     }
 
     const body = this.toProblem(exception, rid, reply);
-    if (req.url.split('?')[0] === TOKEN_PATH) {
+    // the matched route when there is one (a trailing slash too), else the path as sent
+    if ((req.routeOptions.url ?? req.url.split('?')[0]) === TOKEN_PATH) {
       // the token endpoint speaks RFC 6749 only, also for errors found before it runs
       reply
         .status(body.status)
