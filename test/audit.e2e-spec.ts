@@ -7,6 +7,7 @@ import { runCli } from './support/cli.js';
 import { createCaller } from './support/factories.js';
 import { call } from './support/http.js';
 import { createLockableDocument } from './support/lock-factories.js';
+import { tampered } from './support/secrets.js';
 
 interface AuditRow {
   tenant_id: number | null;
@@ -132,7 +133,7 @@ describe('audit log', () => {
       ],
     ]);
     // a refusal before the client is known is recorded without a tenant
-    const wrong = await ask(`${caller.client.clientSecret.slice(0, -1)}x`);
+    const wrong = await ask(tampered(caller.client.clientSecret));
     expect(wrong.status).toBe(401);
     await new Promise((r) => setTimeout(r, 100));
     const anonymous = await t.app

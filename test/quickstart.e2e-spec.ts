@@ -8,6 +8,7 @@ import { startTestApp, type TestApp } from './support/app.js';
 import { createClient, createTenant, type TestClient } from './support/factories.js';
 import { call } from './support/http.js';
 import { createDocument, createProject, type TestDocument } from './support/read-factories.js';
+import { tampered } from './support/secrets.js';
 
 const run = promisify(execFile);
 const hashOf = (content: unknown): string =>
@@ -100,7 +101,7 @@ describe('examples/quickstart.ts', () => {
     const badSecret = quickstart({
       baseUrl: t.baseUrl,
       clientId: client.clientId,
-      clientSecret: `${client.clientSecret.slice(0, -1)}x`,
+      clientSecret: tampered(client.clientSecret),
       documentId: doc.documentId,
     });
     await expect(badSecret).rejects.toMatchObject({

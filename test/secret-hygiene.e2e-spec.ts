@@ -14,6 +14,7 @@ import {
   rememberSecret,
   rememberSecretsIn,
   secretsRemembered,
+  tampered,
 } from './support/secrets.js';
 import {
   createWebhook,
@@ -75,7 +76,7 @@ describe('secret hygiene', () => {
       expect(staged.status).toBe(201);
       const wrong = await call(t.baseUrl, 'POST', `/documents/${documentId}/checkin`, {
         auth,
-        body: { lock_token: `${(lock.body.lock_token as string).slice(0, -1)}x` },
+        body: { lock_token: tampered(lock.body.lock_token as string) },
       });
       expect(wrong.status).toBe(409);
       expect(wrong.text).not.toContain(lock.body.lock_token as string);

@@ -57,3 +57,12 @@ export function leakedSecrets(logs: readonly string[]): string[] {
 export function secretsRemembered(): number {
   return secrets.size;
 }
+
+/**
+ * `secret` with its last character changed: a wrong secret of the right shape. Always another
+ * character — replacing it with a fixed one gave the real secret back whenever it already ended
+ * in that character (1 time in 62).
+ */
+export function tampered(secret: string): string {
+  return `${secret.slice(0, -1)}${secret.endsWith('x') ? 'y' : 'x'}`;
+}
