@@ -167,6 +167,18 @@ describe('HTTP layer', () => {
       expect(line).toBeDefined();
     });
 
+    it('logs every request exactly once, the routes outside /api/v1 included', async () => {
+      const paths = ['/health/live', '/metrics', '/api/v1/projects'];
+      for (const [i, path] of paths.entries()) {
+        await fetch(`${t.baseUrl}${path}`, { headers: { 'x-request-id': `once-${i}` } });
+      }
+      await new Promise((r) => setTimeout(r, 50));
+      const lines = paths.map(
+        (_, i) => t.logs.filter((l) => l.includes(`"id":"once-${i}"`)).length,
+      );
+      expect(lines).toEqual([1, 1, 1]);
+    });
+
     it('gives a refused request the same id in its header, its problem body and its log line', async () => {
       const res = await call(t.baseUrl, 'GET', '/projects', {
         headers: { 'x-request-id': 'trace-401' },

@@ -49,7 +49,9 @@ export class LoggingModule {
       module: LoggingModule,
       imports: [
         LoggerModule.forRoot({
-          forRoutes: [{ path: '/*path', method: RequestMethod.ALL }],
+          // every route once: under Fastify the module's default also added the routes excluded
+          // from the global prefix (health, metrics) a second time, logging them twice
+          forRoutes: [{ path: '{*path}', method: RequestMethod.ALL }],
           pinoHttp: withDestination(
             {
               level: config.LOG_LEVEL,
