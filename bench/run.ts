@@ -318,7 +318,7 @@ async function measure(
   const cpu = new CpuMeter(pid).begin();
   const r = await run(DURATION);
   cpu.end();
-  return { ...rowOf(id, name, r, rss.stop(), note), cpu: cpu.cost(r.total) };
+  return rowOf(id, name, r, rss.stop(), note, cpu);
 }
 
 /**
@@ -365,15 +365,21 @@ async function measureInterleaved(
       runs,
       runs.map((r) => r.elapsedSec ?? seconds),
     );
-  const rowA = rowOf(a.id, a.name, combined(runsA), rssMb, `${a.note}; ratio per round ${ratios}`);
-  const rowB = rowOf(b.id, b.name, combined(runsB), rssMb, b.note);
   return [
-    { ...rowA, cpu: cpuA.cost(combined(runsA).total) },
-    { ...rowB, cpu: cpuB.cost(combined(runsB).total) },
+    rowOf(a.id, a.name, combined(runsA), rssMb, `${a.note}; ratio per round ${ratios}`, cpuA),
+    rowOf(b.id, b.name, combined(runsB), rssMb, b.note, cpuB),
   ];
 }
 
-function rowOf(id: string, name: string, r: LoadResult, rssMb: number, note: string): Row {
+/** A measured row; its CPU figures are the meter's spans divided over the row's requests. */
+function rowOf(
+  id: string,
+  name: string,
+  r: LoadResult,
+  rssMb: number,
+  note: string,
+  cpu: CpuMeter,
+): Row {
   return {
     id,
     name,
@@ -383,6 +389,7 @@ function rowOf(id: string, name: string, r: LoadResult, rssMb: number, note: str
     p99: r.p99,
     errors: r.errors,
     rssMb,
+    cpu: cpu.cost(r.total),
     note: [note, `${r.total} requests`, r.errors ? `statuses ${r.statuses}` : '']
       .filter(Boolean)
       .join('; '),

@@ -27,6 +27,9 @@ import {
  */
 const PREPARED = new PreparedStatements();
 
+const isTenantId = (tenantId: number): boolean => Number.isSafeInteger(tenantId) && tenantId >= 1;
+const invalidTenant = (): Error => new Error('tenant transaction without a valid tenant id');
+
 /** Re-verifications one request may need before its transaction settles (changes in a burst). */
 const MAX_REVERIFY = 3;
 
@@ -130,9 +133,7 @@ export class TenantTransactions {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   run<T>(tenantId: number, work: () => Promise<T>): Promise<T> {
-    if (!Number.isSafeInteger(tenantId) || tenantId < 1) {
-      return Promise.reject(new Error('tenant transaction without a valid tenant id'));
-    }
+    if (!isTenantId(tenantId)) return Promise.reject(invalidTenant());
     const current = this.scope.getStore();
     if (current) {
       if (current.tenantId !== null && current.tenantId !== tenantId) {
@@ -160,9 +161,7 @@ export class TenantTransactions {
         return work(opening.read(results));
       });
     }
-    if (!Number.isSafeInteger(tenantId) || tenantId < 1) {
-      throw new Error('tenant transaction without a valid tenant id');
-    }
+    if (!isTenantId(tenantId)) throw invalidTenant();
     return this.transaction(tenantId, calls, (read) => work(opening.read(read)));
   }
 
@@ -175,9 +174,7 @@ export class TenantTransactions {
   async readOnce<R>(tenantId: number, sql: string, integers: readonly number[]): Promise<R[]> {
     if (this.scope.getStore())
       return this.run(tenantId, () => this.manager.query(sql, [...integers]));
-    if (!Number.isSafeInteger(tenantId) || tenantId < 1) {
-      throw new Error('tenant transaction without a valid tenant id');
-    }
+    if (!isTenantId(tenantId)) throw invalidTenant();
     for (let attempt = 1; ; attempt++) {
       const [opened, rows] = await this.readOnceRaw(tenantId, { sql, integers });
       const generation = opened[0]?.['generation'];

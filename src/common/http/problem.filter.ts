@@ -12,7 +12,6 @@ import { OAuthError } from './oauth-error.js';
 import { problem, PROBLEM_CONTENT_TYPE, type ProblemBody } from './problem.js';
 
 interface HttpishError {
-  status?: number;
   statusCode?: number;
   code?: string;
 }
