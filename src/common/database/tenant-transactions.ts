@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import type { ClientBase as PgClient } from 'pg';
+import type { Client as PgFullClient, ClientBase as PgClient, QueryConfig, QueryResult } from 'pg';
 import type {
   DataSource,
   EntityManager,
@@ -103,6 +103,10 @@ interface TransactionScope {
   client: PgClient;
   /** null: the owner role (system work), which sees every tenant. */
   tenantId: number | null;
+  /** True in a `run` that joined a transaction opened further out: it cannot end it. */
+  joined: boolean;
+  /** Shared by the owner and every joined run: the COMMIT `queryAndCommit` sent, if any. */
+  end: { commit?: Promise<unknown> };
 }
 
 /**
@@ -139,7 +143,7 @@ export class TenantTransactions {
       if (current.tenantId !== null && current.tenantId !== tenantId) {
         return Promise.reject(new Error('a tenant transaction cannot join another tenant'));
       }
-      return work();
+      return current.joined ? work() : this.scope.run({ ...current, joined: true }, work);
     }
     return this.transaction(tenantId, [], () => work());
   }
@@ -189,14 +193,34 @@ export class TenantTransactions {
    * statements of the hot write paths; outside a transaction of ours, an ordinary query.
    */
   async query<R = Record<string, unknown>>(sql: string, params: readonly unknown[]): Promise<R[]> {
-    const client = this.scope.getStore()?.client;
-    if (!client) return this.manager.query(sql, [...params]);
-    const result = await client.query({
-      name: driverStatementName(sql),
-      text: sql,
-      values: [...params],
-    });
+    const scope = this.scope.getStore();
+    if (!scope) return this.manager.query(sql, [...params]);
+    assertOpen(scope);
+    const result = await scope.client.query(named(sql, params));
     return result.rows as R[];
+  }
+
+  /**
+   * `query` as the LAST statement of the current transaction, with its COMMIT sent right behind it
+   * (pipelined: one round trip instead of two). The transaction's result still waits for the
+   * COMMIT's answer, so nothing is acknowledged before it is durable; if the statement fails, the
+   * server turns the COMMIT into a rollback. Nothing may query after it, and what the work does
+   * after it must not fail. In a run that joined an outer transaction, or on a connection without
+   * pipelining, it is a plain `query` and the commit comes when the owner's work ends.
+   */
+  async queryAndCommit<R = Record<string, unknown>>(
+    sql: string,
+    params: readonly unknown[],
+  ): Promise<R[]> {
+    const scope = this.scope.getStore();
+    if (!scope || scope.joined || !pipelines(scope.client)) return this.query(sql, params);
+    assertOpen(scope);
+    const result = scope.client.query(named(sql, params));
+    const commit = scope.client.query('COMMIT');
+    // awaited by inTransaction, which also sees its failure; never an unhandled rejection here
+    commit.catch(() => undefined);
+    scope.end.commit = commit;
+    return (await result).rows as R[];
   }
 
   /** Returns the rows of the tenant pin and of `call`, read in one round trip that commits. */
@@ -259,7 +283,10 @@ export class TenantTransactions {
 
   /** The entity manager of the current transaction (or a plain one outside of any). */
   get manager(): EntityManager {
-    return this.scope.getStore()?.manager() ?? this.dataSource.manager;
+    const scope = this.scope.getStore();
+    if (!scope) return this.dataSource.manager;
+    assertOpen(scope);
+    return scope.manager();
   }
 
   repo<E extends ObjectLiteral>(entity: EntityTarget<E>): Repository<E> {
@@ -320,11 +347,14 @@ export class TenantTransactions {
       return runner.manager;
     };
     let broken: unknown;
+    const end: TransactionScope['end'] = {};
     try {
-      const result = await this.scope.run({ manager, client, tenantId }, work);
-      await client.query('COMMIT');
+      const result = await this.scope.run({ manager, client, tenantId, joined: false, end }, work);
+      await committed(end.commit ?? client.query('COMMIT'));
       return result;
     } catch (err) {
+      // a pipelined COMMIT is answered before the ROLLBACK below is: let it settle first
+      await end.commit?.catch(() => undefined);
       broken = await rollback(client);
       throw err;
     } finally {
@@ -357,6 +387,29 @@ async function rollback(client: PgClient): Promise<unknown> {
   } catch (err) {
     return err ?? new Error('ROLLBACK failed');
   }
+}
+
+/** A named (driver-prepared) statement: parsed and planned once per connection. */
+function named(sql: string, params: readonly unknown[]): QueryConfig {
+  return { name: driverStatementName(sql), text: sql, values: [...params] };
+}
+
+/** Whether the pool made `client` with `pipeline: true` (data-source-options.ts). */
+function pipelines(client: PgClient): boolean {
+  return (client as Partial<Pick<PgFullClient, 'pipeline'>>).pipeline === true;
+}
+
+function assertOpen(scope: TransactionScope): void {
+  if (scope.end.commit) throw new Error('the transaction has committed: no statement may follow');
+}
+
+/**
+ * Resolves once `commit` has committed. A COMMIT the server answers with ROLLBACK (the
+ * transaction had failed: a pipelined statement's error) is a failure, never a success.
+ */
+async function committed(commit: Promise<unknown>): Promise<void> {
+  const { command } = (await commit) as QueryResult;
+  if (command !== 'COMMIT') throw new Error(`the transaction did not commit (${command})`);
 }
 
 /** `call` with its integers inlined, for a statement run inside an open transaction. */

@@ -28,12 +28,15 @@ export class EventsService {
    * `along`: the change that caused the event, as one data-modifying statement (its own `$1…`
    * parameters, `RETURNING` what the caller needs) run in the SAME statement as the event — one
    * round trip for both. Its returned rows come back as JSON objects (format timestamps in SQL).
+   * `last`: this is the transaction's last statement, sent with its COMMIT in one round trip
+   * (`TenantTransactions.queryAndCommit`); the caller must not touch the database after it.
    */
   async publish(
     tenantId: number,
     type: EventType,
     data: Record<string, unknown>,
     along?: { sql: string; params: readonly unknown[] },
+    { last = false }: { last?: boolean } = {},
   ): Promise<{ eventId: string; along: Array<Record<string, unknown>> }> {
     const envelope: EventEnvelope = {
       id: newEventId(),
@@ -49,7 +52,8 @@ export class EventsService {
       ? `along AS (${along.sql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + own.length}`)}), `
       : '';
     // a named statement: parsed and planned once per connection (the staging path's heaviest plan)
-    const rows = await this.tx.query<{ along: Array<Record<string, unknown>> | null }>(
+    const send = last ? this.tx.queryAndCommit.bind(this.tx) : this.tx.query.bind(this.tx);
+    const rows = await send<{ along: Array<Record<string, unknown>> | null }>(
       `WITH ${alongCte}ev AS (
          INSERT INTO events (event_id, tenant_id, type, payload)
          VALUES ($1, $2, $3, $4::jsonb)

@@ -72,7 +72,8 @@ export class RevisionsService implements OnModuleInit {
    * Stages a candidate. The base check and the insert run in one transaction holding the document
    * row (shared), the row `DocumentService.createVersion` locks exclusively, so no version can be
    * created between the check and the commit: a 201 was staged against the version current at its
-   * commit. Three round trips: the opening reads, the candidate with its event, the commit.
+   * commit. Two round trips: the opening reads, then the candidate with its event and the COMMIT
+   * (pipelined); a third with an idempotency key.
    */
   async stage(
     principal: Principal,
@@ -173,6 +174,8 @@ export class RevisionsService implements OnModuleInit {
             principal.credential.ref,
           ],
         },
+        // with an idempotency key, the key's completion below is the last statement
+        { last: !scope },
       );
       const createdAt = along[0]?.['created_at'];
       if (typeof createdAt !== 'string') throw new Error('the staged candidate was not returned');
