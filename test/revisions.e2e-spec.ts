@@ -170,6 +170,8 @@ describe('candidate external revisions', () => {
       it('refuses content and strings PostgreSQL cannot store instead of failing', async () => {
         const f = await fixture();
         expectValidation(await post(f, { content: { a: 'x\u0000y' } }), 'content');
+        expectValidation(await post(f, { content: { 'k\u0000': 1 } }), 'content');
+        expectValidation(await post(f, { content: { a: [{ b: ['\\\\\u0000'] }] } }), 'content');
         expectValidation(
           await call(t.baseUrl, 'POST', `/documents/${f.documentId}/external-revisions`, {
             auth: f.caller.auth,
@@ -179,6 +181,21 @@ describe('candidate external revisions', () => {
           'content',
         );
         expectValidation(await post(f, { content: {}, html: 'a\u0000' }), 'html');
+      });
+
+      it('stores text that only looks like an escaped NUL (a backslash, then "u0000") as sent', async () => {
+        const f = await fixture();
+        const content = { a: '\\u0000', '\\\\\\u0000k': ['x\\\\\\u0000'] };
+        const res = await post(f, { content });
+        expect(res.status).toBe(201);
+        const body = res.body as { revisionId: number };
+        const read = await call(
+          t.baseUrl,
+          'GET',
+          `/documents/${f.documentId}/external-revisions/${body.revisionId}`,
+          { auth: f.caller.auth },
+        );
+        expect((read.body as { content: unknown }).content).toEqual(content);
       });
 
       it('refuses bad headers: weak or malformed If-Match, an over-long Idempotency-Key', async () => {

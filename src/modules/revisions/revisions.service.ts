@@ -9,7 +9,7 @@ import {
 } from '../../common/database/tenant-transactions.js';
 import { NotFoundError, ValidationFailedError } from '../../common/http/app-error.js';
 import type { Principal } from '../auth/principal.js';
-import { contentHash } from '../documents/content-hash.js';
+import { canonicalJson, hashOfCanonical } from '../documents/content-hash.js';
 import { DocumentService } from '../documents/documents.service.js';
 import { EventsService } from '../events/events.service.js';
 import type { EventType } from '../events/event-types.js';
@@ -84,7 +84,7 @@ export class RevisionsService implements OnModuleInit {
     // every request-level refusal (400) comes before any resource is touched
     const ifMatch = parseIfMatch(headers.ifMatch);
     const key = parseIdempotencyKey(headers.idempotencyKey);
-    const hash = storableContentHash(dto.content);
+    const { json, hash } = storableContent(dto.content);
     const { tenantId } = principal;
     const scope: IdempotencyScope | undefined = key
       ? {
@@ -167,7 +167,7 @@ export class RevisionsService implements OnModuleInit {
             tenantId,
             documentId,
             base,
-            JSON.stringify(dto.content),
+            json,
             hash,
             dto.html ?? null,
             dto.source_reference ?? null,
@@ -305,29 +305,27 @@ const NEXT_REVISION_ID: OpeningRead<number> = {
 };
 
 /**
- * The content hash, refusing content PostgreSQL or JSON cannot store faithfully (U+0000 in jsonb,
+ * The content as canonical JSON (sent as the `jsonb` parameter: one serialisation serves both)
+ * and its hash, refusing content PostgreSQL or JSON cannot store faithfully (U+0000 in jsonb,
  * numbers beyond double range that JSON.parse turned into Infinity) as a 400 instead of a 500.
  */
-function storableContentHash(content: Record<string, unknown>): string {
+function storableContent(content: Record<string, unknown>): { json: string; hash: string } {
   const invalid = (message: string) => new ValidationFailedError([{ field: 'content', message }]);
-  if (containsNul(content)) {
-    throw invalid('must not contain the NUL character (U+0000)');
-  }
+  let json: string;
   try {
-    return contentHash(content);
+    json = canonicalJson(content);
   } catch {
     throw invalid('must contain only finite numbers');
   }
+  if (ESCAPED_NUL.test(json)) throw invalid('must not contain the NUL character (U+0000)');
+  return { json, hash: hashOfCanonical(json) };
 }
 
-function containsNul(value: unknown): boolean {
-  if (typeof value === 'string') return value.includes('\u0000');
-  if (Array.isArray(value)) return value.some(containsNul);
-  if (value && typeof value === 'object') {
-    return Object.entries(value).some(([k, v]) => k.includes('\u0000') || containsNul(v));
-  }
-  return false;
-}
+/**
+ * U+0000 in JSON text, in a string or a key: the escape `\u0000` whose backslash starts an escape
+ * (preceded by an even number of backslashes; `\\u0000` is a backslash, then "u0000").
+ */
+const ESCAPED_NUL = /(?<!\\)(?:\\\\)*\\u0000/;
 
 /**
  * What makes two requests with one Idempotency-Key "the same": the canonical JSON of the body
