@@ -31,6 +31,8 @@ export interface RunInfo {
   seed?: { projects: number; versions: number; problems: string[] };
   /** Service settings that differ from production defaults, shown in RESULTS.md. */
   serviceSettings?: string;
+  /** The service's Node/V8 flags (those of `npm start`, plus any `BENCH_NODE_ARGS`). */
+  nodeFlags?: string;
 }
 
 export interface Target {
@@ -237,6 +239,7 @@ export async function writeResults(
       .join(' / ')}`,
     `- Database: ${info.mode === 'embedded' ? 'embedded PostgreSQL in a fresh temporary DATA_DIR' : 'DATABASE_URL server, fresh database for the run'}`,
     `- Service settings: ${info.serviceSettings ?? 'defaults'}`,
+    `- Service Node flags: ${info.nodeFlags ?? 'none'}`,
     `- Load: autocannon, ${CONNECTIONS} connections, ${info.durationSec} s per scenario, each after ${info.warmupSec} s of the same load unmeasured (JIT warm-up; the 3a/3b pair: one round of each)`,
     `- Seed: 1 enterprise tenant, 1 client with all scopes, ${info.seed?.projects ?? 0} projects, 1 document with ${info.seed?.versions ?? 0} versions`,
     ...seedProblems,

@@ -27,6 +27,7 @@ import {
   startProcess,
 } from './harness.js';
 import { CpuMeter } from './cpu-meter.js';
+import { startScriptFlags } from './service-flags.js';
 import { evaluateTargets, printTable, type Row, type RunInfo, writeResults } from './report.js';
 import { WebhookReceiver } from './webhook-receiver.js';
 
@@ -594,9 +595,9 @@ async function main(): Promise<void> {
     RATE_LIMIT_TOKEN_PER_MINUTE: process.env.RATE_LIMIT_TOKEN_PER_MINUTE ?? '1000000000',
   };
   const profileDir = resolve(ROOT, 'bench/.tmp/profiles');
-  // the service runs with the heap settings of `npm start` (package.json) and the Dockerfile
+  // the service runs with the flags of `npm start` (package.json), which the Dockerfile repeats
   const nodeArgs = [
-    '--max-old-space-size=256',
+    ...startScriptFlags(ROOT),
     ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []),
     // extra V8/Node flags for experiments (e.g. `--trace-gc`); recorded in RESULTS.md
     ...(process.env.BENCH_NODE_ARGS?.split(/\s+/).filter(Boolean) ?? []),
@@ -617,6 +618,7 @@ async function main(): Promise<void> {
       .filter(([k]) => !['DATA_DIR', 'DATABASE_URL', 'WEBHOOK_SECRET_KEY'].includes(k))
       .map(([k, v]) => `${k}=${v}`)
       .join(' '),
+    nodeFlags: nodeArgs.join(' '),
     startedAt,
     durationSec: DURATION,
     warmupSec: WARMUP,

@@ -1,0 +1,29 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { nodeFlagsOf, startScriptFlags } from './service-flags.js';
+
+const ROOT = resolve(import.meta.dirname, '..');
+
+describe('the heap flags the service runs with', () => {
+  it('are the same for npm start (and so the benchmark) and the container image', () => {
+    const dockerfile = readFileSync(resolve(ROOT, 'docker/Dockerfile'), 'utf8');
+    const cmd = /^CMD (\[.*\])$/m.exec(dockerfile)?.[1];
+    expect(cmd).toBeDefined();
+    const image = nodeFlagsOf((JSON.parse(cmd ?? '[]') as string[]).join(' '));
+    expect(image).toEqual(startScriptFlags(ROOT));
+  });
+
+  it('bound the old generation and let it grow 2.5× its live size between full collections', () => {
+    // see README "Deployment and scaling" and bench/README.md "Heap growing factor"
+    expect(startScriptFlags(ROOT)).toEqual([
+      '--max-old-space-size=256',
+      '--heap-growing-percent=150',
+    ]);
+  });
+
+  it('reads only the flags before the script', () => {
+    expect(nodeFlagsOf('node --a=1 --b dist/x.js --not-a-flag')).toEqual(['--a=1', '--b']);
+    expect(() => nodeFlagsOf('tsx src/main.ts')).toThrow(/not a node command line/);
+  });
+});
