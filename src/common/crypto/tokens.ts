@@ -17,8 +17,15 @@ function toBase62(value: bigint, length: number): string {
   return out.padStart(length, '0');
 }
 
+/** Base62 of the CRC-32, in number arithmetic (it is checked on every authenticated request). */
 function checksum(body: string): string {
-  return toBase62(BigInt(crc32(body) >>> 0), CHECKSUM_LENGTH);
+  let n = crc32(body) >>> 0;
+  let out = '';
+  while (n > 0) {
+    out = BASE62[n % 62]! + out;
+    n = Math.floor(n / 62);
+  }
+  return out.padStart(CHECKSUM_LENGTH, '0');
 }
 
 /**

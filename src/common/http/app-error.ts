@@ -15,6 +15,17 @@ export abstract class AppError extends Error {
   readonly extensions: Record<string, unknown> = {};
   /** Extra response headers (e.g. `WWW-Authenticate`, `Retry-After`). */
   readonly headers: Record<string, string> = {};
+
+  /**
+   * Without a stack trace: these are expected outcomes, answered as problems and never logged
+   * with a stack, and capturing one cost ~25 µs per error (a sixth of a 401's CPU in the bench).
+   */
+  constructor(message?: string) {
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
+    super(message);
+    Error.stackTraceLimit = limit;
+  }
 }
 
 export class ValidationFailedError extends AppError {
