@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { availableParallelism, cpus, loadavg, release, totalmem } from 'node:os';
@@ -163,6 +164,25 @@ function machine(): string {
   return `${availableParallelism()} CPUs (${cpus()[0]?.model ?? 'unknown'}), ${mem} GiB RAM, Linux ${release()}, Node ${process.version}`;
 }
 
+/** The commit measured, and whether the working tree differed from it. */
+function revision(): string {
+  const git = (...args: string[]) =>
+    execFileSync('git', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  try {
+    const dirty = git(
+      'status',
+      '--porcelain',
+      '--untracked-files=no',
+      '--',
+      '.',
+      ':!bench/RESULTS.md',
+    );
+    return `${git('rev-parse', '--short', 'HEAD')}${dirty ? ' with uncommitted changes' : ''}`;
+  } catch {
+    return 'unknown (not a git checkout)';
+  }
+}
+
 function command(): string {
   const env = Object.entries(process.env)
     .filter(([k]) => k.startsWith('BENCH_'))
@@ -232,6 +252,7 @@ export async function writeResults(
     'the service, its PostgreSQL and the load generator share one machine.',
     '',
     `- Command: \`${command()}\``,
+    `- Commit: ${revision()}`,
     `- Date: ${info.startedAt.toISOString()} → ${info.finishedAt?.toISOString() ?? '?'}`,
     `- Machine: ${machine()}`,
     `- Load average before the run (1/5/15 min): ${info.loadAvg.map((l) => l.toFixed(2)).join(' / ')}; after: ${loadavg()
