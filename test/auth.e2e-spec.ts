@@ -609,6 +609,27 @@ describe('authentication and authorisation', () => {
       }
     });
 
+    it('takes the token from the Authorization header only, never from the query or the body', async () => {
+      const c = await caller();
+      const other = `Basic ${Buffer.from('x:y').toString('base64')}`;
+      // an unknown route: 404 once authenticated, so a 401 shows the guard refused the request
+      const tokenInQuery = `/no-such-route?access_token=${encodeURIComponent(c.token)}`;
+      // passport-http-bearer falls back to ?access_token= when the header is not Bearer
+      for (const auth of [other, 'Token abc', 'Bearer']) {
+        const res = await call(t.baseUrl, 'GET', tokenInQuery, { auth });
+        expectProblem(res, 401, 'invalid_token');
+        const body = await call(t.baseUrl, 'POST', '/webhooks', {
+          auth,
+          body: { access_token: c.token, url: 'https://example.com/hook', events: ['*'] },
+        });
+        expectProblem(body, 401, 'invalid_token');
+      }
+      // the same token in the header works
+      expect(
+        (await call(t.baseUrl, 'GET', '/projects', { auth: `Bearer ${c.token}` })).status,
+      ).toBe(200);
+    });
+
     it('a PAT works as a bearer token until it expires or is revoked', async () => {
       const tenantId = await createTenant(t.app, 'enterprise');
       const pat = await createPat(t.app, tenantId, { scopes: ['projects:read'] });

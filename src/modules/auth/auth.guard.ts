@@ -34,6 +34,10 @@ export class ApiAuthGuard extends AuthGuard('bearer') {
     if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets)) return true;
     const req = context.switchToHttp().getRequest<Request & { user?: Principal }>();
     if (!req.headers.authorization) throw new UnauthenticatedError();
+    const token = bearerToken(req.headers.authorization);
+    // the contract takes the token from a Bearer header only: passport-http-bearer would also take
+    // `access_token` from the query string or the body when the header has another scheme
+    if (!token) throw new InvalidTokenError();
     await super.canActivate(context);
     const principal = req.user!;
     const requirement = this.reflector.getAllAndOverride<AuthorizationRequirement | undefined>(
@@ -41,12 +45,11 @@ export class ApiAuthGuard extends AuthGuard('bearer') {
       targets,
     );
     authorize(req.ip, principal, requirement);
-    const token = bearerToken(req.headers.authorization);
     recordVerifiedCredential({
       generation: principal.generation,
       // the same checks against the database's current rows; throws their 401/403
       reverify: async () => {
-        const fresh = token ? await this.credentials.authenticate(token, { fresh: true }) : null;
+        const fresh = await this.credentials.authenticate(token, { fresh: true });
         if (!fresh) throw new InvalidTokenError();
         authorize(req.ip, fresh, requirement);
         return fresh.generation;
