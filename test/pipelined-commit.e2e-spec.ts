@@ -46,7 +46,7 @@ describe('a last statement pipelined with its COMMIT', () => {
   let t: TestApp;
   let tx: TenantTransactions;
   let tenant: number;
-  const names = async (name: string): Promise<number> => {
+  const projectsNamed = async (name: string): Promise<number> => {
     const rows = await t.app
       .get(DataSource)
       .query<Array<{ n: number }>>(`SELECT count(*)::int AS n FROM projects WHERE name = $1`, [
@@ -81,7 +81,7 @@ describe('a last statement pipelined with its COMMIT', () => {
     expect(sent[commit]?.answeredBefore).toBe(sent[insert]?.answeredBefore);
     expect(sent.filter((s) => s.text === 'COMMIT')).toHaveLength(1);
     // committed by the time run resolved: another connection sees it
-    expect(await names('pipelined-ok')).toBe(1);
+    expect(await projectsNamed('pipelined-ok')).toBe(1);
   });
 
   it('a failing last statement rejects the run and commits nothing written before it', async () => {
@@ -91,14 +91,14 @@ describe('a last statement pipelined with its COMMIT', () => {
         await tx.queryAndCommit(FAILS, [0]);
       }),
     ).rejects.toThrow(/division by zero/);
-    expect(await names('pipelined-failed')).toBe(0);
+    expect(await projectsNamed('pipelined-failed')).toBe(0);
     // every pooled connection still serves transactions (none was left mid-transaction)
     for (let i = 0; i < 25; i++) {
       await tx.run(tenant, () =>
         tx.queryAndCommit(INSERT_PROJECT, [tenant, `pipelined-next-${i}`]),
       );
     }
-    expect(await names('pipelined-next-24')).toBe(1);
+    expect(await projectsNamed('pipelined-next-24')).toBe(1);
   });
 
   it('in a run that joined an outer transaction, does not commit: the outer failure undoes it', async () => {
@@ -110,7 +110,7 @@ describe('a last statement pipelined with its COMMIT', () => {
         throw new Error('the outer work fails');
       }),
     ).rejects.toThrow('the outer work fails');
-    expect(await names('pipelined-joined')).toBe(0);
+    expect(await projectsNamed('pipelined-joined')).toBe(0);
   });
 
   it('refuses any statement after it', async () => {
@@ -136,6 +136,6 @@ describe('a last statement pipelined with its COMMIT', () => {
         return 'looks fine';
       }),
     ).rejects.toThrow(/did not commit \(ROLLBACK\)/);
-    expect(await names('pipelined-swallowed')).toBe(0);
+    expect(await projectsNamed('pipelined-swallowed')).toBe(0);
   });
 });
