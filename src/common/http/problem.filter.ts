@@ -8,7 +8,7 @@ import {
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, ValidationFailedError } from './app-error.js';
 import { BodyError } from './body-parsers.js';
-import { OAuthError } from './oauth-error.js';
+import { OAuthError, TOKEN_ROUTE } from './oauth-error.js';
 import { problem, PROBLEM_CONTENT_TYPE, type ProblemBody } from './problem.js';
 
 interface HttpishError {
@@ -39,7 +39,12 @@ function isDatabaseUnavailable(err: unknown): boolean {
   );
 }
 
-const TOKEN_PATH = '/api/v1/oauth/token';
+/** A body that could not be read as its headers say; `why` names the parser's reason. */
+function unreadableBody(rid: string | null, why: string): ProblemBody {
+  return problem(400, 'validation_failed', 'Validation failed', 'the body could not be read', rid, {
+    errors: [{ field: 'body', message: why }],
+  });
+}
 
 function oauthErrorCode(status: number): string {
   if (status === 429) return 'rate_limited';
@@ -75,7 +80,7 @@ export class ProblemFilter implements ExceptionFilter {
 
     const body = this.toProblem(exception, rid, reply);
     // the matched route when there is one (a trailing slash too), else the path as sent
-    if ((req.routeOptions.url ?? req.url.split('?')[0]) === TOKEN_PATH) {
+    if ((req.routeOptions.url ?? req.url.split('?')[0]) === TOKEN_ROUTE) {
       // the token endpoint speaks RFC 6749 only, also for errors found before it runs
       reply
         .status(body.status)
@@ -137,30 +142,12 @@ export class ProblemFilter implements ExceptionFilter {
               errors: [{ field: 'body', message: 'malformed JSON' }],
             },
           )
-        : problem(
-            400,
-            'validation_failed',
-            'Validation failed',
-            'the body could not be read',
-            rid,
-            {
-              errors: [{ field: 'body', message: exception.type }],
-            },
-          );
+        : unreadableBody(rid, exception.type);
     }
     // what Fastify refuses before a route runs (a bad Content-Length, an undecodable URL): a 4xx
     if (err?.code?.startsWith('FST_ERR') && (err.statusCode ?? 500) < 500) {
       return err.code.startsWith('FST_ERR_CTP')
-        ? problem(
-            400,
-            'validation_failed',
-            'Validation failed',
-            'the body could not be read',
-            rid,
-            {
-              errors: [{ field: 'body', message: err.code }],
-            },
-          )
+        ? unreadableBody(rid, err.code)
         : problem(
             400,
             'malformed_request',

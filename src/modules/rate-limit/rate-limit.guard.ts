@@ -1,11 +1,12 @@
 import { type ExecutionContext, Injectable } from '@nestjs/common';
 import { ThrottlerGuard, type ThrottlerLimitDetail } from '@nestjs/throttler';
 import type { FastifyReply, FastifyRequest as Request } from 'fastify';
+import { TOKEN_ROUTE } from '../../common/http/oauth-error.js';
 import type { Principal } from '../auth/principal.js';
 import { RateLimitedError } from './rate-limited.error.js';
 
 export function isTokenRequest(req: Request): boolean {
-  return req.routeOptions.url === '/api/v1/oauth/token';
+  return req.routeOptions.url === TOKEN_ROUTE;
 }
 
 /** The client id of a token request, from HTTP Basic or the body; never the secret. */
