@@ -18,6 +18,24 @@ export default tseslint.config(
     },
   },
   {
+    // only the HTTP platform folder knows which server runs under Nest (express.ts, fastify.ts)
+    files: ['**/*.ts'],
+    ignores: ['src/common/http/platform/**'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^(express|fastify|@fastify/.*|@nestjs/platform-(express|fastify))(/.*)?$',
+              message: 'Only src/common/http/platform/ may import the HTTP server (HttpPlatform).',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['**/*.spec.ts', '**/*.e2e-spec.ts', 'test/**/*.ts', 'bench/**/*.ts'],
     rules: {
       '@typescript-eslint/no-unsafe-member-access': 'off',

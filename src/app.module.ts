@@ -5,6 +5,8 @@ import type { AppConfig } from './common/config/app-config.js';
 import { ConfigModule } from './common/config/config.module.js';
 import { DatabaseModule } from './common/database/database.module.js';
 import { NotFoundModule } from './common/http/not-found.module.js';
+import type { HttpPlatform } from './common/http/platform/http-platform.js';
+import { HttpPlatformModule } from './common/http/platform/http-platform.module.js';
 import { LoggingModule } from './common/logging/logging.module.js';
 import { AuditModule } from './modules/audit/audit.module.js';
 import { AuthModule } from './modules/auth/auth.module.js';
@@ -21,18 +23,22 @@ import { TenancyModule } from './modules/tenancy/tenancy.module.js';
 import { WebhooksModule } from './modules/webhooks/webhooks.module.js';
 
 export interface AppModuleOptions {
+  /** The HTTP server under Nest (app.setup.ts creates it from `HTTP_ADAPTER`). */
+  platform: HttpPlatform;
   /** Where log lines go (tests capture them to check that no secret leaks). */
   logDestination?: DestinationStream;
 }
 
 @Module({})
 export class AppModule {
-  static register(config: AppConfig, options: AppModuleOptions = {}): DynamicModule {
+  static register(config: AppConfig, options: AppModuleOptions): DynamicModule {
     return {
       module: AppModule,
       imports: [
         ConfigModule.register(config),
         LoggingModule.register(config, options.logDestination),
+        // right after the request logger: its middleware reads bodies (Express)
+        HttpPlatformModule.register(options.platform),
         DatabaseModule,
         ScheduleModule.forRoot(),
         AuditModule,
@@ -50,7 +56,7 @@ export class AppModule {
         RevisionsModule,
         DemoModule,
         // keep last: its catch-all route must come after every real route
-        NotFoundModule,
+        NotFoundModule.register(options.platform),
       ],
     };
   }

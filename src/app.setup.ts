@@ -1,28 +1,59 @@
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { INestApplication } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
 import { Logger } from 'nestjs-pino';
+import { AppModule, type AppModuleOptions } from './app.module.js';
 import type { AppConfig } from './common/config/app-config.js';
 import { openCredentialScope } from './common/database/credential-freshness.js';
-import { registerBodyParsers } from './common/http/body-parsers.js';
+import { createHttpPlatform } from './common/http/platform/create-http-platform.js';
+import type { HttpPlatform } from './common/http/platform/http-platform.js';
 import { ProblemFilter } from './common/http/problem.filter.js';
 import { createValidationPipe } from './common/http/validation.js';
-import { registerHttpMetrics } from './modules/metrics/http-metrics.js';
+import { MetricsService } from './modules/metrics/metrics.service.js';
+import { routeLabel } from './modules/metrics/route-label.js';
 import { API_PREFIX, buildOpenApiDocument, setupSwagger } from './openapi.js';
 
-/** Everything the HTTP application needs besides its modules; shared by main.ts and the tests. */
-export function configureApp(app: NestFastifyApplication, config: AppConfig): void {
+/** Routes served outside `/api/v1`. */
+export const UNPREFIXED_ROUTES = ['health/live', 'health/ready', 'metrics'];
+
+export interface CreateAppOptions extends Omit<AppModuleOptions, 'platform'> {
+  /** Builds the module graph and routes without instantiating providers (OpenAPI export). */
+  preview?: boolean;
+}
+
+/**
+ * The HTTP application on the adapter `HTTP_ADAPTER` names, configured, not yet listening; shared
+ * by main.ts, the OpenAPI export and the tests.
+ */
+export async function createApp(
+  config: AppConfig,
+  options: CreateAppOptions = {},
+): Promise<INestApplication> {
+  const platform = createHttpPlatform(config);
+  const { preview, ...moduleOptions } = options;
+  const app = await NestFactory.create(
+    AppModule.register(config, { ...moduleOptions, platform }),
+    platform.createAdapter(),
+    preview
+      ? { preview: true, logger: false, abortOnError: false }
+      : // a module that fails to boot throws instead of exiting the process (tests, main's catch)
+        { bufferLogs: true, bodyParser: false, abortOnError: false },
+  );
+  if (preview) app.setGlobalPrefix(API_PREFIX, { exclude: UNPREFIXED_ROUTES });
+  else configureApp(app, platform);
+  return app;
+}
+
+/** Everything the HTTP application needs besides its modules. */
+function configureApp(app: INestApplication, platform: HttpPlatform): void {
   app.useLogger(app.get(Logger));
-  const fastify = app.getHttpAdapter().getInstance();
-  registerBodyParsers(fastify, config.BODY_LIMIT);
-  fastify.addHook('onRequest', (request, reply, done) => {
-    reply.header('X-Request-Id', request.id);
-    done();
+  const metrics = app.get(MetricsService);
+  platform.configure(app, {
+    beforeHandler: openCredentialScope,
+    onResponse: (req, route, status, seconds) =>
+      metrics.observeRequest(req.method, routeLabel(route), status, seconds),
   });
-  // just before the route runs, after the body has been read: the scope is the async context of
-  // the guard and the handler whatever the body's stream callbacks did to it
-  fastify.addHook('preHandler', openCredentialScope);
-  registerHttpMetrics(app);
-  app.setGlobalPrefix(API_PREFIX, { exclude: ['health/live', 'health/ready', 'metrics'] });
+  app.setGlobalPrefix(API_PREFIX, { exclude: UNPREFIXED_ROUTES });
   app.useGlobalPipes(createValidationPipe());
-  app.useGlobalFilters(new ProblemFilter());
+  app.useGlobalFilters(new ProblemFilter(platform));
   setupSwagger(app, buildOpenApiDocument(app));
 }

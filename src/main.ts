@@ -1,11 +1,8 @@
 import 'reflect-metadata';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { networkInterfaces } from 'node:os';
-import { NestFactory } from '@nestjs/core';
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { pino } from 'pino';
-import { AppModule } from './app.module.js';
-import { configureApp } from './app.setup.js';
+import { createApp } from './app.setup.js';
 import { ConfigError, loadConfig } from './common/config/app-config.js';
 import { ensureLocalSecretKey } from './common/config/local-secret-key.js';
 import {
@@ -13,13 +10,13 @@ import {
   startEmbeddedDatabase,
 } from './common/database/embedded-database.js';
 import { runMigrations } from './common/database/migrate.js';
-import { createHttpAdapter } from './common/http/http-adapter.js';
 import { API_PREFIX } from './openapi.js';
 import { onFirstStart } from './first-start.js';
 
 /**
  * Every interface, as a service in a container must (Fastify's own default is localhost only):
- * IPv6 and IPv4 where the host has IPv6, as Node listens by default, IPv4 otherwise.
+ * IPv6 and IPv4 where the host has IPv6, as Node listens by default, IPv4 otherwise. Given
+ * explicitly so both adapters listen alike.
  */
 function anyAddress(): string {
   const hasIpv6 = Object.values(networkInterfaces()).some((addresses) =>
@@ -45,19 +42,14 @@ async function main(): Promise<void> {
     );
   }
 
-  const app = await NestFactory.create<NestFastifyApplication>(
-    AppModule.register(config),
-    createHttpAdapter(config),
-    { bufferLogs: true, bodyParser: false },
-  );
-  configureApp(app, config);
+  const app = await createApp(config);
   if (embedded && config.SEED_DEMO) await onFirstStart(app);
 
   let closing = false;
   // A keep-alive connection holds the closing server open until it idles out, or for ever while
   // its client keeps sending: once shutting down, every response closes its connection.
   const responses = new Set<ServerResponse>();
-  app.getHttpServer().prependListener('request', (_req: IncomingMessage, res: ServerResponse) => {
+  (app.getHttpServer() as Server).prependListener('request', (_req: IncomingMessage, res: ServerResponse) => {
     if (closing) {
       res.setHeader('Connection', 'close');
       return;
@@ -93,8 +85,10 @@ async function main(): Promise<void> {
       docs: `${url}/${API_PREFIX}/docs`,
       openapi: `${url}/${API_PREFIX}/openapi.json`,
       database: embedded ? 'embedded' : 'external',
+      node: process.version,
+      http_adapter: config.HTTP_ADAPTER,
     },
-    `GRC Integration API listening: Swagger UI at ${url}/${API_PREFIX}/docs`,
+    `GRC Integration API listening (Node ${process.version}, ${config.HTTP_ADAPTER}): Swagger UI at ${url}/${API_PREFIX}/docs`,
   );
 }
 

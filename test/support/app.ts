@@ -1,20 +1,17 @@
 import 'reflect-metadata';
 import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
-import { NestFactory } from '@nestjs/core';
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { INestApplication } from '@nestjs/common';
 // not exported by the package: nestjs-pino keeps one pino-http instance per process, built by the
 // first app; without a reset every later app of a test file would log into the first one's sink
 import { __resetOutOfContextForTests as resetPinoRoot } from '../../node_modules/nestjs-pino/dist/esm/PinoLogger.js';
-import { AppModule } from '../../src/app.module.js';
-import { configureApp } from '../../src/app.setup.js';
+import { createApp } from '../../src/app.setup.js';
 import { type AppConfig, loadConfig } from '../../src/common/config/app-config.js';
-import { createHttpAdapter } from '../../src/common/http/http-adapter.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 import { leakedSecrets, rememberSecret } from './secrets.js';
 
 export interface TestApp {
-  app: NestFastifyApplication;
+  app: INestApplication;
   config: AppConfig;
   /** Base URL of the listening server, e.g. http://127.0.0.1:43121 */
   baseUrl: string;
@@ -42,6 +39,8 @@ export async function startTestApp(
     WEBHOOK_ALLOW_HTTP: 'true',
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
     PORT: '0',
+    // the suites run on either adapter: `HTTP_ADAPTER=fastify npm test`
+    ...(process.env.HTTP_ADAPTER ? { HTTP_ADAPTER: process.env.HTTP_ADAPTER } : {}),
     ...env,
   });
   // the key that encrypts webhook secrets is a secret of its own
@@ -54,12 +53,7 @@ export async function startTestApp(
     },
   });
   resetPinoRoot();
-  const app = await NestFactory.create<NestFastifyApplication>(
-    AppModule.register(config, { logDestination: sink }),
-    createHttpAdapter(config),
-    { bufferLogs: true, bodyParser: false },
-  );
-  configureApp(app, config);
+  const app = await createApp(config, { logDestination: sink });
   await app.listen(0, '127.0.0.1');
   const baseUrl = (await app.getUrl()).replace('[::1]', '127.0.0.1');
   return {

@@ -11,6 +11,8 @@ import {
   validateSync,
 } from 'class-validator';
 
+import { HTTP_ADAPTERS, type HttpAdapterName } from '../http/platform/http-platform.js';
+
 const toInt = ({ value }: { value: unknown }): unknown =>
   typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value) : value;
 
@@ -71,6 +73,10 @@ export class AppConfig {
   @Transform(toBool)
   @IsBoolean()
   TRUST_PROXY = false;
+
+  /** The HTTP server under Nest: Express, or Fastify (src/common/http/platform/). */
+  @IsIn(HTTP_ADAPTERS, { message: `HTTP_ADAPTER must be one of: ${HTTP_ADAPTERS.join(', ')}` })
+  HTTP_ADAPTER: HttpAdapterName = 'express';
 
   @Transform(toInt)
   @IsInt()

@@ -25,11 +25,11 @@ interface RequestCredentialScope {
 const storage = new AsyncLocalStorage<RequestCredentialScope>();
 
 /**
- * Fastify `preHandler` hook: gives every request a scope the guard can fill in. The rest of the
- * request (guards, handler, its transactions) runs inside `done`, so inside the scope.
+ * The HTTP platform's `beforeHandler` hook: gives every request a scope the guard can fill in. The
+ * rest of the request (guards, handler, its transactions) runs inside `next`, so inside the scope.
  */
-export function openCredentialScope(_req: unknown, _reply: unknown, done: () => void): void {
-  storage.run({}, done);
+export function openCredentialScope(next: () => void): void {
+  storage.run({}, next);
 }
 
 /** Records how this request's credential was verified (the guard, once it has passed). */

@@ -27,7 +27,7 @@ const REASONS: Record<number, string> = {
 /**
  * Requests Node's HTTP parser refuses (oversized headers, malformed request lines) never reach
  * the framework; they would be answered with an empty or framework-shaped body. They get a problem
- * body like every other error instead. Installed as Fastify's `clientErrorHandler`.
+ * body like every other error instead. Installed by both HTTP platforms.
  */
 export function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
   if (err.code === 'ECONNRESET' || !socket.writable) {

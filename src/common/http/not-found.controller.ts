@@ -1,16 +1,20 @@
-import { All, Controller } from '@nestjs/common';
+import { All, Controller, type Type } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { NotFoundError } from './app-error.js';
 
 /**
  * Registered last: an unknown route under `/api/v1` passes the global guard first, so without a
  * valid token it is 401 and with one 404 (CONTRACT.md §2), and never reveals which routes exist.
+ * `paths` are the router's own spelling of "everything" (HttpPlatform.catchAllPaths).
  */
-@ApiExcludeController()
-@Controller()
-export class NotFoundController {
-  @All(['', '*'])
-  notFound(): never {
-    throw new NotFoundError('route');
+export function notFoundController(paths: string[]): Type {
+  @ApiExcludeController()
+  @Controller()
+  class NotFoundController {
+    @All(paths)
+    notFound(): never {
+      throw new NotFoundError('route');
+    }
   }
+  return NotFoundController;
 }

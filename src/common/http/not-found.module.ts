@@ -1,6 +1,11 @@
-import { Module } from '@nestjs/common';
-import { NotFoundController } from './not-found.controller.js';
+import { type DynamicModule, Module } from '@nestjs/common';
+import { notFoundController } from './not-found.controller.js';
+import type { HttpPlatform } from './platform/http-platform.js';
 
 /** Must be the last module imported by AppModule so its catch-all route is registered last. */
-@Module({ controllers: [NotFoundController] })
-export class NotFoundModule {}
+@Module({})
+export class NotFoundModule {
+  static register(platform: HttpPlatform): DynamicModule {
+    return { module: NotFoundModule, controllers: [notFoundController(platform.catchAllPaths)] };
+  }
+}

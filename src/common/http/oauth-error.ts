@@ -1,6 +1,7 @@
 /**
- * The token endpoint's route, as Fastify matches it. Requests to it are told apart by it: errors
- * there are answered in RFC 6749 shape (the problem filter), and its rate limit is its own.
+ * The token endpoint's route pattern, as the router matches it. Requests to it are told apart by
+ * it: errors there are answered in RFC 6749 shape (the problem filter), and its rate limit is its
+ * own.
  */
 export const TOKEN_ROUTE = '/api/v1/oauth/token';
 

@@ -5,14 +5,13 @@ import {
   HttpException,
   Logger,
 } from '@nestjs/common';
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, ValidationFailedError } from './app-error.js';
-import { BodyError } from './body-parsers.js';
+import { BodyError } from './body-decoding.js';
 import { OAuthError, TOKEN_ROUTE } from './oauth-error.js';
+import type { FrameworkRefusal, HttpPlatform, HttpRequest } from './platform/http-platform.js';
 import { problem, PROBLEM_CONTENT_TYPE, type ProblemBody } from './problem.js';
 
 interface HttpishError {
-  statusCode?: number;
   code?: string;
 }
 
@@ -61,45 +60,63 @@ function oauthErrorCode(status: number): string {
 export class ProblemFilter implements ExceptionFilter {
   private readonly logger = new Logger('ProblemFilter');
 
+  constructor(private readonly platform: HttpPlatform) {}
+
   catch(exception: unknown, host: ArgumentsHost): void {
     const ctx = host.switchToHttp();
-    const req = ctx.getRequest<FastifyRequest>();
-    const reply = ctx.getResponse<FastifyReply>();
-    if (reply.sent || reply.raw.headersSent) return;
+    const req = ctx.getRequest<HttpRequest>();
+    const res = ctx.getResponse<unknown>();
+    if (this.platform.sent(res)) return;
     const rid = req.id;
-    // also on errors Fastify answers before the request's hooks run
-    reply.header('X-Request-Id', rid);
+    // also on errors the server answers before the request's hooks run
+    const headers: Record<string, string> = { 'X-Request-Id': rid };
 
     if (exception instanceof OAuthError) {
-      reply
-        .status(exception.status)
-        .headers({ 'Cache-Control': 'no-store', Pragma: 'no-cache', ...exception.headers })
-        .send({ error: exception.error, error_description: exception.description });
+      this.platform.send(
+        res,
+        exception.status,
+        { ...headers, 'Cache-Control': 'no-store', Pragma: 'no-cache', ...exception.headers },
+        { error: exception.error, error_description: exception.description },
+      );
       return;
     }
 
-    const body = this.toProblem(exception, rid, reply);
+    const body = this.toProblem(exception, rid, headers);
     // the matched route when there is one (a trailing slash too), else the path as sent
-    if ((req.routeOptions.url ?? req.url.split('?')[0]) === TOKEN_ROUTE) {
+    if ((this.platform.routeOf(req) ?? pathOf(req.url)) === TOKEN_ROUTE) {
       // the token endpoint speaks RFC 6749 only, also for errors found before it runs
-      reply
-        .status(body.status)
-        .headers({ 'Cache-Control': 'no-store', Pragma: 'no-cache' })
-        .send({ error: oauthErrorCode(body.status), error_description: body.detail });
+      this.platform.send(
+        res,
+        body.status,
+        { ...headers, 'Cache-Control': 'no-store', Pragma: 'no-cache' },
+        { error: oauthErrorCode(body.status), error_description: body.detail },
+      );
       return;
     }
-    reply.status(body.status).type(PROBLEM_CONTENT_TYPE).send(JSON.stringify(body));
+    this.platform.send(
+      res,
+      body.status,
+      { ...headers, 'Content-Type': PROBLEM_CONTENT_TYPE },
+      JSON.stringify(body),
+    );
   }
 
-  private toProblem(exception: unknown, rid: string | null, reply: FastifyReply): ProblemBody {
+  private toProblem(
+    exception: unknown,
+    rid: string | null,
+    headers: Record<string, string>,
+  ): ProblemBody {
     if (exception instanceof AppError) {
-      reply.headers(exception.headers);
+      Object.assign(headers, exception.headers);
       const errors = exception instanceof ValidationFailedError ? { errors: exception.errors } : {};
       return problem(exception.status, exception.code, exception.title, exception.message, rid, {
         ...exception.extensions,
         ...errors,
       });
     }
+    if (exception instanceof BodyError) return bodyProblem(exception, rid);
+    const refusal = this.platform.refusalOf(exception);
+    if (refusal) return refusalProblem(refusal, rid);
     if (exception instanceof HttpException) {
       const status = exception.getStatus();
       if (status === 404) {
@@ -108,57 +125,16 @@ export class ProblemFilter implements ExceptionFilter {
       if (status === 405) {
         return problem(405, 'method_not_allowed', 'Method not allowed', exception.message, rid);
       }
-      if (status === 413) {
-        return problem(413, 'payload_too_large', 'Payload too large', exception.message, rid);
-      }
+      if (status === 413) return tooLarge(rid);
       if (status < 500) {
         return problem(400, 'validation_failed', 'Validation failed', exception.message, rid, {
           errors: [{ field: 'request', message: exception.message }],
         });
       }
     }
-    const err = exception as HttpishError;
-    if (
-      err?.code === 'FST_ERR_CTP_BODY_TOO_LARGE' ||
-      (exception instanceof BodyError && exception.type === 'entity.too.large')
-    ) {
-      return problem(
-        413,
-        'payload_too_large',
-        'Payload too large',
-        'the request body is too large',
-        rid,
-      );
-    }
-    if (exception instanceof BodyError) {
-      return exception.type === 'entity.parse.failed'
-        ? problem(
-            400,
-            'validation_failed',
-            'Validation failed',
-            'the body is not valid JSON',
-            rid,
-            {
-              errors: [{ field: 'body', message: 'malformed JSON' }],
-            },
-          )
-        : unreadableBody(rid, exception.type);
-    }
-    // what Fastify refuses before a route runs (a bad Content-Length, an undecodable URL): a 4xx
-    if (err?.code?.startsWith('FST_ERR') && (err.statusCode ?? 500) < 500) {
-      return err.code.startsWith('FST_ERR_CTP')
-        ? unreadableBody(rid, err.code)
-        : problem(
-            400,
-            'malformed_request',
-            'Malformed request',
-            'the request could not be parsed',
-            rid,
-          );
-    }
     if (isDatabaseUnavailable(exception)) {
       this.logger.warn({ err: exception, request_id: rid }, 'database unavailable');
-      reply.header('Retry-After', '5');
+      headers['Retry-After'] = '5';
       return problem(
         503,
         'service_unavailable',
@@ -169,5 +145,42 @@ export class ProblemFilter implements ExceptionFilter {
     }
     this.logger.error({ err: exception, request_id: rid }, 'unhandled error');
     return problem(500, 'internal_error', 'Internal error', 'an unexpected error occurred', rid);
+  }
+}
+
+/** The path of a request target, without its query and one trailing slash (as routes match). */
+function pathOf(url: string): string {
+  const path = url.split('?')[0] ?? '';
+  return path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
+}
+
+function tooLarge(rid: string | null): ProblemBody {
+  return problem(413, 'payload_too_large', 'Payload too large', 'the request body is too large', rid);
+}
+
+function bodyProblem(err: BodyError, rid: string | null): ProblemBody {
+  if (err.type === 'entity.too.large') return tooLarge(rid);
+  if (err.type === 'entity.parse.failed') {
+    return problem(400, 'validation_failed', 'Validation failed', 'the body is not valid JSON', rid, {
+      errors: [{ field: 'body', message: 'malformed JSON' }],
+    });
+  }
+  return unreadableBody(rid, err.type);
+}
+
+function refusalProblem(refusal: FrameworkRefusal, rid: string | null): ProblemBody {
+  switch (refusal.kind) {
+    case 'payload_too_large':
+      return tooLarge(rid);
+    case 'unreadable_body':
+      return unreadableBody(rid, refusal.reason);
+    case 'malformed_request':
+      return problem(
+        400,
+        'malformed_request',
+        'Malformed request',
+        'the request could not be parsed',
+        rid,
+      );
   }
 }

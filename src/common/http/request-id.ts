@@ -5,8 +5,8 @@ const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /**
  * A caller's `X-Request-Id` when it is a sane token (so it cannot inject into logs or headers),
- * otherwise a fresh one. Fastify's `genReqId`: the id of the request everywhere (its log lines,
- * problem bodies, audit lines, the `X-Request-Id` response header).
+ * otherwise a fresh one. Given by the HTTP platform first thing: the id of the request everywhere
+ * (its log lines, problem bodies, audit lines, the `X-Request-Id` response header).
  */
 export function requestIdFor(req: IncomingMessage): string {
   const given = req.headers['x-request-id'];

@@ -49,13 +49,13 @@ export class LoggingModule {
       module: LoggingModule,
       imports: [
         LoggerModule.forRoot({
-          // every route once: under Fastify the module's default also added the routes excluded
-          // from the global prefix (health, metrics) a second time, logging them twice
+          // every route once: the module's default also adds the routes excluded from the global
+          // prefix (health, metrics) a second time, which logged them twice under Fastify
           forRoutes: [{ path: '{*path}', method: RequestMethod.ALL }],
           pinoHttp: withDestination(
             {
               level: config.LOG_LEVEL,
-              // Fastify's request id (request-id.ts), which middie puts on the raw request
+              // the request's id, given by the HTTP platform before this runs (request-id.ts)
               genReqId: (req) => (typeof req.id === 'string' ? req.id : requestIdFor(req)),
               redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
               customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : 'info'),

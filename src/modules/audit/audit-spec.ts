@@ -1,7 +1,7 @@
-import type { FastifyRequest } from 'fastify';
+import type { HttpRequest } from '../../common/http/platform/http-platform.js';
 
 /** The request an audit target is read from: path parameters are strings. */
-export type Request = FastifyRequest<{ Params: Record<string, string | undefined> }>;
+export type Request = HttpRequest;
 
 /** Metadata key of `@Audited` (audited.decorator.ts), read by AuditInterceptor. */
 export const AUDITED = 'audit:action';
@@ -21,10 +21,10 @@ export interface AuditLocals {
 const localsOfRequest = new WeakMap<object, AuditLocals>();
 
 /** Leaves `locals` for the audit line of `req`; the handler may fill them in later. */
-export function attachAuditLocals(req: FastifyRequest, locals: AuditLocals): void {
+export function attachAuditLocals(req: Request, locals: AuditLocals): void {
   localsOfRequest.set(req, locals);
 }
 
-export function auditLocalsOf(req: FastifyRequest): AuditLocals {
+export function auditLocalsOf(req: Request): AuditLocals {
   return localsOfRequest.get(req) ?? {};
 }

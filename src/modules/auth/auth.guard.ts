@@ -1,7 +1,7 @@
 import { type ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { AuthGuard } from '@nestjs/passport';
-import type { FastifyRequest as Request } from 'fastify';
+import type { HttpRequest as Request } from '../../common/http/platform/http-platform.js';
 import { recordVerifiedCredential } from '../../common/database/credential-freshness.js';
 import { EntitlementRequiredError } from '../tenancy/tenancy.errors.js';
 import {

@@ -9,7 +9,7 @@ import {
   ApiTags,
   ApiUnauthorizedResponse,
 } from '@nestjs/swagger';
-import type { FastifyRequest as Request } from 'fastify';
+import type { HttpRequest as Request } from '../../common/http/platform/http-platform.js';
 import { attachAuditLocals, Audited, type AuditLocals } from '../audit/audited.decorator.js';
 import { OAuthErrorDto, TokenRequestDto, TokenResponseDto } from './dto/token.dto.js';
 import { Public } from './public.decorator.js';

@@ -18,7 +18,7 @@ export interface TokenRequest {
   /** The body came as `application/x-www-form-urlencoded` (every value is a string there). */
   form: boolean;
   authorization: string | undefined;
-  /** The caller's address as Fastify sees it (`trustProxy` follows TRUST_PROXY). */
+  /** The caller's address as the HTTP platform sees it (TRUST_PROXY decides). */
   ip: string | undefined;
 }
 

@@ -1,6 +1,6 @@
 import { Controller, Get, Headers, HttpStatus, Param, Res } from '@nestjs/common';
 import { ApiHeader, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
-import type { FastifyReply } from 'fastify';
+import type { HttpResponse } from '../../common/http/platform/http-platform.js';
 import { ApiProblemResponses } from '../../common/http/api-problem-responses.js';
 import { ParseIdPipe } from '../../common/http/params.js';
 import { Authorized } from '../auth/authorized.decorator.js';
@@ -97,7 +97,7 @@ export class DocumentsController {
     @Param('documentId', ParseIdPipe) documentId: number,
     @Param('versionId', ParseIdPipe) versionId: number,
     @Headers('if-none-match') ifNoneMatch: string | undefined,
-    @Res({ passthrough: true }) reply: FastifyReply,
+    @Res({ passthrough: true }) reply: HttpResponse,
   ): Promise<VersionResponse | undefined> {
     const version = await this.documents.readVersion(principal.tenantId, documentId, versionId);
     const etag = etagOf(version.content_hash);

@@ -2,7 +2,7 @@ import { Module } from '@nestjs/common';
 import { MetricsController } from './metrics.controller.js';
 import { MetricsService } from './metrics.service.js';
 
-/** Request timing is a Fastify hook installed by `registerHttpMetrics` (http-metrics.ts). */
+/** Request timing is a hook of the HTTP platform, installed by app.setup.ts (route-label.ts). */
 @Module({
   controllers: [MetricsController],
   providers: [MetricsService],

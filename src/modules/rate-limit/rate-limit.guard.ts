@@ -1,12 +1,17 @@
-import { type ExecutionContext, Injectable } from '@nestjs/common';
+import { type ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import { ThrottlerGuard, type ThrottlerLimitDetail } from '@nestjs/throttler';
-import type { FastifyReply, FastifyRequest as Request } from 'fastify';
 import { TOKEN_ROUTE } from '../../common/http/oauth-error.js';
+import type {
+  HttpPlatform,
+  HttpRequest as Request,
+  HttpResponse,
+} from '../../common/http/platform/http-platform.js';
+import { HTTP_PLATFORM } from '../../common/http/platform/http-platform.module.js';
 import type { Principal } from '../auth/principal.js';
 import { RateLimitedError } from './rate-limited.error.js';
 
-export function isTokenRequest(req: Request): boolean {
-  return req.routeOptions.url === TOKEN_ROUTE;
+export function isTokenRequest(platform: HttpPlatform, req: Request): boolean {
+  return platform.routeOf(req) === TOKEN_ROUTE;
 }
 
 /** The client id of a token request, from HTTP Basic or the body; never the secret. */
@@ -36,6 +41,9 @@ function trackerOf(req: Request & { user?: Principal }): string {
  */
 @Injectable()
 export class RateLimitGuard extends ThrottlerGuard {
+  // a property: the constructor is the library's, with its own injection tokens
+  @Inject(HTTP_PLATFORM) private readonly platform!: HttpPlatform;
+
   /**
    * The library's version looks up five per-route decorator overrides and resolves three possibly
    * asynchronous values for every throttler on every request (about ten awaits and ten metadata
@@ -48,8 +56,8 @@ export class RateLimitGuard extends ThrottlerGuard {
   override async canActivate(context: ExecutionContext): Promise<boolean> {
     const http = context.switchToHttp();
     const request = http.getRequest<Request & { user?: Principal }>();
-    const reply = http.getResponse<FastifyReply>();
-    if (!request.user && !isTokenRequest(request)) return true;
+    const reply = http.getResponse<HttpResponse>();
+    if (!request.user && !isTokenRequest(this.platform, request)) return true;
     for (const throttler of this.throttlers) {
       if (throttler.skipIf?.(context)) continue;
       const { limit, ttl } = throttler;
@@ -72,7 +80,7 @@ export class RateLimitGuard extends ThrottlerGuard {
 
   protected override async shouldSkip(context: ExecutionContext): Promise<boolean> {
     const req = context.switchToHttp().getRequest<Request & { user?: Principal }>();
-    return !req.user && !isTokenRequest(req);
+    return !req.user && !isTokenRequest(this.platform, req);
   }
 
   protected override getTracker(req: Record<string, unknown>): Promise<string> {

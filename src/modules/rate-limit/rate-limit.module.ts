@@ -1,15 +1,13 @@
 import { type ExecutionContext, Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { ThrottlerModule } from '@nestjs/throttler';
-import type { FastifyRequest as Request } from 'fastify';
 import { AppConfig } from '../../common/config/app-config.js';
+import type { HttpPlatform, HttpRequest } from '../../common/http/platform/http-platform.js';
+import { HTTP_PLATFORM } from '../../common/http/platform/http-platform.module.js';
 import { isTokenRequest, RateLimitGuard } from './rate-limit.guard.js';
 import { RateLimitStore, RateLimitStoreModule } from './rate-limit-store.js';
 
 const MINUTE = 60_000;
-
-const isToken = (ctx: ExecutionContext): boolean =>
-  isTokenRequest(ctx.switchToHttp().getRequest<Request>());
 
 /**
  * Request rate limits (@nestjs/throttler). Import after AuthModule: its guard must run after the
@@ -19,24 +17,28 @@ const isToken = (ctx: ExecutionContext): boolean =>
   imports: [
     ThrottlerModule.forRootAsync({
       imports: [RateLimitStoreModule],
-      inject: [AppConfig, RateLimitStore],
-      useFactory: (config: AppConfig, store: RateLimitStore) => ({
-        storage: store.storage,
-        throttlers: [
-          {
-            name: 'api',
-            ttl: MINUTE,
-            limit: config.RATE_LIMIT_API_PER_MINUTE,
-            skipIf: (ctx) => config.RATE_LIMIT_API_PER_MINUTE === 0 || isToken(ctx),
-          },
-          {
-            name: 'token',
-            ttl: MINUTE,
-            limit: config.RATE_LIMIT_TOKEN_PER_MINUTE,
-            skipIf: (ctx) => config.RATE_LIMIT_TOKEN_PER_MINUTE === 0 || !isToken(ctx),
-          },
-        ],
-      }),
+      inject: [AppConfig, RateLimitStore, HTTP_PLATFORM],
+      useFactory: (config: AppConfig, store: RateLimitStore, platform: HttpPlatform) => {
+        const isToken = (ctx: ExecutionContext): boolean =>
+          isTokenRequest(platform, ctx.switchToHttp().getRequest<HttpRequest>());
+        return {
+          storage: store.storage,
+          throttlers: [
+            {
+              name: 'api',
+              ttl: MINUTE,
+              limit: config.RATE_LIMIT_API_PER_MINUTE,
+              skipIf: (ctx) => config.RATE_LIMIT_API_PER_MINUTE === 0 || isToken(ctx),
+            },
+            {
+              name: 'token',
+              ttl: MINUTE,
+              limit: config.RATE_LIMIT_TOKEN_PER_MINUTE,
+              skipIf: (ctx) => config.RATE_LIMIT_TOKEN_PER_MINUTE === 0 || !isToken(ctx),
+            },
+          ],
+        };
+      },
     }),
   ],
   providers: [{ provide: APP_GUARD, useClass: RateLimitGuard }],

@@ -7,7 +7,7 @@ import {
   ApiOperation,
   ApiTags,
 } from '@nestjs/swagger';
-import type { FastifyReply } from 'fastify';
+import type { HttpResponse } from '../../common/http/platform/http-platform.js';
 import { ApiProblemResponses } from '../../common/http/api-problem-responses.js';
 import { ParseIdPipe } from '../../common/http/params.js';
 import { Audited, documentTarget } from '../audit/audited.decorator.js';
@@ -116,7 +116,7 @@ export class RevisionsController {
     @CurrentPrincipal() principal: Principal,
     @Param('documentId', ParseIdPipe) documentId: number,
     @Body() dto: StageRevisionDto,
-    @Res({ passthrough: true }) reply: FastifyReply,
+    @Res({ passthrough: true }) reply: HttpResponse,
     @Headers('if-match') ifMatch?: string,
     @Headers('lock-token') lockToken?: string,
     @Headers('idempotency-key') idempotencyKey?: string,

@@ -1,9 +1,13 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import { parse as parseForm } from 'node:querystring';
 import { brotliDecompressSync, gunzipSync, inflateSync, type ZlibOptions } from 'node:zlib';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
 
 export type BodyErrorType =
-  'entity.parse.failed' | 'entity.too.large' | 'charset.unsupported' | 'encoding.unsupported';
+  | 'entity.parse.failed'
+  | 'entity.too.large'
+  | 'charset.unsupported'
+  | 'encoding.unsupported'
+  | 'request.size.invalid';
 
 /** A body that could not be read as its headers say; the problem filter answers by `type`. */
 export class BodyError extends Error {
@@ -15,6 +19,9 @@ export class BodyError extends Error {
   }
 }
 
+/** The bodies the API reads; any other media type is not read (its route sees no body). */
+export type BodyKind = 'json' | 'form';
+
 const UTF8 = new Set(['utf-8', 'utf8']);
 const DECOMPRESS: Record<string, ((buf: Buffer, options: ZlibOptions) => Buffer) | undefined> = {
   gzip: gunzipSync,
@@ -23,16 +30,24 @@ const DECOMPRESS: Record<string, ((buf: Buffer, options: ZlibOptions) => Buffer)
   br: brotliDecompressSync,
 };
 
+/** Which body a request carries, from its `Content-Type` (parameters and case ignored). */
+export function bodyKindOf(contentType: string | undefined): BodyKind | undefined {
+  const type = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
+  if (type === 'application/json') return 'json';
+  if (type === 'application/x-www-form-urlencoded') return 'form';
+  return undefined;
+}
+
 /**
  * The body as text: `Content-Encoding` gzip, deflate or br is decompressed (at most `limit`
  * bytes once decompressed, so a small bomb is a 413 too), and the charset must be UTF-8.
  */
-function bodyText(req: FastifyRequest, body: Buffer, limit: number): string {
-  const charset = /;\s*charset\s*=\s*"?([^";\s]+)"?/i.exec(req.headers['content-type'] ?? '')?.[1];
+function bodyText(headers: IncomingHttpHeaders, body: Buffer, limit: number): string {
+  const charset = /;\s*charset\s*=\s*"?([^";\s]+)"?/i.exec(headers['content-type'] ?? '')?.[1];
   if (charset && !UTF8.has(charset.toLowerCase())) {
     throw new BodyError('charset.unsupported', `unsupported charset "${charset.toUpperCase()}"`);
   }
-  const encoding = (req.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
+  const encoding = (headers['content-encoding'] ?? 'identity').trim().toLowerCase();
   if (encoding === 'identity') return body.toString('utf8');
   const decompress = DECOMPRESS[encoding];
   if (!decompress) {
@@ -62,34 +77,21 @@ function parseJson(text: string): unknown {
 }
 
 /**
- * The request bodies the API reads, both limited to `BODY_LIMIT` (a larger body is a 413):
+ * The request bodies the API reads, from the bytes as received (at most `BODY_LIMIT`, checked by
+ * the platform that read them):
  * - JSON (`application/json`): an object or an array, as `JSON.parse` reads it — a key named
  *   `__proto__` stays data, never a prototype; an empty body is `{}`; any other top-level value
  *   is malformed;
  * - forms (`application/x-www-form-urlencoded`, what OAuth clients send to the token endpoint):
  *   flat keys, repeated keys as arrays, at most 1,000 keys.
- * Any other content type is not read: its route sees no body and answers its own 400.
+ * Throws `BodyError`.
  */
-export function registerBodyParsers(fastify: FastifyInstance, bodyLimit: number): void {
-  fastify.removeAllContentTypeParsers();
-  const options = { parseAs: 'buffer' as const, bodyLimit };
-  fastify.addContentTypeParser('application/json', options, (req, body: Buffer, done) => {
-    try {
-      done(null, parseJson(bodyText(req, body, bodyLimit)));
-    } catch (err) {
-      done(err as Error);
-    }
-  });
-  fastify.addContentTypeParser(
-    'application/x-www-form-urlencoded',
-    options,
-    (req, body: Buffer, done) => {
-      try {
-        done(null, { ...parseForm(bodyText(req, body, bodyLimit)) });
-      } catch (err) {
-        done(err as Error);
-      }
-    },
-  );
-  fastify.addContentTypeParser('*', (_req, _payload, done) => done(null, undefined));
+export function decodeBody(
+  kind: BodyKind,
+  headers: IncomingHttpHeaders,
+  raw: Buffer,
+  limit: number,
+): unknown {
+  const text = bodyText(headers, raw, limit);
+  return kind === 'json' ? parseJson(text) : { ...parseForm(text) };
 }

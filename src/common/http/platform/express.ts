@@ -1,0 +1,131 @@
+import type { Server } from 'node:http';
+import { HttpException, type INestApplication } from '@nestjs/common';
+import { ExpressAdapter, type NestExpressApplication } from '@nestjs/platform-express';
+import express, { type Request, type Response } from 'express';
+import getRawBody from 'raw-body';
+import type { AppConfig } from '../../config/app-config.js';
+import { BodyError, bodyKindOf, decodeBody } from '../body-decoding.js';
+import { answerClientError } from '../client-error.js';
+import { requestIdFor } from '../request-id.js';
+import type {
+  FrameworkRefusal,
+  HttpPlatform,
+  HttpRequest,
+  PlatformMiddleware,
+  RequestHooks,
+} from './http-platform.js';
+
+/** Fastify's default, kept on Express so a load balancer sees the same idle connections. */
+const KEEP_ALIVE_TIMEOUT_MS = 72_000;
+
+/** What raw-body reports, as a body error the problem filter knows. */
+function bodyErrorOf(err: unknown): unknown {
+  const type = (err as { type?: unknown }).type;
+  if (type === 'entity.too.large') return new BodyError(type, 'the request body is too large');
+  if (type === 'request.size.invalid' || type === 'request.aborted') {
+    return new BodyError('request.size.invalid', 'the body ended before its Content-Length');
+  }
+  return err;
+}
+
+/**
+ * Express under Nest, the default (`HTTP_ADAPTER=express`). Routing is made to match Fastify's:
+ * case-sensitive, a trailing slash ignored. Bodies are read by this service (not body-parser), so
+ * both adapters decode, limit and refuse them alike (body-decoding.ts).
+ */
+export class ExpressPlatform implements HttpPlatform {
+  readonly name = 'express' as const;
+  readonly catchAllPaths = ['', '{*path}'];
+  private hooks: RequestHooks | undefined;
+
+  constructor(private readonly config: AppConfig) {}
+
+  createAdapter(): ExpressAdapter {
+    const app = express();
+    // before the adapter: Express builds its router from these settings on first use
+    app.set('case sensitive routing', true);
+    app.set('strict routing', false);
+    app.set('trust proxy', this.config.TRUST_PROXY);
+    app.disable('x-powered-by');
+    // Express's automatic weak ETags would answer 304 on any GET; only versions carry an ETag,
+    // the content hash, which their route sets itself
+    app.set('etag', false);
+    return new ExpressAdapter(app);
+  }
+
+  configure(app: INestApplication, hooks: RequestHooks): void {
+    this.hooks = hooks;
+    const server = app.getHttpServer() as Server;
+    server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+    server.on('clientError', answerClientError);
+    (app as NestExpressApplication).use(
+      (req: Request & { id?: string }, res: Response, next: () => void) => {
+        const started = process.hrtime.bigint();
+        const id = requestIdFor(req);
+        req.id = id;
+        res.setHeader('X-Request-Id', id);
+        res.once('finish', () => {
+          const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+          const httpRequest = req as unknown as HttpRequest;
+          hooks.onResponse(httpRequest, this.routeOf(httpRequest), res.statusCode, seconds);
+        });
+        next();
+      },
+    );
+  }
+
+  /** After the request logger: the body, then the hook the handler runs inside. */
+  middleware(): PlatformMiddleware[] {
+    const limit = this.config.BODY_LIMIT;
+    return [
+      (req, _res, next) => {
+        const proceed = (): void => this.hooks!.beforeHandler(() => next());
+        const kind = bodyKindOf(req.headers['content-type']);
+        // as Fastify: GET and HEAD bodies are never read, other types are left to their route
+        if (!kind || req.method === 'GET' || req.method === 'HEAD') {
+          proceed();
+          return;
+        }
+        getRawBody(req, { length: req.headers['content-length'], limit }).then(
+          (raw) => {
+            let body: unknown;
+            try {
+              body = decodeBody(kind, req.headers, raw, limit);
+            } catch (err) {
+              next(err);
+              return;
+            }
+            (req as { body?: unknown }).body = body;
+            proceed();
+          },
+          (err: unknown) => next(bodyErrorOf(err)),
+        );
+      },
+    ];
+  }
+
+  routeOf(req: HttpRequest): string | undefined {
+    const { route, baseUrl } = req as unknown as { route?: { path?: unknown }; baseUrl: string };
+    const path = route?.path;
+    return typeof path === 'string' && !path.includes('*') ? `${baseUrl}${path}` : undefined;
+  }
+
+  refusalOf(err: unknown): FrameworkRefusal | undefined {
+    // a path that is not valid percent-encoding; Nest hands it on as a 400 HttpException
+    const cause = err instanceof HttpException ? err.cause : err;
+    if (cause instanceof URIError && (cause as { status?: unknown }).status === 400) {
+      return { kind: 'malformed_request' };
+    }
+    return undefined;
+  }
+
+  sent(res: unknown): boolean {
+    return (res as Response).headersSent;
+  }
+
+  send(res: unknown, status: number, headers: Record<string, string>, body: string | object): void {
+    const response = (res as Response).status(status).set(headers);
+    if (typeof body === 'string') response.send(body);
+    else response.json(body);
+  }
+}

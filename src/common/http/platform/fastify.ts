@@ -1,0 +1,121 @@
+import type { INestApplication } from '@nestjs/common';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { AppConfig } from '../../config/app-config.js';
+import { type BodyKind, decodeBody } from '../body-decoding.js';
+import { answerClientError } from '../client-error.js';
+import { requestIdFor } from '../request-id.js';
+import { problem, PROBLEM_CONTENT_TYPE } from '../problem.js';
+import type {
+  FrameworkRefusal,
+  HttpPlatform,
+  HttpRequest,
+  PlatformMiddleware,
+  RequestHooks,
+} from './http-platform.js';
+
+/**
+ * Fastify under Nest (`HTTP_ADAPTER=fastify`): the lighter of the two per request (bench/README.md,
+ * "HTTP adapter"). Options keep what callers get on Express: a trailing slash is ignored, ids
+ * longer than Fastify's default 100 characters still reach the validation pipe (a 400, not a
+ * router 404), `TRUST_PROXY` decides whether `X-Forwarded-For` is the client address, requests
+ * time out as Node's do, and what the router or the HTTP parser refuses is a problem body.
+ */
+export class FastifyPlatform implements HttpPlatform {
+  readonly name = 'fastify' as const;
+  readonly catchAllPaths = ['', '*'];
+
+  constructor(private readonly config: AppConfig) {}
+
+  createAdapter(): FastifyAdapter {
+    return new FastifyAdapter({
+      bodyLimit: this.config.BODY_LIMIT,
+      // Node's own default, which Fastify turns off: a client has 5 minutes to send its request
+      requestTimeout: 300_000,
+      trustProxy: this.config.TRUST_PROXY,
+      routerOptions: { ignoreTrailingSlash: true, maxParamLength: 2048 },
+      clientErrorHandler: answerClientError,
+      genReqId: requestIdFor,
+      // the header is read by requestIdFor, which refuses values unfit for logs and headers
+      requestIdHeader: false,
+      // what the router refuses before any hook runs (a path that is not valid percent-encoding)
+      frameworkErrors: (_error: Error, request: FastifyRequest, reply: FastifyReply) => {
+        const body = problem(
+          400,
+          'malformed_request',
+          'Malformed request',
+          'the request URL could not be parsed',
+          request.id,
+        );
+        void reply
+          .status(400)
+          .header('X-Request-Id', request.id)
+          .type(PROBLEM_CONTENT_TYPE)
+          .send(JSON.stringify(body));
+      },
+    });
+  }
+
+  configure(app: INestApplication, hooks: RequestHooks): void {
+    const fastify = (app as NestFastifyApplication).getHttpAdapter().getInstance();
+    const limit = this.config.BODY_LIMIT;
+    fastify.removeAllContentTypeParsers();
+    const parser =
+      (kind: BodyKind) =>
+      (req: FastifyRequest, body: Buffer, done: (err: Error | null, body?: unknown) => void) => {
+        try {
+          done(null, decodeBody(kind, req.headers, body, limit));
+        } catch (err) {
+          done(err as Error);
+        }
+      };
+    const options = { parseAs: 'buffer' as const, bodyLimit: limit };
+    fastify.addContentTypeParser('application/json', options, parser('json'));
+    fastify.addContentTypeParser('application/x-www-form-urlencoded', options, parser('form'));
+    fastify.addContentTypeParser('*', (_req, _payload, done) => done(null, undefined));
+    fastify.addHook('onRequest', (request, reply, done) => {
+      reply.header('X-Request-Id', request.id);
+      done();
+    });
+    // after the body has been read: the hook's async context is the guard's and the handler's
+    // whatever the body's stream callbacks did to it
+    fastify.addHook('preHandler', (_request, _reply, done) => hooks.beforeHandler(done));
+    fastify.addHook('onResponse', (request, reply, done) => {
+      const req = request as unknown as HttpRequest;
+      hooks.onResponse(req, this.routeOf(req), reply.statusCode, reply.elapsedTime / 1000);
+      done();
+    });
+  }
+
+  /** Fastify reads bodies itself (content-type parsers, `configure`). */
+  middleware(): PlatformMiddleware[] {
+    return [];
+  }
+
+  routeOf(req: HttpRequest): string | undefined {
+    const pattern = (req as unknown as FastifyRequest).routeOptions.url;
+    return pattern?.includes('*') ? undefined : pattern;
+  }
+
+  refusalOf(err: unknown): FrameworkRefusal | undefined {
+    const { code, statusCode } = (err ?? {}) as { code?: unknown; statusCode?: number };
+    if (typeof code !== 'string' || !code.startsWith('FST_ERR') || (statusCode ?? 500) >= 500) {
+      return undefined;
+    }
+    if (code === 'FST_ERR_CTP_BODY_TOO_LARGE') return { kind: 'payload_too_large' };
+    if (code === 'FST_ERR_CTP_INVALID_CONTENT_LENGTH') {
+      return { kind: 'unreadable_body', reason: 'request.size.invalid' };
+    }
+    if (code.startsWith('FST_ERR_CTP')) return { kind: 'unreadable_body', reason: code };
+    return { kind: 'malformed_request' };
+  }
+
+  sent(res: unknown): boolean {
+    const reply = res as FastifyReply;
+    return reply.sent || reply.raw.headersSent;
+  }
+
+  send(res: unknown, status: number, headers: Record<string, string>, body: string | object): void {
+    void (res as FastifyReply).status(status).headers(headers).send(body);
+  }
+}

@@ -1,0 +1,89 @@
+import type { INestApplication } from '@nestjs/common';
+import type { AbstractHttpAdapter } from '@nestjs/core';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+
+/** The HTTP servers the service runs on (`HTTP_ADAPTER`). */
+export const HTTP_ADAPTERS = ['express', 'fastify'] as const;
+export type HttpAdapterName = (typeof HTTP_ADAPTERS)[number];
+
+/**
+ * A request as the rest of the service reads it, whatever the server under Nest: both Express's
+ * and Fastify's request objects have these members, with the same meaning.
+ */
+export interface HttpRequest {
+  /** The request id (`X-Request-Id` when the caller sent a sane one). */
+  readonly id: string;
+  /** The caller's address (`TRUST_PROXY` decides whether `X-Forwarded-For` counts). */
+  readonly ip: string | undefined;
+  readonly method: string;
+  readonly url: string;
+  readonly headers: IncomingHttpHeaders;
+  /** The parsed JSON or form body; undefined for other media types. */
+  readonly body?: unknown;
+  readonly params: Record<string, string | undefined>;
+}
+
+/** The response members a handler or guard may use (`@Res({ passthrough: true })`). */
+export interface HttpResponse {
+  status(code: number): HttpResponse;
+  header(name: string, value: string | number): HttpResponse;
+}
+
+/** Connect-style middleware, as Nest applies it to every route. */
+export type PlatformMiddleware = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  next: (err?: unknown) => void,
+) => void;
+
+/** A refusal of the server itself, before or around a route, in the service's terms. */
+export type FrameworkRefusal =
+  | { kind: 'payload_too_large' }
+  | { kind: 'malformed_request' }
+  | { kind: 'unreadable_body'; reason: string };
+
+/**
+ * Everything that differs between Express and Fastify; nothing outside this folder imports either
+ * (an eslint rule enforces it). Both implementations give callers the same answers: same status,
+ * headers and bodies, same request ids, route patterns and log lines.
+ */
+export interface HttpPlatform {
+  readonly name: HttpAdapterName;
+  /** Route paths that match every path (under the global prefix), in the router's syntax. */
+  readonly catchAllPaths: string[];
+  /** The Nest adapter the application is created with. */
+  createAdapter(): AbstractHttpAdapter;
+  /**
+   * Installs what runs around every request before Nest's own middleware: request ids, client
+   * errors of Node's HTTP parser, body parsing (Fastify) and the per-request `hooks`, which
+   * `middleware()` uses too.
+   */
+  configure(app: INestApplication, hooks: RequestHooks): void;
+  /**
+   * Middleware Nest runs after the modules' own (the request logger): body parsing on Express,
+   * which must come after the log line has been set up so a refused body is logged too.
+   */
+  middleware(): PlatformMiddleware[];
+  /**
+   * The matched route pattern (`/api/v1/projects/:projectId`); undefined when no route matched or
+   * only a catch-all (the 404 route, middleware applied to every path).
+   */
+  routeOf(req: HttpRequest): string | undefined;
+  /** What the server refused on its own (an undecodable URL, a body over the limit), if `err` is that. */
+  refusalOf(err: unknown): FrameworkRefusal | undefined;
+  /** Whether the response has been sent (or its head written). */
+  sent(res: unknown): boolean;
+  /** Sends a whole response: `body` is sent as is when a string, as JSON otherwise. */
+  send(res: unknown, status: number, headers: Record<string, string>, body: string | object): void;
+}
+
+/** Per-request hooks the platform runs at fixed points of every request. */
+export interface RequestHooks {
+  /**
+   * Runs once the body has been read, just before guards and handler: the rest of the request runs
+   * inside `next`, so in whatever async context the hook opens.
+   */
+  beforeHandler(next: () => void): void;
+  /** Runs when the response has been sent: for metrics. */
+  onResponse(req: HttpRequest, route: string | undefined, status: number, seconds: number): void;
+}
