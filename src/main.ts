@@ -49,14 +49,17 @@ async function main(): Promise<void> {
   // A keep-alive connection holds the closing server open until it idles out, or for ever while
   // its client keeps sending: once shutting down, every response closes its connection.
   const responses = new Set<ServerResponse>();
-  (app.getHttpServer() as Server).prependListener('request', (_req: IncomingMessage, res: ServerResponse) => {
-    if (closing) {
-      res.setHeader('Connection', 'close');
-      return;
-    }
-    responses.add(res);
-    res.once('close', () => responses.delete(res));
-  });
+  (app.getHttpServer() as Server).prependListener(
+    'request',
+    (_req: IncomingMessage, res: ServerResponse) => {
+      if (closing) {
+        res.setHeader('Connection', 'close');
+        return;
+      }
+      responses.add(res);
+      res.once('close', () => responses.delete(res));
+    },
+  );
   const shutdown = (signal: string): void => {
     if (closing) return;
     closing = true;

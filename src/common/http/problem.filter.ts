@@ -155,15 +155,28 @@ function pathOf(url: string): string {
 }
 
 function tooLarge(rid: string | null): ProblemBody {
-  return problem(413, 'payload_too_large', 'Payload too large', 'the request body is too large', rid);
+  return problem(
+    413,
+    'payload_too_large',
+    'Payload too large',
+    'the request body is too large',
+    rid,
+  );
 }
 
 function bodyProblem(err: BodyError, rid: string | null): ProblemBody {
   if (err.type === 'entity.too.large') return tooLarge(rid);
   if (err.type === 'entity.parse.failed') {
-    return problem(400, 'validation_failed', 'Validation failed', 'the body is not valid JSON', rid, {
-      errors: [{ field: 'body', message: 'malformed JSON' }],
-    });
+    return problem(
+      400,
+      'validation_failed',
+      'Validation failed',
+      'the body is not valid JSON',
+      rid,
+      {
+        errors: [{ field: 'body', message: 'malformed JSON' }],
+      },
+    );
   }
   return unreadableBody(rid, err.type);
 }

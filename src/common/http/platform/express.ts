@@ -15,6 +15,12 @@ import type {
   RequestHooks,
 } from './http-platform.js';
 
+/** The parts of Express's router `routeOf` reads. */
+interface RouteLayer {
+  route?: { path?: unknown; methods?: Record<string, boolean | undefined> };
+  match(path: string): boolean;
+}
+
 /** Fastify's default, kept on Express so a load balancer sees the same idle connections. */
 const KEEP_ALIVE_TIMEOUT_MS = 72_000;
 
@@ -37,6 +43,7 @@ export class ExpressPlatform implements HttpPlatform {
   readonly name = 'express' as const;
   readonly catchAllPaths = ['', '{*path}'];
   private hooks: RequestHooks | undefined;
+  private router: { stack?: RouteLayer[] } | undefined;
 
   constructor(private readonly config: AppConfig) {}
 
@@ -50,6 +57,7 @@ export class ExpressPlatform implements HttpPlatform {
     // Express's automatic weak ETags would answer 304 on any GET; only versions carry an ETag,
     // the content hash, which their route sets itself
     app.set('etag', false);
+    this.router = app.router as unknown as { stack?: RouteLayer[] };
     return new ExpressAdapter(app);
   }
 
@@ -105,9 +113,27 @@ export class ExpressPlatform implements HttpPlatform {
   }
 
   routeOf(req: HttpRequest): string | undefined {
-    const { route, baseUrl } = req as unknown as { route?: { path?: unknown }; baseUrl: string };
-    const path = route?.path;
-    return typeof path === 'string' && !path.includes('*') ? `${baseUrl}${path}` : undefined;
+    const { route, baseUrl } = req as unknown as { route?: { path?: unknown }; baseUrl?: string };
+    const path =
+      typeof route?.path === 'string' ? `${baseUrl ?? ''}${route.path}` : this.routeFor(req);
+    return path && !path.includes('*') ? path : undefined;
+  }
+
+  /**
+   * The route a request refused before routing (its body could not be read) would have reached:
+   * Fastify routes before it reads a body, and the token endpoint's errors and the metrics labels
+   * depend on the route, so Express looks it up the same way.
+   */
+  private routeFor(req: HttpRequest): string | undefined {
+    const url = (req as { originalUrl?: string }).originalUrl ?? req.url;
+    const path = url.split('?')[0] ?? '';
+    const method = req.method === 'HEAD' ? 'get' : req.method.toLowerCase();
+    for (const layer of this.router?.stack ?? []) {
+      const route = layer.route;
+      if (typeof route?.path !== 'string' || route.path.includes('*')) continue;
+      if ((route.methods?._all || route.methods?.[method]) && layer.match(path)) return route.path;
+    }
+    return undefined;
   }
 
   refusalOf(err: unknown): FrameworkRefusal | undefined {
