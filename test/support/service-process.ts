@@ -47,8 +47,9 @@ export interface StartOptions {
 }
 
 /**
- * Spawns the built service with exactly `env` (plus PATH and HOME) and waits until
- * `/health/ready` answers 200. Fails with the captured output if it exits or never gets ready.
+ * Spawns the built service with exactly `env` (plus PATH, HOME and the run's HTTP_ADAPTER) and
+ * waits until `/health/ready` answers 200. Fails with the captured output if it exits or never gets
+ * ready.
  */
 export async function startService(
   env: Record<string, string>,
@@ -60,6 +61,8 @@ export async function startService(
       PATH: process.env.PATH ?? '/usr/bin:/bin',
       HOME: process.env.HOME ?? '/tmp',
       SEED_DEMO: 'false',
+      // `HTTP_ADAPTER=fastify npm test` runs the spawned services on Fastify too
+      ...(process.env.HTTP_ADAPTER ? { HTTP_ADAPTER: process.env.HTTP_ADAPTER } : {}),
       ...env,
       PORT: String(port),
     },
