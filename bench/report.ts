@@ -5,10 +5,7 @@ import { availableParallelism, cpus, loadavg, release, totalmem } from 'node:os'
 import type { CpuCost } from './cpu-meter.js';
 import { CONNECTIONS } from './harness.js';
 
-import {
-  HTTP_ADAPTERS,
-  type HttpAdapterName,
-} from '../src/common/http/platform/http-platform.js';
+import { HTTP_ADAPTERS, type HttpAdapterName } from '../src/common/http/platform/http-platform.js';
 
 /** An HTTP server the service runs on (`HTTP_ADAPTER`). */
 export type Adapter = HttpAdapterName;
@@ -145,17 +142,17 @@ export function evaluateTargets(rows: readonly Row[], info: RunInfo): Target[] {
   check(e, '4', '≥ 800 stagings/s', row('4')?.rps, (v) => v >= 800, perSec);
   check(e, '4', 'p99 ≤ 80 ms', row('4')?.p99, (v) => v <= 80, ms);
   check(e, '5', '≥ 1,000 deliveries/s (5a)', row('5a')?.rps, (v) => v >= 1000, perSec);
+  check(e, '5', 'event → first attempt p99 ≤ 250 ms (5b)', row('5b')?.p99, (v) => v <= 250, ms);
   check(
     e,
-    '5',
-    'event → first attempt p99 ≤ 250 ms (5b)',
-    row('5b')?.p99,
-    (v) => v <= 250,
-    ms,
+    'all',
+    'service RSS ≤ 300 MB',
+    peakRss(rows, info, e),
+    (v) => v <= 300,
+    (v) => {
+      return `${v.toFixed(0)} MB`;
+    },
   );
-  check(e, 'all', 'service RSS ≤ 300 MB', peakRss(rows, info, e), (v) => v <= 300, (v) => {
-    return `${v.toFixed(0)} MB`;
-  });
   const starts = info.warmStartsMs[e]?.length ?? 0;
   check(
     e,
@@ -223,38 +220,122 @@ function command(): string {
   return [...env, cmd].join(' ');
 }
 
-function tableLines(rows: Row[]): string[] {
-  const r6 = rows.find((r) => r.id === '6' && r.available);
+/** The adapters of the run, in column order. */
+const columns = (info: RunInfo): Adapter[] =>
+  ADAPTER_ORDER.filter((a) => info.adapters.includes(a));
+
+/** Scenario ids in the order they first ran, each named by its first measured row. */
+function scenarios(rows: readonly Row[]): { id: string; name: string }[] {
+  const ids = [...new Set(rows.map((r) => r.id))];
+  return ids.map((id) => ({
+    id,
+    name: (rows.find((r) => r.id === id && r.available) ?? rows.find((r) => r.id === id))!.name,
+  }));
+}
+
+/**
+ * One line per scenario, one group of columns per adapter: requests/s, p99, the service's CPU per
+ * request (the raw floor's own, in row 6), and row 1's ratio to the raw floor measured right after
+ * it; with two adapters, the second's requests/s over the first's.
+ */
+function sideBySideLines(rows: readonly Row[], info: RunInfo): string[] {
+  const cols = columns(info);
+  const head = ['#', 'scenario'];
+  const align = ['---', '---'];
+  for (const a of cols) {
+    const l = adapterLabel(a);
+    head.push(`${l}: req/s`, `${l}: p99 ms`, `${l}: CPU ms/req`, `${l}: vs raw floor`);
+    align.push('---:', '---:', '---:', '---:');
+  }
+  const [first, second] = cols;
+  if (first && second) {
+    head.push(`${adapterLabel(second)} ÷ ${adapterLabel(first)} req/s`);
+    align.push('---:');
+  }
+  const lines = [`| ${head.join(' | ')} |`, `|${align.join('|')}|`];
+  for (const { id, name } of scenarios(rows)) {
+    const cells = [id, id === '6' ? `${name} (right after each adapter's row 1)` : name];
+    for (const a of cols) {
+      const r = measured(rows, id, a);
+      const ratio = id === '1' ? floorRatio(rows, a) : undefined;
+      cells.push(
+        fmt(r?.rps),
+        fmt(r?.p99),
+        fmt(r?.cpu?.processMs, 2),
+        ratio === undefined ? '' : `**${ratio.toFixed(2)} ×**`,
+      );
+    }
+    if (first && second) {
+      const a = measured(rows, id, first)?.rps;
+      const b = measured(rows, id, second)?.rps;
+      cells.push(a && b ? `${(b / a).toFixed(2)} ×` : '–');
+    }
+    lines.push(`| ${cells.join(' | ')} |`);
+  }
+  return lines;
+}
+
+/** Per adapter: its starts on the warm data directory and its service's peak RSS. */
+function perAdapterLines(rows: readonly Row[], info: RunInfo): string[] {
+  const cols = columns(info);
+  const starts = (a: Adapter): string => {
+    const all = info.warmStartsMs[a] ?? [];
+    return all.length ? `${fmt(Math.max(...all))} (${all.map((ms) => fmt(ms)).join(', ')})` : '–';
+  };
+  return [
+    `| | ${cols.map(adapterLabel).join(' | ')} |`,
+    `|---|${cols.map(() => '---:').join('|')}|`,
+    `| start on a warm data directory, ms: the slowest (every start, in order) | ${cols.map(starts).join(' | ')} |`,
+    `| service peak RSS, MB (the highest VmHWM of its processes) | ${cols.map((a) => fmt(peakRss(rows, info, a))).join(' | ')} |`,
+  ];
+}
+
+function tableLines(rows: readonly Row[]): string[] {
   const lines = [
-    '| # | scenario | req/s | p50 ms | p99 ms | errors | peak RSS MB | vs 6 | CPU ms/req: process | CPU ms/req: PostgreSQL | steal % | notes |',
-    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|',
+    '| # | adapter | scenario | req/s | p50 ms | p99 ms | errors | peak RSS MB | vs 6 | CPU ms/req: process | CPU ms/req: PostgreSQL | steal % | notes |',
+    '|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|',
   ];
   for (const r of rows) {
-    const ratio = r.id === '1' && r.rps && r6?.rps ? `${(r.rps / r6.rps).toFixed(2)} ×` : '';
+    const floor = r.id === '1' ? floorRatio(rows, r.adapter) : undefined;
+    const ratio = floor === undefined ? '' : `${floor.toFixed(2)} ×`;
     const cpu = `${fmt(r.cpu?.processMs, 2)} | ${fmt(r.cpu?.databaseMs, 2)} | ${fmt(r.cpu?.stealPct)}`;
+    const adapter = adapterLabel(r.adapter);
     lines.push(
       r.available
-        ? `| ${r.id} | ${r.name} | ${fmt(r.rps)} | ${fmt(r.p50)} | ${fmt(r.p99)} | ${fmt(r.errors)} | ${fmt(r.rssMb)} | ${ratio} | ${cpu} | ${r.note} |`
-        : `| ${r.id} | ${r.name} | – | – | – | – | – | | – | – | – | ${r.note} |`,
+        ? `| ${r.id} | ${adapter} | ${r.name} | ${fmt(r.rps)} | ${fmt(r.p50)} | ${fmt(r.p99)} | ${fmt(r.errors)} | ${fmt(r.rssMb)} | ${ratio} | ${cpu} | ${r.note} |`
+        : `| ${r.id} | ${adapter} | ${r.name} | – | – | – | – | – | | – | – | – | ${r.note} |`,
     );
   }
   return lines;
 }
 
-function targetLines(targets: Target[]): string[] {
+function targetLines(targets: readonly Target[]): string[] {
   return [
-    '| scenario | target | measured | status |',
-    '|---|---|---|---|',
-    ...targets.map((t) => `| ${t.scenario} | ${t.target} | ${t.measured} | **${t.status}** |`),
+    '| adapter | scenario | target | measured | status |',
+    '|---|---|---|---|---|',
+    ...targets.map(
+      (t) =>
+        `| ${adapterLabel(t.adapter)} | ${t.scenario} | ${t.target} | ${t.measured} | **${t.status}** |`,
+    ),
   ];
 }
 
-export function printTable(rows: Row[], targets: Target[], info: RunInfo): void {
+const coldStartLine = (info: RunInfo): string =>
+  info.coldStart
+    ? `cold first start (initialises the data directory, migrates): ${fmt(info.coldStart.ms)} ms on ${adapterLabel(info.coldStart.adapter)}`
+    : 'cold first start: –';
+
+export function printTable(rows: readonly Row[], targets: readonly Target[], info: RunInfo): void {
   const out = [
     '',
-    ...tableLines(rows),
+    ...sideBySideLines(rows, info),
     '',
-    `start on a warm data directory: ${fmt(info.warmStartMs)} ms (cold: ${fmt(info.coldStartMs)} ms)`,
+    ...perAdapterLines(rows, info),
+    '',
+    coldStartLine(info),
+    ...info.serviceProblems.map((p) => `service problem: ${p}`),
+    '',
+    ...tableLines(rows),
     '',
     ...targetLines(targets),
     '',
@@ -264,36 +345,56 @@ export function printTable(rows: Row[], targets: Target[], info: RunInfo): void 
 
 export async function writeResults(
   file: string,
-  rows: Row[],
-  targets: Target[],
+  rows: readonly Row[],
+  targets: readonly Target[],
   info: RunInfo,
 ): Promise<void> {
   const seedProblems = info.seed?.problems.length
     ? info.seed.problems.map((p) => `- seed problem: ${p}`)
     : [];
+  const serviceProblems = info.serviceProblems.map(
+    (p) => `- service problem: ${p.split('\n')[0]} (see the run's output for the log tail)`,
+  );
+  const order = info.adapters.map(adapterLabel);
   const md = [
     '# Benchmark results',
     '',
     'Written by `npm run bench` (see bench/README.md). Numbers are from the run described here;',
-    'the service, its PostgreSQL and the load generator share one machine.',
+    'the service, its PostgreSQL and the load generator share one machine. Every scenario ran on',
+    `each HTTP adapter (${order.join(', ')}) in this one run, in alternation: compare the columns`,
+    'of this file with each other, not with another run.',
     '',
     `- Command: \`${command()}\``,
     `- Commit: ${revision()}`,
     `- Date: ${info.startedAt.toISOString()} → ${info.finishedAt?.toISOString() ?? '?'}`,
     `- Machine: ${machine()}`,
+    `- Node: ${process.version} (the load generator and the service run on the same binary)`,
     `- Load average before the run (1/5/15 min): ${info.loadAvg.map((l) => l.toFixed(2)).join(' / ')}; after: ${loadavg()
       .map((l) => l.toFixed(2))
       .join(' / ')}`,
-    `- Database: ${info.mode === 'embedded' ? 'embedded PostgreSQL in a fresh temporary DATA_DIR' : 'DATABASE_URL server, fresh database for the run'}`,
+    `- Database: ${info.mode === 'embedded' ? 'embedded PostgreSQL in a fresh temporary DATA_DIR' : 'DATABASE_URL server, fresh database for the run'}, shared by both adapters`,
+    `- HTTP adapters: ${info.adapters.map((a) => `HTTP_ADAPTER=${a}`).join(', ')}; the service runs on one at a time, restarted on the other between them. Each scenario (or pair) runs on every adapter in turn, and which goes first alternates from one scenario to the next (${order.join(' ')}, ${[...order].reverse().join(' ')}, …), so the later one is not always the same`,
     `- Service settings: ${info.serviceSettings ?? 'defaults'}`,
     `- Service Node flags: ${info.nodeFlags ?? 'none'}`,
-    `- Load: autocannon, ${CONNECTIONS} connections, ${info.durationSec} s per scenario, each after ${info.warmupSec} s of the same load unmeasured (JIT warm-up; the 3a/3b pair: one round of each)`,
+    `- Load: autocannon, ${CONNECTIONS} connections, ${info.durationSec} s per scenario and adapter, each after ${info.warmupSec} s of the same load unmeasured (JIT warm-up, also after a restart; the 3a/3b pair: one round of each)`,
     `- Seed: 1 enterprise tenant, 1 client with all scopes, ${info.seed?.projects ?? 0} projects, 1 document with ${info.seed?.versions ?? 0} versions`,
     ...seedProblems,
-    `- Start on a warm data directory (spawn → /health/ready 200): **${fmt(info.warmStartMs)} ms** (cold first start: ${fmt(info.coldStartMs)} ms)`,
-    `- Service peak RSS over the whole run (VmHWM): ${fmt(info.serviceHwmMb)} MB`,
+    ...serviceProblems,
+    `- ${coldStartLine(info).replace(/^cold/, 'Cold')}; every later start is on the warm data directory (below)`,
     '',
-    '## Scenarios',
+    '## Side by side',
+    '',
+    ...sideBySideLines(rows, info),
+    '',
+    'CPU ms/req: CPU time of the service process (row 6: of the raw floor process) per request;',
+    'row 5a per delivery, 5b per event. vs raw floor: row 1 ÷ the raw floor (6) measured right after',
+    'that adapter’s row 1 (the floor does not go through the service; the adapter’s service is idle',
+    'while it runs). On row 6 the last column compares two runs of the same floor: how far the host',
+    'drifted between the two adapters’ turns. PostgreSQL’s CPU share and the notes are in the rows below.',
+    '',
+    ...perAdapterLines(rows, info),
+    '',
+    '## Scenarios (every row, in the order run)',
     '',
     ...tableLines(rows),
     '',
@@ -305,7 +406,7 @@ export async function writeResults(
     'hypervisor gave elsewhere during the row. Both figures drift with the host between runs, as',
     'requests/s do; the split shows where a request’s time goes.',
     '',
-    '## Targets (issue 8, and issue 3 for the auth pair)',
+    '## Targets (issue 8 on Express; Fastify against the raw floor; issue 3 on both)',
     '',
     ...targetLines(targets),
     '',

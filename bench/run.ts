@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { readFileSync, statSync } from 'node:fs';
 import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -28,7 +29,15 @@ import {
 } from './harness.js';
 import { CpuMeter } from './cpu-meter.js';
 import { startScriptFlags } from './service-flags.js';
-import { evaluateTargets, printTable, type Row, type RunInfo, writeResults } from './report.js';
+import {
+  type Adapter,
+  ADAPTER_ORDER,
+  evaluateTargets,
+  printTable,
+  type Row,
+  type RunInfo,
+  writeResults,
+} from './report.js';
 import { WebhookReceiver } from './webhook-receiver.js';
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
@@ -44,6 +53,17 @@ const ONLY = process.env.BENCH_ONLY
   ? new Set(process.env.BENCH_ONLY.split(',').map((id) => id.trim()))
   : null;
 const wanted = (id: string): boolean => !ONLY || ONLY.has(id) || ONLY.has(id.replace(/[ab]$/, ''));
+/**
+ * `BENCH_ADAPTERS=express,fastify` (the default): the HTTP adapters every scenario runs on, the
+ * first one also cold-starting and seeding. One adapter only is a partial run (RESULTS-partial.md).
+ */
+const ADAPTER_NAMES = (process.env.BENCH_ADAPTERS ?? ADAPTER_ORDER.join(','))
+  .split(',')
+  .map((name) => name.trim())
+  .filter(Boolean);
+const ADAPTERS = [...new Set(ADAPTER_NAMES)].filter((name): name is Adapter =>
+  (ADAPTER_ORDER as readonly string[]).includes(name),
+);
 /** Alternations of the issue-3 pair (3a, 3b), each DURATION / PAIR_ROUNDS seconds long. */
 const PAIR_ROUNDS = 5;
 const PROJECTS = 50;
@@ -303,6 +323,9 @@ async function seed(svc: ManagedProcess, env: Record<string, string>, work: stri
   return s;
 }
 
+/** A row before the adapter it ran on is added (by `onEachAdapter` in main). */
+type Measured = Omit<Row, 'adapter'>;
+
 /** Scenario row from one load run, with the service's peak RSS during it. */
 async function measure(
   id: string,
@@ -310,7 +333,7 @@ async function measure(
   pid: number,
   run: (seconds: number) => Promise<LoadResult>,
   note = '',
-): Promise<Row> {
+): Promise<Measured> {
   if (!wanted(id)) return unavailable(id, name, 'not run (BENCH_ONLY)');
   log(`scenario ${id}: ${name}`);
   // unmeasured: otherwise the row's first seconds also measure the JIT compiling the path
@@ -332,7 +355,7 @@ async function measureInterleaved(
   b: { id: string; name: string; note: string; run: (seconds: number) => Promise<LoadResult> },
   pid: number,
   rounds: number,
-): Promise<[Row, Row]> {
+): Promise<[Measured, Measured]> {
   if (!wanted(a.id) && !wanted(b.id)) {
     return [
       unavailable(a.id, a.name, 'not run (BENCH_ONLY)'),
@@ -380,7 +403,7 @@ function rowOf(
   rssMb: number,
   note: string,
   cpu: CpuMeter,
-): Row {
+): Measured {
   return {
     id,
     name,
@@ -397,7 +420,7 @@ function rowOf(
   };
 }
 
-const unavailable = (id: string, name: string, why: string): Row => ({
+const unavailable = (id: string, name: string, why: string): Measured => ({
   id,
   name,
   available: false,
@@ -449,9 +472,9 @@ async function webhookScenario(
   svc: ManagedProcess,
   dbUrl: string,
   s: Seed,
-  rows: Row[],
   stagingBody: string,
-): Promise<void> {
+): Promise<Measured[]> {
+  const rows: Measured[] = [];
   const nameA = `webhook deliveries/s, backlog of ${WEBHOOK_EVENTS} drained`;
   const nameB = 'webhook live: stagings at 32 conns, event → first attempt';
   if (!s.token || !s.documentId) {
@@ -459,7 +482,7 @@ async function webhookScenario(
       unavailable('5a', nameA, 'seed incomplete'),
       unavailable('5b', nameB, 'seed incomplete'),
     );
-    return;
+    return rows;
   }
   const receiver = new WebhookReceiver();
   await receiver.start();
@@ -475,7 +498,7 @@ async function webhookScenario(
     if (created.status !== 201) {
       const why = `POST /webhooks answered ${created.status}`;
       rows.push(unavailable('5a', nameA, why), unavailable('5b', nameB, why));
-      return;
+      return rows;
     }
     const webhookId = (created.body as { webhookId: number }).webhookId;
     const setStatus = (status: string) =>
@@ -576,13 +599,94 @@ async function webhookScenario(
   } finally {
     await receiver.stop();
   }
+  return rows;
+}
+
+/** Bytes in a file (0 if it does not exist yet). */
+function sizeOf(file: string): number {
+  try {
+    return statSync(file).size;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * The adapter the service reports in its "listening" log line (`http_adapter`), written at or after
+ * `from` in its log; polls briefly, since the line may follow the readiness probe's first 200.
+ * Undefined when the line never shows (e.g. `BENCH_LOG_LEVEL=warn`).
+ */
+async function adapterInLog(file: string, from: number): Promise<string | undefined> {
+  for (let i = 0; i < 40; i++) {
+    let text = '';
+    try {
+      text = readFileSync(file).subarray(from).toString('utf8');
+    } catch {
+      // not written yet
+    }
+    const found = [...text.matchAll(/"http_adapter":"([a-z]+)"/g)].at(-1)?.[1];
+    if (found) return found;
+    await sleep(50);
+  }
+  return undefined;
+}
+
+/**
+ * The service on one adapter at a time, on the one data directory (or database). `use` restarts
+ * it on another adapter when asked for one that is not running; every such start is on the warm
+ * data directory and is recorded, as is the VmHWM of every process before it stops.
+ */
+class Service {
+  private current: { adapter: Adapter; proc: ManagedProcess } | undefined;
+  /** Adapters the service could not start on, and why: not tried again. */
+  private readonly failed = new Map<Adapter, string>();
+  readonly warmStartsMs: Partial<Record<Adapter, number[]>> = {};
+  readonly hwmMb: Partial<Record<Adapter, number>> = {};
+
+  constructor(private readonly start: (adapter: Adapter) => Promise<ManagedProcess>) {}
+
+  async use(adapter: Adapter): Promise<ManagedProcess> {
+    if (this.current?.adapter === adapter) return this.current.proc;
+    const failure = this.failed.get(adapter);
+    if (failure) throw new Error(failure);
+    await this.stop();
+    log(`starting the service on ${adapter} (warm data directory)`);
+    try {
+      const proc = await this.start(adapter);
+      this.current = { adapter, proc };
+      (this.warmStartsMs[adapter] ??= []).push(proc.readyMs);
+      log(`ready on ${adapter} in ${proc.readyMs.toFixed(0)} ms`);
+      return proc;
+    } catch (err) {
+      const why = `the service did not start on ${adapter}: ${err instanceof Error ? err.message : String(err)}`;
+      this.failed.set(adapter, why);
+      throw new Error(why);
+    }
+  }
+
+  async stop(): Promise<void> {
+    const c = this.current;
+    if (!c) return;
+    this.current = undefined;
+    const hwm = readRssMb(c.proc.pid, 'VmHWM');
+    if (hwm !== null) this.hwmMb[c.adapter] = Math.max(this.hwmMb[c.adapter] ?? 0, hwm);
+    await c.proc.stop();
+  }
 }
 
 async function main(): Promise<void> {
+  const unknown = ADAPTER_NAMES.filter(
+    (name) => !(ADAPTER_ORDER as readonly string[]).includes(name),
+  );
+  if (unknown.length || !ADAPTERS.length) {
+    throw new Error(
+      `BENCH_ADAPTERS: unknown adapter ${unknown.join(', ') || '(none given)'}; known: ${ADAPTER_ORDER.join(', ')}`,
+    );
+  }
   const startedAt = new Date();
   const work = await mkdtemp(join(tmpdir(), 'grc-bench-'));
   await chmod(work, 0o755);
-  log(`work directory ${work}`);
+  log(`work directory ${work}; adapters ${ADAPTERS.join(', ')}`);
   const db = await prepareDatabase(work);
   const serviceEnv = {
     ...db.env,
@@ -602,11 +706,36 @@ async function main(): Promise<void> {
     // extra V8/Node flags for experiments (e.g. `--trace-gc`); recorded in RESULTS.md
     ...(process.env.BENCH_NODE_ARGS?.split(/\s+/).filter(Boolean) ?? []),
   ];
+
+  /** The service on `adapter`, its log in service-<adapter>.log (appended across restarts). */
+  const start = async (adapter: Adapter): Promise<ManagedProcess> => {
+    const logFile = join(work, `service-${adapter}.log`);
+    const from = sizeOf(logFile);
+    const proc = await startProcess({
+      script: 'dist/src/main.js',
+      env: { ...serviceEnv, HTTP_ADAPTER: adapter },
+      port: await freePort(),
+      logFile,
+      readyPath: '/health/ready',
+      nodeArgs,
+    });
+    // a row labelled with the wrong adapter would be worse than no row
+    const reported = await adapterInLog(logFile, from);
+    if (reported && reported !== adapter) {
+      await proc.stop();
+      throw new Error(`started with HTTP_ADAPTER=${adapter}, it says it runs on ${reported}`);
+    }
+    if (!reported) log(`the service's log does not say which adapter it runs on (${logFile})`);
+    return proc;
+  };
+  const service = new Service(start);
   const children: ManagedProcess[] = [];
   const cleanup = async (): Promise<void> => {
     for (const c of children.reverse()) await c.stop().catch(() => undefined);
+    await service.stop().catch(() => undefined);
     await db.drop().catch((err: unknown) => log(`dropping the database: ${String(err)}`));
     if (!process.env.BENCH_KEEP) await rm(work, { recursive: true, force: true });
+    else log(`kept ${work} (service-<adapter>.log, raw-floor.log, data)`);
   };
   process.once('SIGINT', () => {
     void cleanup().finally(() => process.exit(130));
@@ -614,106 +743,170 @@ async function main(): Promise<void> {
 
   const rows: Row[] = [];
   const info: RunInfo = {
-    serviceSettings: Object.entries(serviceEnv)
-      .filter(([k]) => !['DATA_DIR', 'DATABASE_URL', 'WEBHOOK_SECRET_KEY'].includes(k))
-      .map(([k, v]) => `${k}=${v}`)
-      .join(' '),
+    serviceSettings: [
+      ...Object.entries(serviceEnv)
+        .filter(([k]) => !['DATA_DIR', 'DATABASE_URL', 'WEBHOOK_SECRET_KEY'].includes(k))
+        .map(([k, v]) => `${k}=${v}`),
+      `HTTP_ADAPTER=${ADAPTERS.join('|')} (one per row)`,
+    ].join(' '),
     nodeFlags: nodeArgs.join(' '),
     startedAt,
     durationSec: DURATION,
     warmupSec: WARMUP,
     mode: db.mode,
     loadAvg: loadavg(),
+    adapters: ADAPTERS,
+    warmStartsMs: service.warmStartsMs,
+    serviceHwmMb: service.hwmMb,
+    serviceProblems: [],
   };
-  try {
-    const port = await freePort();
-    const logFile = join(work, 'service.log');
-    const start = (): Promise<ManagedProcess> =>
-      startProcess({
-        script: 'dist/src/main.js',
-        env: serviceEnv,
-        port,
-        logFile,
-        readyPath: '/health/ready',
-        nodeArgs,
-      });
-    log(`starting the service (cold, ${db.mode} database)`);
-    const cold = await start();
-    info.coldStartMs = cold.readyMs;
-    await cold.stop();
-    log('restarting on the warm data directory');
-    const svc = await start();
-    children.push(svc);
-    info.warmStartMs = svc.readyMs;
-    log(`ready in ${svc.readyMs.toFixed(0)} ms (cold ${cold.readyMs.toFixed(0)} ms)`);
 
-    const s = await seed(svc, db.env, work);
+  /**
+   * Runs one scenario (or pair, or group) on every adapter, one after the other, and which adapter
+   * goes first alternates from one group to the next (E F, F E, E F, …): the service is restarted
+   * once per group, never between two runs on the same adapter, and neither adapter is always the
+   * one measured later (on a database that has grown, a host that has drifted). The warm-up before
+   * each row absorbs the restart (JIT, the pool's new connections, PostgreSQL's caches).
+   */
+  let groupsRun = 0;
+  const onEachAdapter = async (
+    scenarios: [id: string, name: string][],
+    run: (svc: ManagedProcess, adapter: Adapter) => Promise<Measured[]>,
+  ): Promise<void> => {
+    if (!scenarios.some(([id]) => wanted(id))) {
+      for (const adapter of ADAPTERS) {
+        for (const [id, name] of scenarios) {
+          rows.push({ ...unavailable(id, name, 'not run (BENCH_ONLY)'), adapter });
+        }
+      }
+      return;
+    }
+    const order = groupsRun++ % 2 === 0 ? ADAPTERS : [...ADAPTERS].reverse();
+    log(`scenarios ${scenarios.map(([id]) => id).join(', ')}: ${order.join(', then ')}`);
+    for (const adapter of order) {
+      let svc: ManagedProcess;
+      try {
+        svc = await service.use(adapter);
+      } catch (err) {
+        const why = err instanceof Error ? err.message : String(err);
+        log(why);
+        if (!info.serviceProblems.includes(why)) info.serviceProblems.push(why);
+        for (const [id, name] of scenarios) {
+          rows.push({ ...unavailable(id, name, `service not started on ${adapter}`), adapter });
+        }
+        continue;
+      }
+      log(`on ${adapter}`);
+      for (const r of await run(svc, adapter)) rows.push({ ...r, adapter });
+    }
+  };
+
+  try {
+    const first = ADAPTERS[0]!;
+    log(`starting the service (cold, ${db.mode} database, ${first})`);
+    const cold = await start(first);
+    info.coldStart = { adapter: first, ms: cold.readyMs };
+    await cold.stop();
+    log(`cold start ${cold.readyMs.toFixed(0)} ms; restarting on the warm data directory`);
+    const seeding = await service.use(first);
+
+    const s = await seed(seeding, db.env, work);
     info.seed = {
       projects: s.projects,
       versions: s.versions,
       problems: s.problems,
     };
-    const auth = s.token ? { authorization: `Bearer ${s.token}` } : undefined;
-    const base = `${svc.baseUrl}/api/v1`;
-
-    // 1. authenticated document read
-    const s1 = 'GET /documents/{id} (authenticated)';
-    const docPath = `/api/v1/documents/${s.documentId}`;
-    const why1 = !s.documentId
-      ? 'seed incomplete'
-      : await probe(svc.baseUrl, 'GET', docPath, 200, { token: s.token });
-    rows.push(
-      why1
-        ? unavailable('1', s1, why1)
-        : await measure('1', `${s1}, ${s.versions} versions`, svc.pid, (seconds) =>
-            load({ url: `${svc.baseUrl}${docPath}`, headers: auth, durationSec: seconds }),
-          ),
+    // autovacuum's first pass over the freshly seeded tables would otherwise fall in the first
+    // group's first turn, on one adapter only
+    const vacuumStarted = Date.now();
+    await adminQuery(db.url(), 'VACUUM ANALYZE').then(
+      () => log(`VACUUM ANALYZE after the seed (${Date.now() - vacuumStarted} ms)`),
+      (err: unknown) => log(`VACUUM ANALYZE after the seed failed: ${String(err)}`),
     );
+    const auth = s.token ? { authorization: `Bearer ${s.token}` } : undefined;
+    const docPath = `/api/v1/documents/${s.documentId}`;
 
-    // 6. raw floor, right after scenario 1, on the same database
+    // 1. authenticated document read, then 6. the raw floor right after it, on the same database
+    const s1 = 'GET /documents/{id} (authenticated)';
     const s6 = 'raw floor: node:http + pg, same SQL as 1';
-    if (why1) {
-      rows.push(unavailable('6', s6, 'scenario 1 not available'));
-    } else {
-      const floor = await startProcess({
-        script: 'dist/bench/raw-floor.js',
-        env: { DATABASE_URL: db.url() },
-        port: await freePort(),
-        logFile: join(work, 'raw-floor.log'),
-        readyPath: '/ready',
-      });
-      children.push(floor);
-      const why6 = await probe(floor.baseUrl, 'GET', docPath, 200, { token: s.token });
-      rows.push(
-        why6
-          ? unavailable('6', s6, why6)
-          : await measure(
-              '6',
-              s6,
-              floor.pid,
-              (seconds) =>
-                load({ url: `${floor.baseUrl}${docPath}`, headers: auth, durationSec: seconds }),
-              'RSS column: the raw floor process',
-            ),
-      );
-      await floor.stop();
-      children.pop();
-    }
+    await onEachAdapter(
+      [
+        ['1', s1],
+        ['6', s6],
+      ],
+      async (svc, adapter) => {
+        const out: Measured[] = [];
+        const why1 = !s.documentId
+          ? 'seed incomplete'
+          : await probe(svc.baseUrl, 'GET', docPath, 200, { token: s.token });
+        out.push(
+          why1
+            ? unavailable('1', s1, why1)
+            : await measure('1', `${s1}, ${s.versions} versions`, svc.pid, (seconds) =>
+                load({ url: `${svc.baseUrl}${docPath}`, headers: auth, durationSec: seconds }),
+              ),
+        );
+        if (!wanted('6')) {
+          out.push(unavailable('6', s6, 'not run (BENCH_ONLY)'));
+          return out;
+        }
+        if (why1) {
+          out.push(unavailable('6', s6, 'scenario 1 not available'));
+          return out;
+        }
+        const floor = await startProcess({
+          script: 'dist/bench/raw-floor.js',
+          env: { DATABASE_URL: db.url() },
+          port: await freePort(),
+          logFile: join(work, 'raw-floor.log'),
+          readyPath: '/ready',
+        });
+        children.push(floor);
+        try {
+          const why6 = await probe(floor.baseUrl, 'GET', docPath, 200, { token: s.token });
+          out.push(
+            why6
+              ? unavailable('6', s6, why6)
+              : await measure(
+                  '6',
+                  s6,
+                  floor.pid,
+                  (seconds) =>
+                    load({
+                      url: `${floor.baseUrl}${docPath}`,
+                      headers: auth,
+                      durationSec: seconds,
+                    }),
+                  `right after row 1 on ${adapter}, that service idle; RSS column: the raw floor process`,
+                ),
+          );
+        } finally {
+          await floor.stop();
+          children.splice(children.indexOf(floor), 1);
+        }
+        return out;
+      },
+    );
 
     // issue 3: the cost of authentication, on a route that does nothing else
     const missing = '/api/v1/bench-no-such-route';
-    const whyA = !s.token
-      ? 'no token'
-      : ((await probe(svc.baseUrl, 'GET', missing, 404, { token: s.token })) ??
-        (await probe(svc.baseUrl, 'GET', missing, 401)));
-    if (whyA) {
-      rows.push(unavailable('3a', 'auth overhead pair', whyA));
-    } else {
-      rows.push(
-        ...(await measureInterleaved(
+    const s3a = 'GET unknown route, valid token → 404 (auth look-up)';
+    const s3b = 'GET unknown route, no token → 401 (no DB)';
+    await onEachAdapter(
+      [
+        ['3a', s3a],
+        ['3b', s3b],
+      ],
+      async (svc) => {
+        const whyA = !s.token
+          ? 'no token'
+          : ((await probe(svc.baseUrl, 'GET', missing, 404, { token: s.token })) ??
+            (await probe(svc.baseUrl, 'GET', missing, 401)));
+        if (whyA) return [unavailable('3a', s3a, whyA), unavailable('3b', s3b, whyA)];
+        return measureInterleaved(
           {
             id: '3a',
-            name: 'GET unknown route, valid token → 404 (auth look-up)',
+            name: s3a,
             note: 'issue 3 pair (authenticated)',
             run: (seconds) =>
               load({
@@ -725,29 +918,35 @@ async function main(): Promise<void> {
           },
           {
             id: '3b',
-            name: 'GET unknown route, no token → 401 (no DB)',
+            name: s3b,
             note: 'issue 3 pair (unauthenticated)',
             run: (seconds) =>
               load({ url: `${svc.baseUrl}${missing}`, durationSec: seconds, expectStatus: 401 }),
           },
           svc.pid,
           PAIR_ROUNDS,
-        )),
-      );
-    }
+        );
+      },
+    );
 
     // 2. project list
     const s2 = `GET /projects?limit=50 (${s.projects} projects)`;
-    const why2 = !s.projects
-      ? 'seed incomplete'
-      : await probe(svc.baseUrl, 'GET', '/api/v1/projects?limit=50', 200, { token: s.token });
-    rows.push(
-      why2
-        ? unavailable('2', s2, why2)
-        : await measure('2', s2, svc.pid, (seconds) =>
-            load({ url: `${base}/projects?limit=50`, headers: auth, durationSec: seconds }),
-          ),
-    );
+    await onEachAdapter([['2', s2]], async (svc) => {
+      const why2 = !s.projects
+        ? 'seed incomplete'
+        : await probe(svc.baseUrl, 'GET', '/api/v1/projects?limit=50', 200, { token: s.token });
+      return [
+        why2
+          ? unavailable('2', s2, why2)
+          : await measure('2', s2, svc.pid, (seconds) =>
+              load({
+                url: `${svc.baseUrl}/api/v1/projects?limit=50`,
+                headers: auth,
+                durationSec: seconds,
+              }),
+            ),
+      ];
+    });
 
     // 3. token endpoint
     const s3 = 'POST /oauth/token';
@@ -756,19 +955,19 @@ async function main(): Promise<void> {
       client_id: s.clientId,
       client_secret: s.clientSecret,
     });
-    rows.push(
+    await onEachAdapter([['3', s3]], async (svc) => [
       !s.token
         ? unavailable('3', s3, 'no client')
         : await measure('3', s3, svc.pid, (seconds) =>
             load({
-              url: `${base}/oauth/token`,
+              url: `${svc.baseUrl}/api/v1/oauth/token`,
               method: 'POST',
               headers: { 'content-type': 'application/json' },
               body: tokenBody,
               durationSec: seconds,
             }),
           ),
-    );
+    ]);
 
     // 4. staging with a 10 KiB body
     const s4 = 'POST /documents/{id}/external-revisions, 10 KiB body';
@@ -776,48 +975,67 @@ async function main(): Promise<void> {
       content: { ...contentOf(0), appendix: 'x'.repeat(10 * 1024 - 150) },
       source_reference: 'bench',
     });
-    const why4 = !s.documentId
-      ? 'seed incomplete'
-      : await probe(svc.baseUrl, 'POST', `${docPath}/external-revisions`, 201, {
-          token: s.token,
-          body: JSON.parse(bigBody),
-        });
-    rows.push(
-      why4
-        ? unavailable('4', s4, why4)
-        : await measure(
-            '4',
-            s4,
-            svc.pid,
-            (seconds) =>
-              load({
-                url: `${svc.baseUrl}${docPath}/external-revisions`,
-                method: 'POST',
-                headers: { ...auth, 'content-type': 'application/json' },
-                body: bigBody,
-                durationSec: seconds,
-              }),
-            `body ${Buffer.byteLength(bigBody)} bytes`,
-          ),
-    );
+    /** Adapters on which staging answered its probe (the webhook scenario needs it). */
+    const staging = new Map<Adapter, string | null>();
+    const stagingProbe = (svc: ManagedProcess): Promise<string | null> =>
+      !s.documentId
+        ? Promise.resolve('seed incomplete')
+        : probe(svc.baseUrl, 'POST', `${docPath}/external-revisions`, 201, {
+            token: s.token,
+            body: JSON.parse(bigBody),
+          });
+    await onEachAdapter([['4', s4]], async (svc, adapter) => {
+      const why4 = await stagingProbe(svc);
+      staging.set(adapter, why4);
+      return [
+        why4
+          ? unavailable('4', s4, why4)
+          : await measure(
+              '4',
+              s4,
+              svc.pid,
+              (seconds) =>
+                load({
+                  url: `${svc.baseUrl}${docPath}/external-revisions`,
+                  method: 'POST',
+                  headers: { ...auth, 'content-type': 'application/json' },
+                  body: bigBody,
+                  durationSec: seconds,
+                }),
+              `body ${Buffer.byteLength(bigBody)} bytes`,
+            ),
+      ];
+    });
 
     // 5. webhooks
-    if (!wanted('5')) {
-      rows.push(unavailable('5', 'webhook deliveries', 'not run (BENCH_ONLY)'));
-    } else if (why4) {
-      rows.push(unavailable('5', 'webhook deliveries', 'staging not available'));
-    } else {
-      await webhookScenario(svc, db.url(), s, rows, JSON.stringify({ content: contentOf(0) }));
-    }
+    const s5a = `webhook deliveries/s, backlog of ${WEBHOOK_EVENTS} drained`;
+    const s5b = 'webhook live: stagings at 32 conns, event → first attempt';
+    await onEachAdapter(
+      [
+        ['5a', s5a],
+        ['5b', s5b],
+      ],
+      async (svc, adapter) => {
+        // scenario 4 probed staging on this adapter, unless BENCH_ONLY left it out
+        const why = staging.has(adapter) ? staging.get(adapter) : await stagingProbe(svc);
+        if (why) {
+          const because = `staging not available: ${why}`;
+          return [unavailable('5a', s5a, because), unavailable('5b', s5b, because)];
+        }
+        return webhookScenario(svc, db.url(), s, JSON.stringify({ content: contentOf(0) }));
+      },
+    );
 
-    info.serviceHwmMb = readRssMb(svc.pid, 'VmHWM') ?? undefined;
+    // records the VmHWM of the last service process
+    await service.stop();
   } finally {
     await cleanup();
   }
   info.finishedAt = new Date();
   const targets = evaluateTargets(rows, info);
   printTable(rows, targets, info);
-  const results = ONLY ? 'bench/.tmp/RESULTS-partial.md' : 'bench/RESULTS.md';
+  const partial = ONLY || ADAPTERS.length < ADAPTER_ORDER.length;
+  const results = partial ? 'bench/.tmp/RESULTS-partial.md' : 'bench/RESULTS.md';
   await writeResults(resolve(ROOT, results), rows, targets, info);
   log(`wrote ${results}`);
 }
