@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { Server } from 'node:http';
 import { networkInterfaces } from 'node:os';
 import { pino } from 'pino';
 import { createApp } from './app.setup.js';
@@ -10,6 +10,7 @@ import {
   startEmbeddedDatabase,
 } from './common/database/embedded-database.js';
 import { runMigrations } from './common/database/migrate.js';
+import { gracefulClose } from './common/http/graceful-close.js';
 import { API_PREFIX } from './openapi.js';
 import { onFirstStart } from './first-start.js';
 
@@ -24,6 +25,9 @@ function anyAddress(): string {
   );
   return hasIpv6 ? '::' : '0.0.0.0';
 }
+
+/** How long a shutdown waits for requests in flight before closing the application anyway. */
+const SHUTDOWN_REQUESTS_MS = 10_000;
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -45,28 +49,16 @@ async function main(): Promise<void> {
   const app = await createApp(config);
   if (embedded && config.SEED_DEMO) await onFirstStart(app);
 
+  const http = gracefulClose(app.getHttpServer() as Server);
   let closing = false;
-  // A keep-alive connection holds the closing server open until it idles out, or for ever while
-  // its client keeps sending: once shutting down, every response closes its connection.
-  const responses = new Set<ServerResponse>();
-  (app.getHttpServer() as Server).prependListener(
-    'request',
-    (_req: IncomingMessage, res: ServerResponse) => {
-      if (closing) {
-        res.setHeader('Connection', 'close');
-        return;
-      }
-      responses.add(res);
-      res.once('close', () => responses.delete(res));
-    },
-  );
   const shutdown = (signal: string): void => {
     if (closing) return;
     closing = true;
     log.info({ signal }, 'shutting down');
-    for (const res of responses) if (!res.headersSent) res.setHeader('Connection', 'close');
     void (async () => {
       try {
+        // requests first, then the modules (audit drain, workers, the pool), then the database
+        await http.close(SHUTDOWN_REQUESTS_MS);
         await app.close();
         await embedded?.stop();
         process.exit(0);
