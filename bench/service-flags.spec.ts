@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it } from '@jest/globals';
 import { nodeFlagsOf, startScriptFlags } from './service-flags.js';
 
 const ROOT = resolve(import.meta.dirname, '..');

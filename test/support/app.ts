@@ -57,7 +57,9 @@ export async function startTestApp(
   const app = await NestFactory.create<NestFastifyApplication>(
     AppModule.register(config, { logDestination: sink }),
     createHttpAdapter(config),
-    { bufferLogs: true, bodyParser: false },
+    // a module that fails to boot throws here (the test fails) instead of aborting the process:
+    // jest's worker, or jest itself when it runs in band with the run's embedded PostgreSQL
+    { bufferLogs: true, bodyParser: false, abortOnError: false },
   );
   configureApp(app, config);
   await app.listen(0, '127.0.0.1');

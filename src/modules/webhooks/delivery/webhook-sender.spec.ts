@@ -3,8 +3,17 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import net from 'node:net';
 import tls from 'node:tls';
+import {
+  afterAll,
+  afterEach,
+  beforeAll,
+  beforeEach,
+  describe,
+  expect,
+  it,
+  jest,
+} from '@jest/globals';
 import { Webhook } from 'standardwebhooks';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { SSRF_BLOCKED_MESSAGE } from './ssrf.js';
 import { WEBHOOK_USER_AGENT, WebhookSender, type AttemptResult } from './webhook-sender.js';
 
@@ -317,20 +326,20 @@ describe('WebhookSender (SSRF protection)', () => {
     // Tripwire: should the guard ever break, throw instead of sending a packet off this machine.
     attempted = [];
     const realConnect = net.connect.bind(net) as (options: net.NetConnectOpts) => net.Socket;
-    vi.spyOn(net, 'connect').mockImplementation(((options: net.NetConnectOpts) => {
+    jest.spyOn(net, 'connect').mockImplementation(((options: net.NetConnectOpts) => {
       const host = (options as net.TcpNetConnectOpts).host ?? '';
       attempted.push(host);
       if (host !== 'localhost') throw new Error(`tripwire: refusing to connect to ${host}`);
       return realConnect(options);
     }) as typeof net.connect);
-    vi.spyOn(tls, 'connect').mockImplementation(() => {
+    jest.spyOn(tls, 'connect').mockImplementation(() => {
       attempted.push('tls');
       throw new Error('tripwire: no TLS in this test');
     });
   });
 
   afterEach(async () => {
-    vi.restoreAllMocks();
+    jest.restoreAllMocks();
     await sender.close();
   });
 
