@@ -134,7 +134,7 @@ describe('Swagger UI in a real browser', () => {
 
       const response = operation.locator('.live-responses-table tbody .response').first();
       await response.waitFor();
-      // as vitest's expect.poll did: the status is read again every 50 ms, for up to 1 s
+      // the UI fills the status in a moment later: read again every 50 ms, for up to 1 s
       const status = async () =>
         (await response.locator('.response-col_status').textContent())?.trim();
       let shown = await status();

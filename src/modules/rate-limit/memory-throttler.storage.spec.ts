@@ -4,7 +4,7 @@ import { MemoryThrottlerStorage } from './memory-throttler.storage.js';
 describe('MemoryThrottlerStorage (fixed window)', () => {
   let storage: MemoryThrottlerStorage;
   beforeEach(() => {
-    // as vitest's fake timers did: process.nextTick and queueMicrotask stay real
+    // only the clock and the timers are faked: process.nextTick and queueMicrotask stay real
     jest.useFakeTimers({ doNotFake: ['nextTick', 'queueMicrotask'] });
     jest.setSystemTime(new Date('2026-11-22T10:00:00.000Z'));
     storage = new MemoryThrottlerStorage();
