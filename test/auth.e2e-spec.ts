@@ -1,6 +1,6 @@
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import * as oidc from 'openid-client';
 import { DataSource } from 'typeorm';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { digest, isWellFormedToken, mintToken } from '../src/common/crypto/tokens.js';
 import { onFirstStart } from '../src/first-start.js';
 import { CredentialAdminService } from '../src/modules/auth/credential-admin.service.js';
@@ -9,6 +9,7 @@ import type { Entitlement } from '../src/modules/tenancy/entitlements.js';
 import { TenancyService } from '../src/modules/tenancy/tenancy.service.js';
 import { startTestApp, type TestApp } from './support/app.js';
 import { basicAuth, createPat } from './support/auth-factories.js';
+import { withMessage } from './support/expect-message.js';
 import {
   createCaller,
   createClient,
@@ -747,8 +748,10 @@ describe('authentication and authorisation', () => {
           auth: only.auth,
           body: route.body,
         });
-        expect(allowed.status, JSON.stringify(allowed.body)).toBeGreaterThanOrEqual(200);
-        expect(allowed.status, JSON.stringify(allowed.body)).toBeLessThan(300);
+        withMessage(JSON.stringify(allowed.body), () =>
+          expect(allowed.status).toBeGreaterThanOrEqual(200),
+        );
+        withMessage(JSON.stringify(allowed.body), () => expect(allowed.status).toBeLessThan(300));
       });
     });
 
@@ -794,7 +797,7 @@ describe('authentication and authorisation', () => {
 
         await tenancy.changeEntitlements(tenantId, [{ entitlement, granted: null }]);
         const allowed = await call(t.baseUrl, r.method, r.path, { auth: c.auth, body: r.body });
-        expect(allowed.status, JSON.stringify(allowed.body)).toBeLessThan(300);
+        withMessage(JSON.stringify(allowed.body), () => expect(allowed.status).toBeLessThan(300));
       });
 
       it('the starter plan gets read access only', async () => {
@@ -951,7 +954,7 @@ describe('authentication and authorisation', () => {
           auth,
           headers: { 'x-forwarded-for': ip },
         });
-        expect(res.status, ip).toBe(200);
+        withMessage(ip, () => expect(res.status).toBe(200));
       }
       for (const ip of ['11.1.1.1', '2001:db9::1', '203.0.113.9, 10.0.0.1']) {
         const res = await call(t.baseUrl, 'GET', '/projects', {
@@ -976,7 +979,7 @@ describe('authentication and authorisation', () => {
           auth: pat.auth,
           headers: { 'x-forwarded-for': ip },
         });
-        expect(res.status, ip).toBe(200);
+        withMessage(ip, () => expect(res.status).toBe(200));
       }
       for (const ip of ['198.51.100.1', '2001:db8:2::1']) {
         const res = await call(t.baseUrl, 'GET', '/projects', {
@@ -1064,7 +1067,7 @@ describe('TRUST_PROXY=false ignores X-Forwarded-For', () => {
   // runs first: this app's database has no tenant yet, as on a first embedded start
   it('first start seeds the demo tenant once and prints its credentials on stdout only', async () => {
     const printed: string[] = [];
-    const spy = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: unknown) => {
+    const spy = jest.spyOn(process.stdout, 'write').mockImplementation((chunk: unknown) => {
       printed.push(String(chunk));
       return true;
     });
@@ -1077,7 +1080,7 @@ describe('TRUST_PROXY=false ignores X-Forwarded-For', () => {
     const output = printed.join('');
     const clientId = /gci_[0-9A-Za-z]{49}/.exec(output)?.[0];
     const secret = /gcs_[0-9A-Za-z]{49}/.exec(output)?.[0];
-    expect(clientId && secret, output).toBeTruthy();
+    withMessage(output, () => expect(clientId && secret).toBeTruthy());
     expect(output.match(/Demo tenant created/g)).toHaveLength(1);
     expect(output).toContain('/api/v1/docs');
     expect(output).toContain(`curl -s -u '${clientId}:${secret}'`);

@@ -1,13 +1,14 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { DataSource } from 'typeorm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { digest, isWellFormedToken, mintToken } from '../src/common/crypto/tokens.js';
 import { SCOPES } from '../src/modules/auth/scopes.js';
 import { startTestApp, type TestApp } from './support/app.js';
 import { basicAuth } from './support/auth-factories.js';
 import { createTestDatabase, type TestDatabase } from './support/database.js';
+import { withMessage } from './support/expect-message.js';
 import { call } from './support/http.js';
 import { rememberSecret, rememberSecretsIn } from './support/secrets.js';
 
@@ -22,8 +23,10 @@ interface CliResult {
   json: any;
 }
 
-// every step spawns the CLI (a Nest boot each), which takes seconds on a busy machine
-describe('administration CLI: tenants, clients, PATs, demo seed', { timeout: 180_000 }, () => {
+// every step spawns the CLI (a Nest boot each), which takes seconds on a busy machine (each test and hook of this file)
+jest.setTimeout(180_000);
+
+describe('administration CLI: tenants, clients, PATs, demo seed', () => {
   let database: TestDatabase;
   let t: TestApp;
   const env: Record<string, string> = {};
@@ -60,10 +63,12 @@ describe('administration CLI: tenants, clients, PATs, demo seed', { timeout: 180
   /** Exactly one JSON object on stdout, and the expected exit code. */
   async function run(expectedCode: number, ...args: string[]): Promise<any> {
     const res = await cli(...args, '--json');
-    expect(
-      { code: res.code, isObject: typeof res.json === 'object' && res.json !== null },
-      `${args.join(' ')}\nstdout: ${res.stdout}\nstderr: ${res.stderr}`,
-    ).toEqual({ code: expectedCode, isObject: true });
+    withMessage(`${args.join(' ')}\nstdout: ${res.stdout}\nstderr: ${res.stderr}`, () =>
+      expect({
+        code: res.code,
+        isObject: typeof res.json === 'object' && res.json !== null,
+      }).toEqual({ code: expectedCode, isObject: true }),
+    );
     return res.json;
   }
 
@@ -140,7 +145,7 @@ describe('administration CLI: tenants, clients, PATs, demo seed', { timeout: 180
       const secret = out.client_secret as string;
       for (const ip of ['10.2.3.4', '2001:db8:9::1', '192.0.2.7']) {
         const ok = await tokenFor(out.client_id as string, secret, ip);
-        expect(ok.status, ip).toBe(200);
+        withMessage(ip, () => expect(ok.status).toBe(200));
         expect(ok.body.scope).toBe('projects:read documents:read');
       }
       const refused = await tokenFor(out.client_id as string, secret, '192.0.2.8');
@@ -248,7 +253,7 @@ describe('administration CLI: tenants, clients, PATs, demo seed', { timeout: 180
         'projects:read',
       );
       expect(Object.keys(out).sort()).toEqual(['expires_at', 'pat_id', 'token']);
-      expect(out.pat_id).toBeTypeOf('number');
+      expect(typeof out.pat_id).toBe('number');
       expect(out.token).toMatch(/^gpat_[0-9A-Za-z]{49}$/);
       expect(isWellFormedToken(out.token as string, 'gpat')).toBe(true);
       const expires = Date.parse(out.expires_at as string);
@@ -306,7 +311,7 @@ describe('administration CLI: tenants, clients, PATs, demo seed', { timeout: 180
           auth,
           headers: { 'x-forwarded-for': ip },
         });
-        expect(res.status, ip).toBe(200);
+        withMessage(ip, () => expect(res.status).toBe(200));
       }
       const refused = await call(t.baseUrl, 'GET', '/projects', {
         auth,
@@ -362,11 +367,13 @@ describe('administration CLI: tenants, clients, PATs, demo seed', { timeout: 180
       const results = await Promise.all(batch.map(([, args]) => cli(...args, '--json')));
       results.forEach((res, k) => {
         const [name] = batch[k]!;
-        expect({ name, code: res.code, json: res.json }, res.stdout + res.stderr).toEqual({
-          name,
-          code: 2,
-          json: { error: { code: 'usage', message: expect.stringMatching(/.{6,}/) } },
-        });
+        withMessage(res.stdout + res.stderr, () =>
+          expect({ name, code: res.code, json: res.json }).toEqual({
+            name,
+            code: 2,
+            json: { error: { code: 'usage', message: expect.stringMatching(/.{6,}/) } },
+          }),
+        );
       });
     }
   });

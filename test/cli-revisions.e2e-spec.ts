@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { startTestApp, type TestApp } from './support/app.js';
 import {
   createRevisionFixture,
@@ -19,8 +19,10 @@ interface CliResult {
   stderr: string;
 }
 
-// each command boots Nest and connects to PostgreSQL: seconds on a loaded machine
-describe('revision accept / reject (CLI)', { timeout: 90_000 }, () => {
+// each command boots Nest and connects to PostgreSQL: seconds on a loaded machine (each test and hook of this file)
+jest.setTimeout(90_000);
+
+describe('revision accept / reject (CLI)', () => {
   let t: TestApp;
 
   beforeAll(async () => {

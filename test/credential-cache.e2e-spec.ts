@@ -1,5 +1,5 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { digest } from '../src/common/crypto/tokens.js';
 import { CredentialCache } from '../src/common/database/credential-cache.js';
 import { startTestApp, type TestApp } from './support/app.js';

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { DataSource } from 'typeorm';
 import { openingReads, TenantTransactions } from '../src/common/database/tenant-transactions.js';
 import { startTestApp, type TestApp } from './support/app.js';

@@ -1,46 +1,107 @@
+import { spawn } from 'node:child_process';
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
-import type { TestProject } from 'vitest/node';
-import { startEmbeddedDatabase } from '../src/common/database/embedded-database.js';
+import {
+  embeddedDatabaseDir,
+  runningPostmaster,
+  startEmbeddedDatabase,
+} from '../src/common/database/embedded-database.js';
 import { runMigrations } from '../src/common/database/migrate.js';
+import { PG_SERVER_URL_ENV, TEMPLATE_DB_ENV } from './support/database.js';
 import { adminQuery, withDatabase } from './support/pg-url.js';
 
-declare module 'vitest' {
-  export interface ProvidedContext {
-    pgServerUrl: string;
-    templateDatabase: string;
+/**
+ * Stops the embedded PostgreSQL if this run dies without its teardown (a crash, SIGKILL, an
+ * abort): a detached process that waits for the runner (argv[1]) or the postmaster (argv[2]) to
+ * be gone, then stops the postmaster and removes its directory (argv[3]).
+ */
+const WATCHDOG = `
+const [runner, postmaster] = process.argv.slice(1, 3).map(Number);
+const dir = process.argv[3];
+const fs = require('node:fs');
+// a process that has exited but is not reaped yet (a zombie) still answers signal 0
+const alive = (pid) => {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
   }
-}
+  try {
+    const stat = fs.readFileSync('/proc/' + pid + '/stat', 'utf8');
+    return stat[stat.lastIndexOf(')') + 2] !== 'Z';
+  } catch {
+    return true;
+  }
+};
+const timer = setInterval(() => {
+  if (alive(runner) && alive(postmaster)) return;
+  clearInterval(timer);
+  if (alive(postmaster)) process.kill(postmaster, 'SIGINT');
+  let waited = 0;
+  const done = setInterval(() => {
+    if (alive(postmaster) && (waited += 100) < 30000) return;
+    if (alive(postmaster)) process.kill(postmaster, 'SIGKILL');
+    clearInterval(done);
+    fs.rmSync(dir, { recursive: true, force: true });
+  }, 100);
+}, 500);
+`;
 
 /**
  * Once per run: a real PostgreSQL (the embedded one unless DATABASE_URL is set), migrations into a
- * template database; every test file then clones its own database from the template.
+ * template database; every test file then clones its own database from the template. Sets the
+ * environment variables test/support/database.ts reads and returns the teardown (drops the
+ * template, stops the server).
  */
-export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+export async function startTestDatabase(): Promise<() => Promise<void>> {
   let serverUrl = process.env.DATABASE_URL;
   let stop = async (): Promise<void> => {};
   if (!serverUrl) {
     // under the system temp dir: the embedded server runs as the postgres user and must reach it
     const dir = await mkdtemp(join(tmpdir(), 'grc-test-pg-'));
     await chmod(dir, 0o755);
-    const db = await startEmbeddedDatabase(dir, 0, pino({ level: 'warn' }));
+    const db = await startEmbeddedDatabase(dir, 0, pino({ level: 'warn' })).catch(async (err) => {
+      const postmaster = runningPostmaster(embeddedDatabaseDir(dir));
+      if (postmaster) process.kill(postmaster.pid, 'SIGINT');
+      throw err;
+    });
+    const postmaster = runningPostmaster(embeddedDatabaseDir(dir));
+    const watchdog = postmaster
+      ? spawn(
+          process.execPath,
+          ['-e', WATCHDOG, String(process.pid), String(postmaster.pid), dir],
+          {
+            detached: true,
+            stdio: 'ignore',
+          },
+        )
+      : undefined;
+    watchdog?.unref();
     serverUrl = db.url;
     stop = async () => {
       await db.stop();
+      watchdog?.kill();
       await rm(dir, { recursive: true, force: true });
     };
   }
+  const url = serverUrl;
   const template = `grc_template_${process.pid}`;
-  await adminQuery(serverUrl, `DROP DATABASE IF EXISTS ${template}`);
-  await adminQuery(serverUrl, `CREATE DATABASE ${template}`);
-  await runMigrations(withDatabase(serverUrl, template));
-  project.provide('pgServerUrl', serverUrl);
-  project.provide('templateDatabase', template);
+  try {
+    await adminQuery(url, `DROP DATABASE IF EXISTS ${template}`);
+    await adminQuery(url, `CREATE DATABASE ${template}`);
+    await runMigrations(withDatabase(url, template));
+  } catch (err) {
+    await adminQuery(url, `DROP DATABASE IF EXISTS ${template} WITH (FORCE)`).catch(() => {});
+    await stop();
+    throw err;
+  }
+  process.env[PG_SERVER_URL_ENV] = url;
+  process.env[TEMPLATE_DB_ENV] = template;
 
   return async () => {
-    await adminQuery(serverUrl, `DROP DATABASE IF EXISTS ${template} WITH (FORCE)`).catch(() => {});
+    await adminQuery(url, `DROP DATABASE IF EXISTS ${template} WITH (FORCE)`).catch(() => {});
     await stop();
   };
 }

@@ -1,9 +1,10 @@
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import fc from 'fast-check';
 import { DataSource } from 'typeorm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contentHash } from '../src/modules/documents/content-hash.js';
 import { startTestApp, type TestApp } from './support/app.js';
 import { createPat } from './support/auth-factories.js';
+import { withMessage } from './support/expect-message.js';
 import { createCaller, type TestCaller } from './support/factories.js';
 import { call } from './support/http.js';
 import { addProjectFile, createDocument, createProject } from './support/read-factories.js';
@@ -71,12 +72,12 @@ function describeExchange(req: Sent, res: Received): string {
 /** The invariants every answer keeps, whatever was sent. */
 function assertWellBehaved(req: Sent, res: Received, op: Operation, credentialed: boolean): void {
   const what = describeExchange(req, res);
-  expect(res.status, what).toBeLessThan(500);
-  expect(STACK_TRACE.test(res.text), `stack trace in ${what}`).toBe(false);
-  expect(SQL_TEXT.test(res.text), `SQL in ${what}`).toBe(false);
-  expect(INTERNALS.test(res.text), `internals in ${what}`).toBe(false);
+  withMessage(what, () => expect(res.status).toBeLessThan(500));
+  withMessage(`stack trace in ${what}`, () => expect(STACK_TRACE.test(res.text)).toBe(false));
+  withMessage(`SQL in ${what}`, () => expect(SQL_TEXT.test(res.text)).toBe(false));
+  withMessage(`internals in ${what}`, () => expect(INTERNALS.test(res.text)).toBe(false));
   if (!credentialed && op.secured && res.url !== '/api/v1/oauth/token') {
-    expect(res.status, `no credential but ${what}`).toBeGreaterThanOrEqual(400);
+    withMessage(`no credential but ${what}`, () => expect(res.status).toBeGreaterThanOrEqual(400));
   }
   if (res.status < 400) return;
   let body: Record<string, unknown>;
@@ -87,18 +88,18 @@ function assertWellBehaved(req: Sent, res: Received, op: Operation, credentialed
   }
   // 431 is answered by the HTTP parser before any route is known
   if (res.url === `/api/v1${TOKEN_PATH}` && res.status !== 431) {
-    expect(res.contentType, what).toMatch(/^application\/json/);
-    expect(typeof body.error, what).toBe('string');
-    expect(typeof body.error_description, what).toBe('string');
+    withMessage(what, () => expect(res.contentType).toMatch(/^application\/json/));
+    withMessage(what, () => expect(typeof body.error).toBe('string'));
+    withMessage(what, () => expect(typeof body.error_description).toBe('string'));
     return;
   }
-  expect(res.contentType, what).toMatch(/^application\/problem\+json/);
-  expect(typeof body.type, what).toBe('string');
-  expect(typeof body.title, what).toBe('string');
-  expect(body.status, what).toBe(res.status);
-  expect(typeof body.code, what).toBe('string');
-  expect(typeof body.request_id, what).toBe('string');
-  expect(body.request_id, what).toBe(res.requestIdHeader);
+  withMessage(what, () => expect(res.contentType).toMatch(/^application\/problem\+json/));
+  withMessage(what, () => expect(typeof body.type).toBe('string'));
+  withMessage(what, () => expect(typeof body.title).toBe('string'));
+  withMessage(what, () => expect(body.status).toBe(res.status));
+  withMessage(what, () => expect(typeof body.code).toBe('string'));
+  withMessage(what, () => expect(typeof body.request_id).toBe('string'));
+  withMessage(what, () => expect(body.request_id).toBe(res.requestIdHeader));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -463,7 +464,10 @@ interface RealIds {
 
 // ---------------------------------------------------------------------------------------------
 
-describe('hostile input over every operation of the OpenAPI document', { timeout: 120_000 }, () => {
+// for each test and hook of this file
+jest.setTimeout(120_000);
+
+describe('hostile input over every operation of the OpenAPI document', () => {
   let t: TestApp;
   let caller: TestCaller;
   let patAuth: string;
@@ -554,7 +558,9 @@ describe('hostile input over every operation of the OpenAPI document', { timeout
       expect(keys).toContain(expected);
     }
     for (const r of routes) {
-      for (const p of r.pathParams) expect(real.ids[p], `fixture ids for ${p}`).toBeDefined();
+      for (const p of r.pathParams) {
+        withMessage(`fixture ids for ${p}`, () => expect(real.ids[p]).toBeDefined());
+      }
     }
   });
 
@@ -660,7 +666,7 @@ describe('hostile input over every operation of the OpenAPI document', { timeout
           body: JSON.stringify({ content: { x: 'y'.repeat(BODY_LIMIT_BYTES + 10) } }),
         };
         const res = await send(t.baseUrl, req);
-        expect(res.status, describeExchange(req, res)).toBe(413);
+        withMessage(describeExchange(req, res), () => expect(res.status).toBe(413));
         assertWellBehaved(req, res, op, Boolean(auth));
         const body = JSON.parse(res.text) as { code?: string; error?: string };
         if (res.url === `/api/v1${TOKEN_PATH}`) expect(body.error).toBe('invalid_request');
@@ -677,7 +683,7 @@ describe('hostile input over every operation of the OpenAPI document', { timeout
     ]) {
       const req: Sent = { method: 'GET', path: '/projects', headers };
       const res = await send(t.baseUrl, req);
-      expect(res.status, describeExchange(req, res)).toBe(431);
+      withMessage(describeExchange(req, res), () => expect(res.status).toBe(431));
       assertWellBehaved(req, res, op, false);
       expect(JSON.parse(res.text).code).toBe('headers_too_large');
     }
@@ -705,7 +711,7 @@ describe('hostile input over every operation of the OpenAPI document', { timeout
           body,
         };
         const res = await send(t.baseUrl, req);
-        expect([400, 413], describeExchange(req, res)).toContain(res.status);
+        withMessage(describeExchange(req, res), () => expect([400, 413]).toContain(res.status));
         assertWellBehaved(req, res, op, true);
         const alive = await call(t.baseUrl, 'GET', '/projects', { auth: caller.auth });
         expect(alive.status).toBe(200);

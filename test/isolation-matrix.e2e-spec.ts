@@ -1,7 +1,8 @@
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { DataSource } from 'typeorm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from './support/app.js';
 import { createPat } from './support/auth-factories.js';
+import { withMessage } from './support/expect-message.js';
 import { createCaller, type TestCaller } from './support/factories.js';
 import { type ApiResponse, call } from './support/http.js';
 import { checkout } from './support/lock-factories.js';
@@ -67,229 +68,226 @@ function comparable(res: ApiResponse): {
   return { status: res.status, headers, body };
 }
 
-describe(
-  'isolation matrix: foreign ids answer exactly like missing ones',
-  { timeout: 120_000 },
-  () => {
-    let t: TestApp;
-    let a: TestCaller;
-    let b: TestCaller;
-    let aPat: string;
-    let routes: Operation[];
-    const ids: { a: TenantIds; b: TenantIds } = { a: {} as TenantIds, b: {} as TenantIds };
-    let bLockToken: string;
-    let bLockedDocumentId: number;
-    let bSnapshot: string;
-    let bTables: string[];
-    const matrix: Array<{ route: string; kinds: string; credential: string; status: number }> = [];
+// for each test and hook of this file
+jest.setTimeout(120_000);
 
-    /** A tenant with one of everything; its delivery is `failed` so a replay would requeue it. */
-    async function populate(caller: TestCaller): Promise<TenantIds> {
-      const projectId = await createProject(t.app, caller.tenantId);
-      await addProjectFile(t.app, caller.tenantId, projectId);
-      const doc = await createDocument(t.app, caller.tenantId, projectId, { versions: 2 });
-      const staged = await stage(t.baseUrl, caller.auth, doc.documentId, { content: { n: 1 } });
-      expect(staged.status).toBe(201);
-      const webhook = await createWebhook(t.baseUrl, caller.auth, 'https://example.invalid/hook');
-      await publishEvents(t.app, caller.tenantId, 1);
-      const [delivery] = await deliveriesOf(t.app, webhook.webhookId);
-      await t.app
-        .get(DataSource)
-        .query(`UPDATE webhook_deliveries SET status = 'failed', attempts = 8 WHERE id = $1`, [
-          delivery!.id,
-        ]);
-      return {
-        projectId,
-        documentId: doc.documentId,
-        versionId: doc.versionIds[0]!,
-        revisionId: staged.body.revisionId as number,
-        webhookId: webhook.webhookId,
-        deliveryId: Number(delivery!.id),
-      };
+describe('isolation matrix: foreign ids answer exactly like missing ones', () => {
+  let t: TestApp;
+  let a: TestCaller;
+  let b: TestCaller;
+  let aPat: string;
+  let routes: Operation[];
+  const ids: { a: TenantIds; b: TenantIds } = { a: {} as TenantIds, b: {} as TenantIds };
+  let bLockToken: string;
+  let bLockedDocumentId: number;
+  let bSnapshot: string;
+  let bTables: string[];
+  const matrix: Array<{ route: string; kinds: string; credential: string; status: number }> = [];
+
+  /** A tenant with one of everything; its delivery is `failed` so a replay would requeue it. */
+  async function populate(caller: TestCaller): Promise<TenantIds> {
+    const projectId = await createProject(t.app, caller.tenantId);
+    await addProjectFile(t.app, caller.tenantId, projectId);
+    const doc = await createDocument(t.app, caller.tenantId, projectId, { versions: 2 });
+    const staged = await stage(t.baseUrl, caller.auth, doc.documentId, { content: { n: 1 } });
+    expect(staged.status).toBe(201);
+    const webhook = await createWebhook(t.baseUrl, caller.auth, 'https://example.invalid/hook');
+    await publishEvents(t.app, caller.tenantId, 1);
+    const [delivery] = await deliveriesOf(t.app, webhook.webhookId);
+    await t.app
+      .get(DataSource)
+      .query(`UPDATE webhook_deliveries SET status = 'failed', attempts = 8 WHERE id = $1`, [
+        delivery!.id,
+      ]);
+    return {
+      projectId,
+      documentId: doc.documentId,
+      versionId: doc.versionIds[0]!,
+      revisionId: staged.body.revisionId as number,
+      webhookId: webhook.webhookId,
+      deliveryId: Number(delivery!.id),
+    };
+  }
+
+  /** Every row of tenant B in every tenant table, as one string. */
+  async function snapshotOfB(): Promise<string> {
+    // audit lines are written a few milliseconds after their request: B's own set-up included
+    await t.app.get(AuditService).drain();
+    const db = t.app.get(DataSource);
+    const parts: string[] = [];
+    for (const table of bTables) {
+      const rows: unknown[] = await db.query(
+        `SELECT * FROM ${table} WHERE tenant_id = $1 ORDER BY 1`,
+        [b.tenantId],
+      );
+      parts.push(`${table}: ${JSON.stringify(rows)}`);
     }
+    return parts.join('\n');
+  }
 
-    /** Every row of tenant B in every tenant table, as one string. */
-    async function snapshotOfB(): Promise<string> {
-      // audit lines are written a few milliseconds after their request: B's own set-up included
-      await t.app.get(AuditService).drain();
-      const db = t.app.get(DataSource);
-      const parts: string[] = [];
-      for (const table of bTables) {
-        const rows: unknown[] = await db.query(
-          `SELECT * FROM ${table} WHERE tenant_id = $1 ORDER BY 1`,
-          [b.tenantId],
-        );
-        parts.push(`${table}: ${JSON.stringify(rows)}`);
-      }
-      return parts.join('\n');
-    }
-
-    beforeAll(async () => {
-      t = await startTestApp({ RATE_LIMIT_API_PER_MINUTE: '1000000' });
-      a = await createCaller(t.app, { plan: 'enterprise' });
-      b = await createCaller(t.app, { plan: 'enterprise' });
-      aPat = (await createPat(t.app, a.tenantId)).auth;
-      // interleaved, so B's ids sit between A's and neither tenant owns a contiguous range
-      ids.a = await populate(a);
-      ids.b = await populate(b);
-      const lockedProject = await createProject(t.app, b.tenantId);
-      bLockedDocumentId = (await createDocument(t.app, b.tenantId, lockedProject)).documentId;
-      bLockToken = (await checkout(t.baseUrl, b, bLockedDocumentId, 60)).lock_token;
-      routes = await loadRouteTable(t.baseUrl);
-      const tables: Array<{ table_name: string }> = await t.app.get(DataSource).query(
-        `SELECT c.table_name FROM information_schema.columns c
+  beforeAll(async () => {
+    t = await startTestApp({ RATE_LIMIT_API_PER_MINUTE: '1000000' });
+    a = await createCaller(t.app, { plan: 'enterprise' });
+    b = await createCaller(t.app, { plan: 'enterprise' });
+    aPat = (await createPat(t.app, a.tenantId)).auth;
+    // interleaved, so B's ids sit between A's and neither tenant owns a contiguous range
+    ids.a = await populate(a);
+    ids.b = await populate(b);
+    const lockedProject = await createProject(t.app, b.tenantId);
+    bLockedDocumentId = (await createDocument(t.app, b.tenantId, lockedProject)).documentId;
+    bLockToken = (await checkout(t.baseUrl, b, bLockedDocumentId, 60)).lock_token;
+    routes = await loadRouteTable(t.baseUrl);
+    const tables: Array<{ table_name: string }> = await t.app.get(DataSource).query(
+      `SELECT c.table_name FROM information_schema.columns c
          JOIN information_schema.tables t USING (table_schema, table_name)
         WHERE c.table_schema = 'public' AND c.column_name = 'tenant_id' AND t.table_type = 'BASE TABLE'
         ORDER BY 1`,
-      );
-      bTables = tables.map((r) => r.table_name);
-      bSnapshot = await snapshotOfB();
-    });
+    );
+    bTables = tables.map((r) => r.table_name);
+    bSnapshot = await snapshotOfB();
+  });
 
-    afterAll(async () => {
-      const byRoute = new Map<string, number>();
-      for (const m of matrix) byRoute.set(m.route, (byRoute.get(m.route) ?? 0) + 1);
-      console.log(
-        `isolation matrix: ${matrix.length} comparisons over ${byRoute.size} routes\n` +
-          [...byRoute].map(([r, n]) => `  ${r.padEnd(66)} ${n}`).join('\n'),
-      );
-      await t?.close();
-    });
+  afterAll(async () => {
+    const byRoute = new Map<string, number>();
+    for (const m of matrix) byRoute.set(m.route, (byRoute.get(m.route) ?? 0) + 1);
+    console.log(
+      `isolation matrix: ${matrix.length} comparisons over ${byRoute.size} routes\n` +
+        [...byRoute].map(([r, n]) => `  ${r.padEnd(66)} ${n}`).join('\n'),
+    );
+    await t?.close();
+  });
 
-    it('has fixtures for every path id the route table uses', () => {
-      const kinds = new Set(routes.flatMap((r) => r.pathParams));
-      expect(kinds.size).toBeGreaterThan(0);
-      for (const kind of kinds) expect(ID_KINDS, `unknown path id ${kind}`).toContain(kind);
-      expect(bTables).toEqual(
-        expect.arrayContaining(['projects', 'documents', 'webhooks', 'webhook_deliveries']),
-      );
-    });
+  it('has fixtures for every path id the route table uses', () => {
+    const kinds = new Set(routes.flatMap((r) => r.pathParams));
+    expect(kinds.size).toBeGreaterThan(0);
+    for (const kind of kinds)
+      withMessage(`unknown path id ${kind}`, () => expect(ID_KINDS).toContain(kind));
+    expect(bTables).toEqual(
+      expect.arrayContaining(['projects', 'documents', 'webhooks', 'webhook_deliveries']),
+    );
+  });
 
-    it('answers every route × foreign id kind × credential exactly like a missing id', async () => {
-      const credentials = { 'client token': a.auth, PAT: aPat };
-      const withIds = routes.filter((r) => r.pathParams.length > 0);
-      expect(withIds.length).toBeGreaterThanOrEqual(12);
-      for (const op of withIds) {
-        // B's versions and revisions belong to B's document; A's to A's: each id in its real parent
-        for (const foreign of subsets(op.pathParams)) {
-          const own = (k: string) => String(ids.a[k as keyof TenantIds]);
-          const foreignPath = fillPath(
-            op.template,
-            Object.fromEntries(
-              op.pathParams.map((k) => [
-                k,
-                foreign.includes(k)
-                  ? String(
-                      op.template.endsWith('/checkin') && k === 'documentId'
-                        ? bLockedDocumentId
-                        : ids.b[k as keyof TenantIds],
-                    )
-                  : own(k),
-              ]),
-            ),
+  it('answers every route × foreign id kind × credential exactly like a missing id', async () => {
+    const credentials = { 'client token': a.auth, PAT: aPat };
+    const withIds = routes.filter((r) => r.pathParams.length > 0);
+    expect(withIds.length).toBeGreaterThanOrEqual(12);
+    for (const op of withIds) {
+      // B's versions and revisions belong to B's document; A's to A's: each id in its real parent
+      for (const foreign of subsets(op.pathParams)) {
+        const own = (k: string) => String(ids.a[k as keyof TenantIds]);
+        const foreignPath = fillPath(
+          op.template,
+          Object.fromEntries(
+            op.pathParams.map((k) => [
+              k,
+              foreign.includes(k)
+                ? String(
+                    op.template.endsWith('/checkin') && k === 'documentId'
+                      ? bLockedDocumentId
+                      : ids.b[k as keyof TenantIds],
+                  )
+                : own(k),
+            ]),
+          ),
+        );
+        const missingPath = fillPath(
+          op.template,
+          Object.fromEntries(
+            op.pathParams.map((k) => [k, foreign.includes(k) ? String(MISSING_ID) : own(k)]),
+          ),
+        );
+        for (const [credential, auth] of Object.entries(credentials)) {
+          const body = validBody(op, bLockToken);
+          const missing = await call(t.baseUrl, op.method, missingPath, { auth, body });
+          const theirs = await call(t.baseUrl, op.method, foreignPath, { auth, body });
+          const label = `${op.method} ${foreignPath} (${credential}, foreign ${foreign.join('+')})`;
+          const expected = op.template.startsWith('/projects/{projectId}')
+            ? { status: 400, code: 'project_not_found' }
+            : { status: 404, code: 'not_found' };
+          withMessage(`missing: ${label}`, () =>
+            expect({ status: missing.status, code: missing.body?.code }).toEqual(expected),
           );
-          const missingPath = fillPath(
-            op.template,
-            Object.fromEntries(
-              op.pathParams.map((k) => [k, foreign.includes(k) ? String(MISSING_ID) : own(k)]),
-            ),
-          );
-          for (const [credential, auth] of Object.entries(credentials)) {
-            const body = validBody(op, bLockToken);
-            const missing = await call(t.baseUrl, op.method, missingPath, { auth, body });
-            const theirs = await call(t.baseUrl, op.method, foreignPath, { auth, body });
-            const label = `${op.method} ${foreignPath} (${credential}, foreign ${foreign.join('+')})`;
-            const expected = op.template.startsWith('/projects/{projectId}')
-              ? { status: 400, code: 'project_not_found' }
-              : { status: 404, code: 'not_found' };
-            expect(
-              { status: missing.status, code: missing.body?.code },
-              `missing: ${label}`,
-            ).toEqual(expected);
-            expect(comparable(theirs), label).toEqual(comparable(missing));
-            matrix.push({
-              route: `${op.method} ${op.template}`,
-              kinds: foreign.join('+'),
-              credential,
-              status: theirs.status,
-            });
-          }
+          withMessage(label, () => expect(comparable(theirs)).toEqual(comparable(missing)));
+          matrix.push({
+            route: `${op.method} ${op.template}`,
+            kinds: foreign.join('+'),
+            credential,
+            status: theirs.status,
+          });
         }
       }
-      // 2 credentials × (2^params - 1) id combinations per route
-      const expectedCount = withIds.reduce((n, r) => n + 2 * ((1 << r.pathParams.length) - 1), 0);
-      expect(matrix).toHaveLength(expectedCount);
-    });
+    }
+    // 2 credentials × (2^params - 1) id combinations per route
+    const expectedCount = withIds.reduce((n, r) => n + 2 * ((1 << r.pathParams.length) - 1), 0);
+    expect(matrix).toHaveLength(expectedCount);
+  });
 
-    it('left every row of tenant B as it was: no lock, no revision, no status change, no requeue', async () => {
-      expect(await snapshotOfB()).toBe(bSnapshot);
-      const db = t.app.get(DataSource);
-      const locks: Array<{ document_id: number; released_at: Date | null }> = await db.query(
-        `SELECT document_id, released_at FROM document_locks WHERE document_id = ANY($1)`,
-        [[ids.b.documentId, bLockedDocumentId]],
-      );
-      expect(locks).toEqual([{ document_id: bLockedDocumentId, released_at: null }]);
-      const revisions: unknown[] = await db.query(
-        `SELECT id FROM external_revisions WHERE document_id = $1`,
-        [ids.b.documentId],
-      );
-      expect(revisions).toHaveLength(1);
-      const [webhook]: Array<{ status: string }> = await db.query(
-        `SELECT status FROM webhooks WHERE id = $1`,
-        [ids.b.webhookId],
-      );
-      expect(webhook!.status).toBe('active');
-      const [delivery] = await deliveriesOf(t.app, ids.b.webhookId);
-      expect({ status: delivery!.status, attempts: delivery!.attempts }).toEqual({
-        status: 'failed',
-        attempts: 8,
-      });
-      // and B's own credential still sees all of it
-      const own = await call(t.baseUrl, 'GET', `/documents/${ids.b.documentId}`, { auth: b.auth });
-      expect(own.status).toBe(200);
+  it('left every row of tenant B as it was: no lock, no revision, no status change, no requeue', async () => {
+    expect(await snapshotOfB()).toBe(bSnapshot);
+    const db = t.app.get(DataSource);
+    const locks: Array<{ document_id: number; released_at: Date | null }> = await db.query(
+      `SELECT document_id, released_at FROM document_locks WHERE document_id = ANY($1)`,
+      [[ids.b.documentId, bLockedDocumentId]],
+    );
+    expect(locks).toEqual([{ document_id: bLockedDocumentId, released_at: null }]);
+    const revisions: unknown[] = await db.query(
+      `SELECT id FROM external_revisions WHERE document_id = $1`,
+      [ids.b.documentId],
+    );
+    expect(revisions).toHaveLength(1);
+    const [webhook]: Array<{ status: string }> = await db.query(
+      `SELECT status FROM webhooks WHERE id = $1`,
+      [ids.b.webhookId],
+    );
+    expect(webhook!.status).toBe('active');
+    const [delivery] = await deliveriesOf(t.app, ids.b.webhookId);
+    expect({ status: delivery!.status, attempts: delivery!.attempts }).toEqual({
+      status: 'failed',
+      attempts: 8,
     });
+    // and B's own credential still sees all of it
+    const own = await call(t.baseUrl, 'GET', `/documents/${ids.b.documentId}`, { auth: b.auth });
+    expect(own.status).toBe(200);
+  });
 
-    it('never lists tenant B rows to tenant A, with either credential', async () => {
-      for (const auth of [a.auth, aPat]) {
-        const projects: number[] = [];
-        for (let offset = 0; ; offset += 100) {
-          const page = await call(t.baseUrl, 'GET', `/projects?limit=100&offset=${offset}`, {
-            auth,
-          });
-          expect(page.status).toBe(200);
-          projects.push(
-            ...(page.body.data as Array<{ projectId: number }>).map((p) => p.projectId),
-          );
-          if (offset + 100 >= (page.body.page.total as number)) break;
-        }
-        expect(projects).toContain(ids.a.projectId);
-        expect(projects).not.toContain(ids.b.projectId);
-        const webhooks = await call(t.baseUrl, 'GET', '/webhooks', { auth });
-        const webhookIds = (webhooks.body.data as Array<{ webhookId: number }>).map(
-          (w) => w.webhookId,
-        );
-        expect(webhookIds).toEqual([ids.a.webhookId]);
-        const deliveries = await call(t.baseUrl, 'GET', '/webhook-deliveries?limit=100', { auth });
-        const rows = deliveries.body.data as Array<{ deliveryId: number; webhookId: number }>;
-        expect(rows.map((d) => d.deliveryId)).toContain(ids.a.deliveryId);
-        expect(rows.filter((d) => d.webhookId !== ids.a.webhookId)).toEqual([]);
-        expect(rows.map((d) => d.deliveryId)).not.toContain(ids.b.deliveryId);
-        const docs = await call(t.baseUrl, 'GET', `/projects/${ids.a.projectId}/documents`, {
+  it('never lists tenant B rows to tenant A, with either credential', async () => {
+    for (const auth of [a.auth, aPat]) {
+      const projects: number[] = [];
+      for (let offset = 0; ; offset += 100) {
+        const page = await call(t.baseUrl, 'GET', `/projects?limit=100&offset=${offset}`, {
           auth,
         });
-        expect((docs.body.data as Array<{ documentId: number }>).map((d) => d.documentId)).toEqual([
-          ids.a.documentId,
-        ]);
-        const revisions = await call(
-          t.baseUrl,
-          'GET',
-          `/documents/${ids.a.documentId}/external-revisions`,
-          { auth },
-        );
-        expect(
-          (revisions.body.data as Array<{ revisionId: number }>).map((r) => r.revisionId),
-        ).toEqual([ids.a.revisionId]);
+        expect(page.status).toBe(200);
+        projects.push(...(page.body.data as Array<{ projectId: number }>).map((p) => p.projectId));
+        if (offset + 100 >= (page.body.page.total as number)) break;
       }
-    });
-  },
-);
+      expect(projects).toContain(ids.a.projectId);
+      expect(projects).not.toContain(ids.b.projectId);
+      const webhooks = await call(t.baseUrl, 'GET', '/webhooks', { auth });
+      const webhookIds = (webhooks.body.data as Array<{ webhookId: number }>).map(
+        (w) => w.webhookId,
+      );
+      expect(webhookIds).toEqual([ids.a.webhookId]);
+      const deliveries = await call(t.baseUrl, 'GET', '/webhook-deliveries?limit=100', { auth });
+      const rows = deliveries.body.data as Array<{ deliveryId: number; webhookId: number }>;
+      expect(rows.map((d) => d.deliveryId)).toContain(ids.a.deliveryId);
+      expect(rows.filter((d) => d.webhookId !== ids.a.webhookId)).toEqual([]);
+      expect(rows.map((d) => d.deliveryId)).not.toContain(ids.b.deliveryId);
+      const docs = await call(t.baseUrl, 'GET', `/projects/${ids.a.projectId}/documents`, {
+        auth,
+      });
+      expect((docs.body.data as Array<{ documentId: number }>).map((d) => d.documentId)).toEqual([
+        ids.a.documentId,
+      ]);
+      const revisions = await call(
+        t.baseUrl,
+        'GET',
+        `/documents/${ids.a.documentId}/external-revisions`,
+        { auth },
+      );
+      expect(
+        (revisions.body.data as Array<{ revisionId: number }>).map((r) => r.revisionId),
+      ).toEqual([ids.a.revisionId]);
+    }
+  });
+});

@@ -1,12 +1,13 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { SchedulerRegistry } from '@nestjs/schedule';
 import { DataSource } from 'typeorm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mintToken } from '../src/common/crypto/tokens.js';
 import { TenantTransactions } from '../src/common/database/tenant-transactions.js';
 import { AppConfig } from '../src/common/config/app-config.js';
 import { LOCK_SWEEP_INTERVAL, LockSweeper } from '../src/modules/locks/lock-sweeper.js';
 import { LocksService } from '../src/modules/locks/locks.service.js';
 import { startTestApp, type TestApp } from './support/app.js';
+import { withMessage } from './support/expect-message.js';
 import { createCaller, type TestCaller } from './support/factories.js';
 import { call } from './support/http.js';
 import {
@@ -95,7 +96,7 @@ describe('document locks', () => {
           auth: caller.auth,
           ...options,
         });
-        expect(res.status, res.text).toBe(201);
+        withMessage(res.text, () => expect(res.status).toBe(201));
         issuedTokens.push(res.body.lock_token);
         expect(Date.parse(res.body.expires_at) - before).toBeGreaterThan(30 * MINUTE - 5_000);
         expect(Date.parse(res.body.expires_at) - before).toBeLessThan(30 * MINUTE + 5_000);
@@ -117,7 +118,7 @@ describe('document locks', () => {
       const documentId = await newDocument();
       const before = Date.now();
       const res = await post(`/documents/${documentId}/checkout`, { ttl_minutes: ttl });
-      expect(res.status, res.text).toBe(status);
+      withMessage(res.text, () => expect(res.status).toBe(status));
       if (status === 201) {
         issuedTokens.push(res.body.lock_token);
         const ttlMs = Date.parse(res.body.expires_at) - before;
@@ -300,7 +301,7 @@ describe('document locks', () => {
       const badChecksum = valid.slice(0, -1) + (valid.endsWith('0') ? '1' : '0');
       for (const token of [mintToken('glk'), otherLock.lock_token, badChecksum, 'glk_short', 'x']) {
         const res = await post(`/documents/${documentId}/checkin`, { lock_token: token });
-        expect(res.status, token).toBe(409);
+        withMessage(token, () => expect(res.status).toBe(409));
         expect(res.body.code).toBe('lock_token_invalid');
         if (token.length > 20) expect(res.text).not.toContain(token);
       }
@@ -482,12 +483,12 @@ describe('document locks', () => {
     it('needs the live lock token on a locked document and nothing on an unlocked one', async () => {
       const unlocked = await newDocument();
       const free = await stage(unlocked);
-      expect(free.status, free.text).toBe(201);
+      withMessage(free.text, () => expect(free.status).toBe(201));
 
       const documentId = await newDocument();
       const lock = await checkoutAs(documentId);
       const without = await stage(documentId);
-      expect(without.status, without.text).toBe(423);
+      withMessage(without.text, () => expect(without.status).toBe(423));
       expect(without.body).toMatchObject({ code: 'document_locked', expires_at: lock.expires_at });
       expect(without.text).not.toContain(lock.lock_token);
 
@@ -496,7 +497,7 @@ describe('document locks', () => {
       expect(wrong.body.code).toBe('document_locked');
 
       const right = await stage(documentId, lock.lock_token);
-      expect(right.status, right.text).toBe(201);
+      withMessage(right.text, () => expect(right.status).toBe(201));
       expect(right.body.documentId).toBe(documentId);
     });
   });

@@ -1,8 +1,8 @@
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import canonicalize from 'canonicalize';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { quickstart, QuickstartError } from '../examples/quickstart.js';
 import { startTestApp, type TestApp } from './support/app.js';
 import { createClient, createTenant, type TestClient } from './support/factories.js';

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startTestApp, type TestApp } from './support/app.js';
 import { createCaller, createClient, createTenant } from './support/factories.js';
 import { call } from './support/http.js';

@@ -1,7 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { contentHash } from '../src/modules/documents/content-hash.js';
 import { TenancyService } from '../src/modules/tenancy/tenancy.service.js';
 import { startTestApp, type TestApp } from './support/app.js';
+import { withMessage } from './support/expect-message.js';
 import { createCaller, type TestCaller } from './support/factories.js';
 import { call, type ApiResponse } from './support/http.js';
 import {
@@ -294,8 +295,8 @@ describe('read API', () => {
       ];
       for (const path of paths) {
         const res = await call(t.baseUrl, 'GET', path, { auth: a.auth });
-        expect(res.status, path).toBe(404);
-        expect(res.body.code, path).toBe('not_found');
+        withMessage(path, () => expect(res.status).toBe(404));
+        withMessage(path, () => expect(res.body.code).toBe('not_found'));
       }
     });
 
@@ -328,7 +329,7 @@ describe('read API', () => {
       '/documents/1/versions/abc',
     ])('a non-integer id in %s is 400 validation_failed', async (path) => {
       const res = await call(t.baseUrl, 'GET', path, { auth: a.auth });
-      expect(res.status, res.text).toBe(400);
+      withMessage(res.text, () => expect(res.status).toBe(400));
       expect(res.body.code).toBe('validation_failed');
       expect(res.body.errors.length).toBeGreaterThan(0);
     });
@@ -352,9 +353,9 @@ describe('read API', () => {
       for (const [foreign, absent] of probes()) {
         const f = await call(t.baseUrl, 'GET', foreign, { auth: a.auth });
         const m = await call(t.baseUrl, 'GET', absent, { auth: a.auth });
-        expect([400, 404], foreign).toContain(f.status);
-        expect(withoutRequestId(f), foreign).toEqual(withoutRequestId(m));
-        expect(f.headers.get('etag') ?? '', foreign).not.toContain(hashB);
+        withMessage(foreign, () => expect([400, 404]).toContain(f.status));
+        withMessage(foreign, () => expect(withoutRequestId(f)).toEqual(withoutRequestId(m)));
+        withMessage(foreign, () => expect(f.headers.get('etag') ?? '').not.toContain(hashB));
       }
     });
 
@@ -381,8 +382,8 @@ describe('read API', () => {
       });
       for (const path of ['/projects', `/projects/${projectA}/files`]) {
         const res = await call(t.baseUrl, 'GET', path, { auth: caller.auth });
-        expect(res.status, path).toBe(403);
-        expect(res.body.code, path).toBe('insufficient_scope');
+        withMessage(path, () => expect(res.status).toBe(403));
+        withMessage(path, () => expect(res.body.code).toBe('insufficient_scope'));
       }
       const ok = await call(t.baseUrl, 'GET', `/documents/${docA.documentId}`, {
         auth: caller.auth,
@@ -401,8 +402,8 @@ describe('read API', () => {
       ];
       for (const path of paths) {
         const res = await call(t.baseUrl, 'GET', path, { auth: caller.auth });
-        expect(res.status, path).toBe(403);
-        expect(res.body.code, path).toBe('insufficient_scope');
+        withMessage(path, () => expect(res.status).toBe(403));
+        withMessage(path, () => expect(res.body.code).toBe('insufficient_scope'));
       }
       const ok = await call(t.baseUrl, 'GET', `/projects/${projectA}/documents`, {
         auth: caller.auth,
@@ -417,15 +418,15 @@ describe('read API', () => {
       const paths = ['/projects', `/projects/${p}`, `/documents/${d.documentId}`];
       for (const path of paths) {
         const res = await call(t.baseUrl, 'GET', path, { auth: caller.auth });
-        expect(res.status, path).toBe(200);
+        withMessage(path, () => expect(res.status).toBe(200));
       }
       await t.app
         .get(TenancyService)
         .changeEntitlements(caller.tenantId, [{ entitlement: 'api.read', granted: false }]);
       for (const path of paths) {
         const res = await call(t.baseUrl, 'GET', path, { auth: caller.auth });
-        expect(res.status, path).toBe(403);
-        expect(res.body.code, path).toBe('entitlement_required');
+        withMessage(path, () => expect(res.status).toBe(403));
+        withMessage(path, () => expect(res.body.code).toBe('entitlement_required'));
       }
     });
   });
@@ -443,9 +444,11 @@ describe('read API', () => {
       '/api/v1/documents/{documentId}',
       '/api/v1/documents/{documentId}/versions/{versionId}',
     ]) {
-      expect(get(path), path).toBeDefined();
-      expect(get(path).responses['200'].content['application/json'].schema, path).toBeDefined();
-      expect(get(path).responses['400'], path).toBeDefined();
+      withMessage(path, () => expect(get(path)).toBeDefined());
+      withMessage(path, () =>
+        expect(get(path).responses['200'].content['application/json'].schema).toBeDefined(),
+      );
+      withMessage(path, () => expect(get(path).responses['400']).toBeDefined());
     }
     expect(
       get('/api/v1/documents/{documentId}/versions/{versionId}').responses['304'],

@@ -1,5 +1,5 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { DataSource } from 'typeorm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RevisionDecisionService } from '../src/modules/revisions/revision-decision.service.js';
 import { startTestApp, type TestApp } from './support/app.js';
 import type { ApiResponse } from './support/http.js';

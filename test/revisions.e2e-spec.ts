@@ -1,10 +1,11 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { DataSource } from 'typeorm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ValidationFailedError } from '../src/common/http/app-error.js';
 import { RevisionDecisionService } from '../src/modules/revisions/revision-decision.service.js';
 import { RevisionsService } from '../src/modules/revisions/revisions.service.js';
 import { TenantTransactions } from '../src/common/database/tenant-transactions.js';
 import { startTestApp, type TestApp } from './support/app.js';
+import { withMessage } from './support/expect-message.js';
 import { createCaller, createClient, issueToken } from './support/factories.js';
 import { call } from './support/http.js';
 import {
@@ -259,7 +260,7 @@ describe('candidate external revisions', () => {
         const other = 'f'.repeat(64);
         for (const tag of [`"${hash}"`, hash, hash.toUpperCase(), `"${other}", "${hash}"`, '*']) {
           const res = await post(f, { content: { tag } }, { 'if-match': tag });
-          expect(res.status, tag).toBe(201);
+          withMessage(tag, () => expect(res.status).toBe(201));
         }
         const res = await post(f, { content: {} }, { 'if-match': `"${other}"` });
         expect(res.body.code).toBe('version_conflict');
@@ -388,7 +389,7 @@ describe('candidate external revisions', () => {
       ];
       for (const path of paths) {
         const res = await call(t.baseUrl, 'GET', path, { auth: stranger.auth });
-        expect(res.status, path).toBe(404);
+        withMessage(path, () => expect(res.status).toBe(404));
         expect(res.body.code).toBe('not_found');
       }
       const foreignStage = await stage(t.baseUrl, stranger.auth, f.documentId, { content: {} });
@@ -616,7 +617,7 @@ describe('candidate external revisions', () => {
           auth: f.caller.auth,
           body: { status: 'accepted', decided_by: 'me' },
         });
-        expect(res.status, `${method} ${path}`).toBe(404);
+        withMessage(`${method} ${path}`, () => expect(res.status).toBe(404));
         expect(res.body.code).toBe('not_found');
       }
       expect((await revisionRows(t.app, f.documentId)).map((r) => r.status)).toEqual(['staged']);

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { DataSource } from 'typeorm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RevisionDecisionService } from '../src/modules/revisions/revision-decision.service.js';
 import { MAX_IN_FLIGHT } from '../src/modules/webhooks/delivery-worker.js';
 import { startTestApp, type TestApp } from './support/app.js';

@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mintToken } from '../src/common/crypto/tokens.js';
 import { startTestApp, type TestApp } from './support/app.js';
 import { basicAuth, createPat } from './support/auth-factories.js';
+import { withMessage } from './support/expect-message.js';
 import { createCaller } from './support/factories.js';
 import { call } from './support/http.js';
 import { createLockableDocument } from './support/lock-factories.js';
@@ -218,7 +219,7 @@ describe('secret hygiene', () => {
         storagePath,
       };
       for (const [kind, value] of Object.entries(kinds)) {
-        expect(leakedSecrets([value]), `${kind} is remembered`).toHaveLength(1);
+        withMessage(`${kind} is remembered`, () => expect(leakedSecrets([value])).toHaveLength(1));
       }
       // the session's requests were logged (at the most verbose level), and no line carries a secret
       expect(t.config.LOG_LEVEL).toBe('trace');

@@ -2,8 +2,8 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from './support/app.js';
 import { createClient, createTenant, type TestClient } from './support/factories.js';
 import { createProject } from './support/read-factories.js';
@@ -134,9 +134,15 @@ describe('Swagger UI in a real browser', () => {
 
       const response = operation.locator('.live-responses-table tbody .response').first();
       await response.waitFor();
-      await expect
-        .poll(async () => (await response.locator('.response-col_status').textContent())?.trim())
-        .toBe('200');
+      // the UI fills the status in a moment later: read again every 50 ms, for up to 1 s
+      const status = async () =>
+        (await response.locator('.response-col_status').textContent())?.trim();
+      let shown = await status();
+      for (const deadline = Date.now() + 1_000; shown !== '200' && Date.now() < deadline;) {
+        await new Promise((r) => setTimeout(r, 50));
+        shown = await status();
+      }
+      expect(shown).toBe('200');
       const body = await response.locator('.response-col_description pre').first().textContent();
       const listed = JSON.parse(body ?? 'null') as { data: Array<{ name: string }> };
       expect(listed.data.map((p) => p.name)).toEqual([projectName]);

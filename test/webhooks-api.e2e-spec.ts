@@ -1,5 +1,5 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { DataSource } from 'typeorm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TenantTransactions } from '../src/common/database/tenant-transactions.js';
 import { EventsService } from '../src/modules/events/events.service.js';
 import { startTestApp, type TestApp } from './support/app.js';

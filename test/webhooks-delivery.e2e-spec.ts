@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Webhook } from 'standardwebhooks';
 import { DataSource } from 'typeorm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SSRF_BLOCKED_MESSAGE } from '../src/modules/webhooks/delivery/ssrf.js';
 import { DeliveryWorker } from '../src/modules/webhooks/delivery-worker.js';
 import { startTestApp, type TestApp } from './support/app.js';

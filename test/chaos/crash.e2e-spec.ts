@@ -1,5 +1,5 @@
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { DataSource } from 'typeorm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { digest } from '../../src/common/crypto/tokens.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { createCaller, type TestCaller } from '../support/factories.js';
@@ -34,7 +34,10 @@ interface Doc {
   lockToken: string | null;
 }
 
-describe('crash: SIGKILL under load, restart on the same database', { timeout: 120_000 }, () => {
+// for each test and hook of this file
+jest.setTimeout(120_000);
+
+describe('crash: SIGKILL under load, restart on the same database', () => {
   const secretKey = newSecretKey();
   let seed: TestApp;
   let receiver: ChaosReceiver;

@@ -2,8 +2,8 @@ import { chmod, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { DataSource } from 'typeorm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   embeddedDatabaseDir,
   runningPostmaster,
@@ -82,7 +82,10 @@ async function processesMentioning(needle: string): Promise<number[]> {
   return pids;
 }
 
-describe('graceful shutdown on SIGTERM', { timeout: 120_000 }, () => {
+// for each test and hook of this file
+jest.setTimeout(120_000);
+
+describe('graceful shutdown on SIGTERM', () => {
   const secretKey = newSecretKey();
   let seed: TestApp;
   let receiver: ChaosReceiver;

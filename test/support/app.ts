@@ -53,6 +53,8 @@ export async function startTestApp(
     },
   });
   resetPinoRoot();
+  // abortOnError is off in createApp: a module that fails to boot throws here (the test fails)
+  // instead of exiting jest's worker and orphaning the run's embedded PostgreSQL
   const app = await createApp(config, { logDestination: sink });
   await app.listen(0, '127.0.0.1');
   const baseUrl = (await app.getUrl()).replace('[::1]', '127.0.0.1');

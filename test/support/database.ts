@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { inject } from 'vitest';
 import { adminQuery, withDatabase } from './pg-url.js';
 
 export interface TestDatabase {
@@ -7,10 +6,22 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
+/** Set by the run's global setup (test/global-setup.ts); jest's workers inherit the environment. */
+export const PG_SERVER_URL_ENV = 'GRC_TEST_PG_SERVER_URL';
+export const TEMPLATE_DB_ENV = 'GRC_TEST_TEMPLATE_DB';
+
+function fromGlobalSetup(name: string): string {
+  const value = process.env[name];
+  if (!value) {
+    throw new Error(`${name} is not set: run the e2e files through jest's e2e project (npm test)`);
+  }
+  return value;
+}
+
 /** A fresh, migrated database for one test file, cloned from the run's template. */
 export async function createTestDatabase(): Promise<TestDatabase> {
-  const server = inject('pgServerUrl');
-  const template = inject('templateDatabase');
+  const server = fromGlobalSetup(PG_SERVER_URL_ENV);
+  const template = fromGlobalSetup(TEMPLATE_DB_ENV);
   const name = `grc_test_${randomBytes(6).toString('hex')}`;
   for (let attempt = 0; ; attempt++) {
     try {

@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest';
 import { crc32 } from 'node:zlib';
+import { describe, expect, it } from '@jest/globals';
 import { digest, digestsEqual, isWellFormedToken, mintToken } from './tokens.js';
 
 describe('tokens', () => {

@@ -1,5 +1,5 @@
+import { describe, expect, it } from '@jest/globals';
 import canonicalize from 'canonicalize';
-import { describe, expect, it } from 'vitest';
 import { contentHash } from './content-hash.js';
 
 // RFC 8785 §3.2.2: the input and its canonical form, hashed independently (Python hashlib)

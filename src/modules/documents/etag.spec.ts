@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it } from '@jest/globals';
 import { etagOf, ifNoneMatchHits } from './etag.js';
 
 const HASH = 'ab'.repeat(32);

@@ -1,16 +1,17 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import { MemoryThrottlerStorage } from './memory-throttler.storage.js';
 
 describe('MemoryThrottlerStorage (fixed window)', () => {
   let storage: MemoryThrottlerStorage;
   beforeEach(() => {
-    vi.useFakeTimers();
-    vi.setSystemTime(new Date('2026-11-22T10:00:00.000Z'));
+    // only the clock and the timers are faked: process.nextTick and queueMicrotask stay real
+    jest.useFakeTimers({ doNotFake: ['nextTick', 'queueMicrotask'] });
+    jest.setSystemTime(new Date('2026-11-22T10:00:00.000Z'));
     storage = new MemoryThrottlerStorage();
   });
   afterEach(() => {
     storage.close();
-    vi.useRealTimers();
+    jest.useRealTimers();
   });
 
   const hit = (key = 'client:1', name = 'api') => storage.increment(key, 60_000, 2, 60_000, name);
@@ -22,7 +23,7 @@ describe('MemoryThrottlerStorage (fixed window)', () => {
       isBlocked: false,
       timeToBlockExpire: 60,
     });
-    vi.advanceTimersByTime(15_500);
+    jest.advanceTimersByTime(15_500);
     expect((await hit()).isBlocked).toBe(false);
     expect(await hit()).toEqual({
       totalHits: 3,
@@ -36,7 +37,7 @@ describe('MemoryThrottlerStorage (fixed window)', () => {
     await hit();
     await hit();
     expect((await hit()).isBlocked).toBe(true);
-    vi.advanceTimersByTime(60_000);
+    jest.advanceTimersByTime(60_000);
     expect(await hit()).toMatchObject({ totalHits: 1, isBlocked: false, timeToExpire: 60 });
   });
 
@@ -51,7 +52,7 @@ describe('MemoryThrottlerStorage (fixed window)', () => {
     await hit('client:1');
     const windows = (storage as unknown as { windows: Map<string, unknown> }).windows;
     expect(windows.size).toBe(1);
-    vi.advanceTimersByTime(120_000);
+    jest.advanceTimersByTime(120_000);
     expect(windows.size).toBe(0);
   });
 });

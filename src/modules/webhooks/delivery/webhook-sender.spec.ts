@@ -3,8 +3,17 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import net from 'node:net';
 import tls from 'node:tls';
+import {
+  afterAll,
+  afterEach,
+  beforeAll,
+  beforeEach,
+  describe,
+  expect,
+  it,
+  jest,
+} from '@jest/globals';
 import { Webhook } from 'standardwebhooks';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { SSRF_BLOCKED_MESSAGE } from './ssrf.js';
 import { WEBHOOK_USER_AGENT, WebhookSender, type AttemptResult } from './webhook-sender.js';
 
@@ -75,6 +84,18 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   port = (server.address() as AddressInfo).port;
   origin = `http://127.0.0.1:${port}`;
+  // jest loads what undici needs for its first request (lazily, through jest's module registry) far
+  // slower than Node does: 50-100 ms on an idle machine, more than TIMEOUT_MS on a busy one. One
+  // request without that deadline first, so no test below measures the loading.
+  received = [];
+  connections = 0;
+  const warmUp = new WebhookSender({
+    timeoutMs: 30_000,
+    allowPrivateNetworks: true,
+    allowHttp: true,
+  });
+  expect((await warmUp.send(attempt('/ok'))).outcome).toBe('succeeded');
+  await warmUp.close();
 });
 
 afterAll(async () => {
@@ -317,20 +338,20 @@ describe('WebhookSender (SSRF protection)', () => {
     // Tripwire: should the guard ever break, throw instead of sending a packet off this machine.
     attempted = [];
     const realConnect = net.connect.bind(net) as (options: net.NetConnectOpts) => net.Socket;
-    vi.spyOn(net, 'connect').mockImplementation(((options: net.NetConnectOpts) => {
+    jest.spyOn(net, 'connect').mockImplementation(((options: net.NetConnectOpts) => {
       const host = (options as net.TcpNetConnectOpts).host ?? '';
       attempted.push(host);
       if (host !== 'localhost') throw new Error(`tripwire: refusing to connect to ${host}`);
       return realConnect(options);
     }) as typeof net.connect);
-    vi.spyOn(tls, 'connect').mockImplementation(() => {
+    jest.spyOn(tls, 'connect').mockImplementation(() => {
       attempted.push('tls');
       throw new Error('tripwire: no TLS in this test');
     });
   });
 
   afterEach(async () => {
-    vi.restoreAllMocks();
+    jest.restoreAllMocks();
     await sender.close();
   });
 
