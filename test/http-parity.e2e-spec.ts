@@ -4,8 +4,8 @@ import { startTestApp, type TestApp } from './support/app.js';
 import { createCaller, type TestCaller } from './support/factories.js';
 import { rememberSecretsIn } from './support/secrets.js';
 
-/** Headers that differ between any two responses whatever the server (clock, connection). */
-const VOLATILE = new Set(['date']);
+/** Headers that depend on the clock, not on the server: each is checked to be there, not equal. */
+const VOLATILE = new Set(['date', 'x-ratelimit-reset-api']);
 
 interface Exchange {
   status: number;
@@ -24,8 +24,8 @@ interface Probe {
 
 /**
  * Express (the default) and Fastify (`HTTP_ADAPTER=fastify`) under the same application, on one
- * database: every probe gets the same status, headers (names lower-cased; only `Date` may
- * differ) and body bytes from both. The request id is fixed by the caller so bodies can be equal.
+ * database: every probe gets the same status, headers (names lower-cased; only the values of
+ * clock-dependent ones may differ) and body bytes from both. The request id is fixed by the caller so bodies can be equal.
  */
 describe('HTTP adapters answer alike', () => {
   let express: TestApp;
@@ -54,7 +54,7 @@ describe('HTTP adapters answer alike', () => {
     rememberSecretsIn(body);
     const answered: Record<string, string> = {};
     res.headers.forEach((value, name) => {
-      if (!VOLATILE.has(name)) answered[name] = value;
+      answered[name] = VOLATILE.has(name) ? typeof value : value;
     });
     return { status: res.status, headers: answered, body };
   }
@@ -167,10 +167,7 @@ describe('HTTP adapters answer alike', () => {
     expect(fromExpress.status).toBeGreaterThanOrEqual(200);
   });
 
-  it('gives each adapter its own label in the request log and the same route labels in metrics', async () => {
-    for (const app of [express, fastify]) {
-      await fetch(`${app.baseUrl}/api/v1/projects/1`, { headers: { authorization: caller.auth } });
-    }
+  it('labels requests in metrics with the same route patterns', async () => {
     const series = async (app: TestApp): Promise<string[]> =>
       (await (await fetch(`${app.baseUrl}/metrics`)).text())
         .split('\n')
@@ -178,8 +175,14 @@ describe('HTTP adapters answer alike', () => {
         .map((line) => line.replace(/\s+\d+$/, ''))
         .sort();
     const fromExpress = await series(express);
-    expect(fromExpress).toContain(
-      'http_requests_total{method="GET",route="/api/v1/projects/:projectId",status="200"}',
+    // the probes above reached these routes; refusals before routing count for their route too
+    expect(fromExpress).toEqual(
+      expect.arrayContaining([
+        'http_requests_total{method="GET",route="/api/v1/projects",status="200"}',
+        'http_requests_total{method="POST",route="/api/v1/webhooks",status="400"}',
+        'http_requests_total{method="POST",route="/api/v1/webhooks",status="413"}',
+        'http_requests_total{method="POST",route="/api/v1/oauth/token",status="400"}',
+      ]),
     );
     expect(await series(fastify)).toEqual(fromExpress);
   });

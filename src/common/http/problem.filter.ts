@@ -188,12 +188,6 @@ function refusalProblem(refusal: FrameworkRefusal, rid: string | null): ProblemB
     case 'unreadable_body':
       return unreadableBody(rid, refusal.reason);
     case 'malformed_request':
-      return problem(
-        400,
-        'malformed_request',
-        'Malformed request',
-        'the request could not be parsed',
-        rid,
-      );
+      return problem(400, 'malformed_request', 'Malformed request', refusal.detail, rid);
   }
 }

@@ -1,5 +1,5 @@
 import type { Server } from 'node:http';
-import { HttpException, type INestApplication } from '@nestjs/common';
+import { HttpException, type INestApplication, NotFoundException } from '@nestjs/common';
 import { ExpressAdapter, type NestExpressApplication } from '@nestjs/platform-express';
 import express, { type Request, type Response } from 'express';
 import getRawBody from 'raw-body';
@@ -44,6 +44,7 @@ export class ExpressPlatform implements HttpPlatform {
   readonly catchAllPaths = ['', '{*path}'];
   private hooks: RequestHooks | undefined;
   private router: { stack?: RouteLayer[] } | undefined;
+  private express: express.Express | undefined;
 
   constructor(private readonly config: AppConfig) {}
 
@@ -58,6 +59,7 @@ export class ExpressPlatform implements HttpPlatform {
     // the content hash, which their route sets itself
     app.set('etag', false);
     this.router = app.router as unknown as { stack?: RouteLayer[] };
+    this.express = app;
     return new ExpressAdapter(app);
   }
 
@@ -82,11 +84,23 @@ export class ExpressPlatform implements HttpPlatform {
     );
   }
 
+  afterRoutes(): void {
+    this.express!.use((_req: Request, _res: Response, next: (err: unknown) => void) =>
+      // what Nest's own not-found handler throws, which Fastify's runs for these paths
+      next(new NotFoundException()),
+    );
+  }
+
   /** After the request logger: the body, then the hook the handler runs inside. */
   middleware(): PlatformMiddleware[] {
     const limit = this.config.BODY_LIMIT;
     return [
-      (req, _res, next) => {
+      (req, res, next) => {
+        // as Fastify does: the rest of a refused body is not read, so the connection is not reused
+        const refuse = (err: unknown): void => {
+          res.setHeader('Connection', 'close');
+          next(err);
+        };
         const proceed = (): void => this.hooks!.beforeHandler(() => next());
         const kind = bodyKindOf(req.headers['content-type']);
         // as Fastify: GET and HEAD bodies are never read, other types are left to their route
@@ -100,13 +114,13 @@ export class ExpressPlatform implements HttpPlatform {
             try {
               body = decodeBody(kind, req.headers, raw, limit);
             } catch (err) {
-              next(err);
+              refuse(err);
               return;
             }
             (req as { body?: unknown }).body = body;
             proceed();
           },
-          (err: unknown) => next(bodyErrorOf(err)),
+          (err: unknown) => refuse(bodyErrorOf(err)),
         );
       },
     ];
@@ -114,9 +128,12 @@ export class ExpressPlatform implements HttpPlatform {
 
   routeOf(req: HttpRequest): string | undefined {
     const { route, baseUrl } = req as unknown as { route?: { path?: unknown }; baseUrl?: string };
+    // a catch-all route is the middleware Nest applies to every path, or the 404 route
     const path =
-      typeof route?.path === 'string' ? `${baseUrl ?? ''}${route.path}` : this.routeFor(req);
-    return path && !path.includes('*') ? path : undefined;
+      typeof route?.path === 'string' && !route.path.includes('*')
+        ? `${baseUrl ?? ''}${route.path}`
+        : this.routeFor(req);
+    return path;
   }
 
   /**
@@ -131,7 +148,12 @@ export class ExpressPlatform implements HttpPlatform {
     for (const layer of this.router?.stack ?? []) {
       const route = layer.route;
       if (typeof route?.path !== 'string' || route.path.includes('*')) continue;
-      if ((route.methods?._all || route.methods?.[method]) && layer.match(path)) return route.path;
+      if (!route.methods?._all && !route.methods?.[method]) continue;
+      try {
+        if (layer.match(path)) return route.path;
+      } catch {
+        // a path whose parameters are not valid percent-encoding matches no route
+      }
     }
     return undefined;
   }
@@ -140,7 +162,7 @@ export class ExpressPlatform implements HttpPlatform {
     // a path that is not valid percent-encoding; Nest hands it on as a 400 HttpException
     const cause = err instanceof HttpException ? err.cause : err;
     if (cause instanceof URIError && (cause as { status?: unknown }).status === 400) {
-      return { kind: 'malformed_request' };
+      return { kind: 'malformed_request', detail: 'the request URL could not be parsed' };
     }
     return undefined;
   }

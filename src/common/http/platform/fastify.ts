@@ -25,6 +25,8 @@ export class FastifyPlatform implements HttpPlatform {
   readonly name = 'fastify' as const;
   readonly catchAllPaths = ['', '*'];
 
+  private hooks: RequestHooks | undefined;
+
   constructor(private readonly config: AppConfig) {}
 
   createAdapter(): FastifyAdapter {
@@ -40,6 +42,12 @@ export class FastifyPlatform implements HttpPlatform {
       requestIdHeader: false,
       // what the router refuses before any hook runs (a path that is not valid percent-encoding)
       frameworkErrors: (_error: Error, request: FastifyRequest, reply: FastifyReply) => {
+        // no hook runs for these: counted here, as Express counts them
+        const started = process.hrtime.bigint();
+        reply.raw.once('finish', () => {
+          const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+          this.hooks?.onResponse(request as unknown as HttpRequest, undefined, 400, seconds);
+        });
         const body = problem(
           400,
           'malformed_request',
@@ -57,6 +65,7 @@ export class FastifyPlatform implements HttpPlatform {
   }
 
   configure(app: INestApplication, hooks: RequestHooks): void {
+    this.hooks = hooks;
     const fastify = (app as NestFastifyApplication).getHttpAdapter().getInstance();
     const limit = this.config.BODY_LIMIT;
     fastify.removeAllContentTypeParsers();
@@ -87,6 +96,9 @@ export class FastifyPlatform implements HttpPlatform {
     });
   }
 
+  /** Fastify's own not-found handler covers every path (Nest installs it). */
+  afterRoutes(): void {}
+
   /** Fastify reads bodies itself (content-type parsers, `configure`). */
   middleware(): PlatformMiddleware[] {
     return [];
@@ -107,7 +119,7 @@ export class FastifyPlatform implements HttpPlatform {
       return { kind: 'unreadable_body', reason: 'request.size.invalid' };
     }
     if (code.startsWith('FST_ERR_CTP')) return { kind: 'unreadable_body', reason: code };
-    return { kind: 'malformed_request' };
+    return { kind: 'malformed_request', detail: 'the request could not be parsed' };
   }
 
   sent(res: unknown): boolean {

@@ -4,6 +4,7 @@ import {
   type MiddlewareConsumer,
   Module,
   type NestModule,
+  type OnModuleInit,
   RequestMethod,
 } from '@nestjs/common';
 import type { HttpPlatform } from './http-platform.js';
@@ -18,7 +19,7 @@ export const HTTP_PLATFORM = Symbol('HttpPlatform');
  * line has been set up.
  */
 @Module({})
-export class HttpPlatformModule implements NestModule {
+export class HttpPlatformModule implements NestModule, OnModuleInit {
   static register(platform: HttpPlatform): DynamicModule {
     return {
       module: HttpPlatformModule,
@@ -29,6 +30,11 @@ export class HttpPlatformModule implements NestModule {
   }
 
   constructor(@Inject(HTTP_PLATFORM) private readonly platform: HttpPlatform) {}
+
+  /** Nest has registered the routes, not yet its own not-found and error handlers. */
+  onModuleInit(): void {
+    this.platform.afterRoutes();
+  }
 
   configure(consumer: MiddlewareConsumer): void {
     const middleware = this.platform.middleware();

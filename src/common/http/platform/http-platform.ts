@@ -39,7 +39,7 @@ export type PlatformMiddleware = (
 /** A refusal of the server itself, before or around a route, in the service's terms. */
 export type FrameworkRefusal =
   | { kind: 'payload_too_large' }
-  | { kind: 'malformed_request' }
+  | { kind: 'malformed_request'; detail: string }
   | { kind: 'unreadable_body'; reason: string };
 
 /**
@@ -59,6 +59,11 @@ export interface HttpPlatform {
    * `middleware()` uses too.
    */
   configure(app: INestApplication, hooks: RequestHooks): void;
+  /**
+   * Runs once every route is registered, before Nest's own not-found and error handlers: what
+   * matches no route at all (outside `/api/v1` too) is a 404 problem on both adapters.
+   */
+  afterRoutes(): void;
   /**
    * Middleware Nest runs after the modules' own (the request logger): body parsing on Express,
    * which must come after the log line has been set up so a refused body is logged too.
