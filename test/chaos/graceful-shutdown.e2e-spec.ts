@@ -145,6 +145,12 @@ describe('graceful shutdown on SIGTERM', () => {
     ]);
     expect(stored).toEqual({ status: 'staged' });
     expect({ code, signal }).toEqual({ code: 0, signal: null });
+    // answered while the service shut down: its audit line was written before the pool closed
+    const audited = await ds.query(
+      `SELECT outcome FROM audit_log WHERE tenant_id = $1 AND action = 'revision.stage'`,
+      [caller.tenantId],
+    );
+    expect(audited).toEqual([{ outcome: 'success' }]);
 
     const deliveryRows = (): Promise<
       Array<{ status: string; lease_expires_at: Date | null; event_id: string }>
