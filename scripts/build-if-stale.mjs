@@ -19,7 +19,9 @@ function newestMtime(dir) {
 const sources = Math.max(
   newestMtime('src'),
   newestMtime('migrations'),
-  ...['package.json', 'tsconfig.json', 'tsconfig.build.json', 'nest-cli.json'].map((f) => statSync(f).mtimeMs),
+  ...['package.json', 'tsconfig.json', 'tsconfig.build.json', 'nest-cli.json'].map(
+    (f) => statSync(f).mtimeMs,
+  ),
 );
 if (!existsSync(stamp) || statSync(stamp).mtimeMs < sources) {
   execSync('npm run build --silent', { stdio: 'inherit' });
