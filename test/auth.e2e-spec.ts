@@ -347,6 +347,9 @@ describe('authentication and authorisation', () => {
           basicAuth(client.clientId, ''),
           'Basic !!!not-base64!!!',
           `Basic ${Buffer.from('no-colon').toString('base64')}`,
+          // a client id that is not valid percent-encoding (was a 500 from the rate limiter)
+          `Basic ${Buffer.from('%zz:secret').toString('base64')}`,
+          `Basic ${Buffer.from(`${client.clientId}%E0%A4%A:secret`).toString('base64')}`,
         ]) {
           const res = await postToken(t.baseUrl, {
             form: { grant_type: 'client_credentials' },

@@ -18,8 +18,13 @@ export function isTokenRequest(platform: HttpPlatform, req: Request): boolean {
 function tokenClientId(req: Request): string {
   const basic = /^Basic\s+(\S+)$/i.exec(req.headers.authorization ?? '');
   if (basic?.[1]) {
-    const decoded = Buffer.from(basic[1], 'base64').toString('utf8');
-    return decodeURIComponent(decoded.split(':')[0] ?? '').slice(0, 80);
+    const id = Buffer.from(basic[1], 'base64').toString('utf8').split(':')[0] ?? '';
+    try {
+      return decodeURIComponent(id).slice(0, 80);
+    } catch {
+      // not valid percent-encoding: the token endpoint refuses it (401); count it as sent
+      return id.slice(0, 80);
+    }
   }
   const body = req.body as { client_id?: unknown } | undefined;
   return typeof body?.client_id === 'string' ? body.client_id.slice(0, 80) : '-';
