@@ -634,6 +634,22 @@ describe('authentication and authorisation', () => {
       ).toBe(200);
     });
 
+    it('takes one or more spaces after the scheme, in any letter case (RFC 6750)', async () => {
+      const c = await caller();
+      for (const auth of [
+        `Bearer  ${c.token}`,
+        `Bearer     ${c.token}`,
+        `bearer ${c.token}`,
+        `BEARER  ${c.token}`,
+      ]) {
+        const res = await call(t.baseUrl, 'GET', '/projects', { auth });
+        expect({ auth: auth.replace(c.token, '<token>'), status: res.status }).toEqual({
+          auth: auth.replace(c.token, '<token>'),
+          status: 200,
+        });
+      }
+    });
+
     it('a PAT works as a bearer token until it expires or is revoked', async () => {
       const tenantId = await createTenant(t.app, 'enterprise');
       const pat = await createPat(t.app, tenantId, { scopes: ['projects:read'] });

@@ -38,6 +38,9 @@ export class ApiAuthGuard extends AuthGuard('bearer') {
     // the contract takes the token from a Bearer header only: passport-http-bearer would also take
     // `access_token` from the query string or the body when the header has another scheme
     if (!token) throw new InvalidTokenError();
+    // RFC 6750 allows one or more spaces after the scheme; passport-http-bearer splits on exactly
+    // one, so it is handed the header in that form
+    (req.headers as Record<string, string>).authorization = `Bearer ${token}`;
     await super.canActivate(context);
     const principal = req.user!;
     const requirement = this.reflector.getAllAndOverride<AuthorizationRequirement | undefined>(
