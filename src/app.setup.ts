@@ -1,4 +1,4 @@
-import type { INestApplication } from '@nestjs/common';
+import { type INestApplication, Logger as NestLogger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { Logger } from 'nestjs-pino';
 import { AppModule, type AppModuleOptions } from './app.module.js';
@@ -46,11 +46,18 @@ export async function createApp(
 /** Everything the HTTP application needs besides its modules. */
 function configureApp(app: INestApplication, platform: HttpPlatform): void {
   app.useLogger(app.get(Logger));
+  const logger = new NestLogger('HttpPlatform');
   const metrics = app.get(MetricsService);
   platform.configure(app, {
     beforeHandler: openCredentialScope,
-    onResponse: (req, route, status, seconds) =>
-      metrics.observeRequest(req.method, routeLabel(route), status, seconds),
+    onResponse: (req, route, status, seconds) => {
+      try {
+        metrics.observeRequest(req.method, routeLabel(route), status, seconds);
+      } catch (err) {
+        // a 'finish' listener: a throw here would end the process
+        logger.warn({ err }, 'request metrics not recorded');
+      }
+    },
   });
   app.setGlobalPrefix(API_PREFIX, { exclude: UNPREFIXED_ROUTES });
   app.useGlobalPipes(createValidationPipe());

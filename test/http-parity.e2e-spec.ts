@@ -175,7 +175,7 @@ describe('HTTP adapters answer alike', () => {
         .map((line) => line.replace(/\s+\d+$/, ''))
         .sort();
     const fromExpress = await series(express);
-    // the probes above reached these routes; refusals before routing count for their route too
+    // the probes above reached these routes; body refusals (400, 413) count for their route too
     expect(fromExpress).toEqual(
       expect.arrayContaining([
         'http_requests_total{method="GET",route="/api/v1/projects",status="200"}',

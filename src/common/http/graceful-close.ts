@@ -3,8 +3,9 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 export interface GracefulClose {
   /**
    * Stops accepting connections, closes idle keep-alive ones, makes every response still to be
-   * sent close its connection, and resolves once the last request in flight has been answered
-   * (or after `timeoutMs`).
+   * sent close its connection, and resolves once the last request in flight has been answered;
+   * after `timeoutMs` the connections still open are cut, so the application's own close (audit
+   * drain, workers, pool) starts within a bound.
    */
   close(timeoutMs: number): Promise<void>;
 }
@@ -33,6 +34,7 @@ export function gracefulClose(server: Server): GracefulClose {
       while (inFlight.size > 0 && Date.now() < deadline) {
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
+      if (inFlight.size > 0) server.closeAllConnections();
     },
   };
 }

@@ -108,20 +108,23 @@ export class ExpressPlatform implements HttpPlatform {
           proceed();
           return;
         }
-        getRawBody(req, { length: req.headers['content-length'], limit }).then(
-          (raw) => {
-            let body: unknown;
-            try {
-              body = decodeBody(kind, req.headers, raw, limit);
-            } catch (err) {
-              refuse(err);
-              return;
-            }
-            (req as { body?: unknown }).body = body;
-            proceed();
-          },
-          (err: unknown) => refuse(bodyErrorOf(err)),
-        );
+        getRawBody(req, { length: req.headers['content-length'], limit })
+          .then(
+            (raw) => {
+              let body: unknown;
+              try {
+                body = decodeBody(kind, req.headers, raw, limit);
+              } catch (err) {
+                refuse(err);
+                return;
+              }
+              (req as { body?: unknown }).body = body;
+              proceed();
+            },
+            (err: unknown) => refuse(bodyErrorOf(err)),
+          )
+          // whatever the rest of the request throws synchronously goes to the error handlers
+          .catch((err: unknown) => next(err));
       },
     ];
   }

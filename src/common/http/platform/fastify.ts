@@ -1,4 +1,4 @@
-import type { INestApplication } from '@nestjs/common';
+import { HttpException, type INestApplication } from '@nestjs/common';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppConfig } from '../../config/app-config.js';
@@ -110,7 +110,9 @@ export class FastifyPlatform implements HttpPlatform {
   }
 
   refusalOf(err: unknown): FrameworkRefusal | undefined {
-    const { code, statusCode } = (err ?? {}) as { code?: unknown; statusCode?: number };
+    // Nest hands Fastify's 4xx errors on as an HttpException with the original as its cause
+    const cause = err instanceof HttpException ? err.cause : err;
+    const { code, statusCode } = (cause ?? {}) as { code?: unknown; statusCode?: number };
     if (typeof code !== 'string' || !code.startsWith('FST_ERR') || (statusCode ?? 500) >= 500) {
       return undefined;
     }

@@ -89,6 +89,6 @@ export interface RequestHooks {
    * inside `next`, so in whatever async context the hook opens.
    */
   beforeHandler(next: () => void): void;
-  /** Runs when the response has been sent: for metrics. */
+  /** Runs when the response has been sent: for metrics. Must not throw (an event listener). */
   onResponse(req: HttpRequest, route: string | undefined, status: number, seconds: number): void;
 }
