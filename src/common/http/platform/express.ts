@@ -132,11 +132,9 @@ export class ExpressPlatform implements HttpPlatform {
   routeOf(req: HttpRequest): string | undefined {
     const { route, baseUrl } = req as unknown as { route?: { path?: unknown }; baseUrl?: string };
     // a catch-all route is the middleware Nest applies to every path, or the 404 route
-    const path =
-      typeof route?.path === 'string' && !route.path.includes('*')
-        ? `${baseUrl ?? ''}${route.path}`
-        : this.routeFor(req);
-    return path;
+    return typeof route?.path === 'string' && !route.path.includes('*')
+      ? `${baseUrl ?? ''}${route.path}`
+      : this.routeFor(req);
   }
 
   /**
