@@ -43,7 +43,6 @@ export class ExpressPlatform implements HttpPlatform {
   readonly name = 'express' as const;
   readonly catchAllPaths = ['', '{*path}'];
   private hooks: RequestHooks | undefined;
-  private router: { stack?: RouteLayer[] } | undefined;
   private express: express.Express | undefined;
 
   constructor(private readonly config: AppConfig) {}
@@ -58,7 +57,6 @@ export class ExpressPlatform implements HttpPlatform {
     // Express's automatic weak ETags would answer 304 on any GET; only versions carry an ETag,
     // the content hash, which their route sets itself
     app.set('etag', false);
-    this.router = app.router as unknown as { stack?: RouteLayer[] };
     this.express = app;
     return new ExpressAdapter(app);
   }
@@ -146,7 +144,8 @@ export class ExpressPlatform implements HttpPlatform {
     const url = (req as { originalUrl?: string }).originalUrl ?? req.url;
     const path = url.split('?')[0] ?? '';
     const method = req.method === 'HEAD' ? 'get' : req.method.toLowerCase();
-    for (const layer of this.router?.stack ?? []) {
+    const router = this.express?.router as unknown as { stack?: RouteLayer[] } | undefined;
+    for (const layer of router?.stack ?? []) {
       const route = layer.route;
       if (typeof route?.path !== 'string' || route.path.includes('*')) continue;
       if (!route.methods?._all && !route.methods?.[method]) continue;
