@@ -406,7 +406,7 @@ export interface components {
             /** @example limit: limit must not be greater than 100 */
             detail: string;
             /**
-             * @description Stable machine-readable code: `validation_failed`, `project_not_found`, `version_conflict`, `not_found`, `unauthenticated`, `invalid_token`, `insufficient_scope`, `entitlement_required`, `ip_not_allowed`, `lock_token_invalid`, `webhook_revoked`, `delivery_not_replayable`, `idempotency_key_reused`, `payload_too_large`, `document_locked`, `rate_limited`, `internal_error`, `service_unavailable`.
+             * @description Stable machine-readable code: `validation_failed`, `project_not_found`, `version_conflict`, `not_found`, `unauthenticated`, `invalid_token`, `insufficient_scope`, `entitlement_required`, `ip_not_allowed`, `lock_token_invalid`, `webhook_revoked`, `delivery_not_replayable`, `idempotency_key_reused`, `payload_too_large`, `unsupported_media_type`, `document_locked`, `rate_limited`, `internal_error`, `service_unavailable`.
              * @example validation_failed
              */
             code: string;
@@ -989,7 +989,7 @@ export interface operations {
                     "application/json": components["schemas"]["OAuthErrorDto"];
                 };
             };
-            /** @description `invalid_request`: the body exceeds the `BODY_LIMIT` of the server (5 MiB). */
+            /** @description `invalid_request`: the body exceeds 16 KiB (or the `BODY_LIMIT` of the server if smaller), or a compressed body expands past it or to more than 50 times its size. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -999,6 +999,21 @@ export interface operations {
                      * @example {
                      *       "error": "invalid_request",
                      *       "error_description": "the request body is too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OAuthErrorDto"];
+                };
+            };
+            /** @description `invalid_request`: the body is neither `application/x-www-form-urlencoded` nor `application/json`, or not UTF-8. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "invalid_request",
+                     *       "error_description": "unsupported media type"
                      *     }
                      */
                     "application/json": components["schemas"]["OAuthErrorDto"];
@@ -1160,6 +1175,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
+            /** @description `unsupported_media_type`: the body is not `application/json` in UTF-8, or has a `Content-Encoding` other than gzip, deflate or br. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
             /**
              * @description `rate_limited`: too many requests; wait the `Retry-After` seconds.
              *
@@ -1264,6 +1288,15 @@ export interface operations {
             };
             /** @description `payload_too_large`: the body exceeds the `BODY_LIMIT` of the server (5 MiB). */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `unsupported_media_type`: the body is not `application/json` in UTF-8, or has a `Content-Encoding` other than gzip, deflate or br. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1552,6 +1585,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
+            /** @description `unsupported_media_type`: the body is not `application/json` in UTF-8, or has a `Content-Encoding` other than gzip, deflate or br. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
             /** @description `document_locked`: a live lock exists; the problem body adds its `expires_at`, never its token. */
             423: {
                 headers: {
@@ -1666,6 +1708,15 @@ export interface operations {
             };
             /** @description `payload_too_large`: the body exceeds the `BODY_LIMIT` of the server (5 MiB). */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `unsupported_media_type`: the body is not `application/json` in UTF-8, or has a `Content-Encoding` other than gzip, deflate or br. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2390,6 +2441,15 @@ export interface operations {
             };
             /** @description `payload_too_large`: the body exceeds the `BODY_LIMIT` of the server (5 MiB). */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `unsupported_media_type`: the body is not `application/json` in UTF-8, or has a `Content-Encoding` other than gzip, deflate or br. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

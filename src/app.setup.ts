@@ -4,10 +4,12 @@ import { Logger } from 'nestjs-pino';
 import { AppModule, type AppModuleOptions } from './app.module.js';
 import type { AppConfig } from './common/config/app-config.js';
 import { openCredentialScope } from './common/database/credential-freshness.js';
+import { DeferredBodyErrorInterceptor } from './common/http/deferred-body-error.interceptor.js';
 import { createHttpPlatform } from './common/http/platform/create-http-platform.js';
 import type { HttpPlatform } from './common/http/platform/http-platform.js';
 import { ProblemFilter } from './common/http/problem.filter.js';
 import { createValidationPipe } from './common/http/validation.js';
+import { BodyAdmissionService } from './modules/auth/body-admission.service.js';
 import { MetricsService } from './modules/metrics/metrics.service.js';
 import { routeLabel } from './modules/metrics/route-label.js';
 import { API_PREFIX, buildOpenApiDocument, setupSwagger } from './openapi.js';
@@ -48,7 +50,9 @@ function configureApp(app: INestApplication, platform: HttpPlatform): void {
   app.useLogger(app.get(Logger));
   const logger = new NestLogger('HttpPlatform');
   const metrics = app.get(MetricsService);
+  const bodyAdmission = app.get(BodyAdmissionService);
   platform.configure(app, {
+    admitsBody: (req, route) => bodyAdmission.admits(req, route),
     beforeHandler: openCredentialScope,
     onResponse: (req, route, status, seconds) => {
       try {
@@ -60,6 +64,7 @@ function configureApp(app: INestApplication, platform: HttpPlatform): void {
     },
   });
   app.setGlobalPrefix(API_PREFIX, { exclude: UNPREFIXED_ROUTES });
+  app.useGlobalInterceptors(new DeferredBodyErrorInterceptor());
   app.useGlobalPipes(createValidationPipe());
   app.useGlobalFilters(new ProblemFilter(platform));
   setupSwagger(app, buildOpenApiDocument(app));

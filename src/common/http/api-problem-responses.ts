@@ -40,6 +40,7 @@ export class ProblemDetails {
       '`not_found`, `unauthenticated`, `invalid_token`, `insufficient_scope`, ' +
       '`entitlement_required`, `ip_not_allowed`, `lock_token_invalid`, `webhook_revoked`, ' +
       '`delivery_not_replayable`, `idempotency_key_reused`, `payload_too_large`, ' +
+      '`unsupported_media_type`, ' +
       '`document_locked`, `rate_limited`, `internal_error`, `service_unavailable`.',
   })
   code!: string;
@@ -94,7 +95,7 @@ export class ProblemDetails {
 
 export const PROBLEM_MEDIA_TYPE = 'application/problem+json';
 
-export type ProblemStatus = 400 | 401 | 403 | 404 | 409 | 413 | 423 | 429 | 500 | 503;
+export type ProblemStatus = 400 | 401 | 403 | 404 | 409 | 413 | 415 | 423 | 429 | 500 | 503;
 
 interface ProblemExample {
   status: ProblemStatus;
@@ -171,6 +172,11 @@ const CATALOG = {
     title: 'Payload too large',
     detail: 'the request body is too large',
   },
+  unsupported_media_type: {
+    status: 415,
+    title: 'Unsupported media type',
+    detail: 'the body must be application/json (UTF-8)',
+  },
   document_locked: {
     status: 423,
     title: 'Document locked',
@@ -223,6 +229,12 @@ const DEFAULTS: Record<ProblemStatus, { codes: readonly ProblemCode[]; descripti
   413: {
     codes: ['payload_too_large'],
     description: '`payload_too_large`: the body exceeds the `BODY_LIMIT` of the server (5 MiB).',
+  },
+  415: {
+    codes: ['unsupported_media_type'],
+    description:
+      '`unsupported_media_type`: the body is not `application/json` in UTF-8, or has a ' +
+      '`Content-Encoding` other than gzip, deflate or br.',
   },
   423: {
     codes: ['document_locked'],
@@ -320,6 +332,10 @@ export function ApiProblemResponses(
   ...responses: Array<ProblemStatus | ProblemResponse>
 ): MethodDecorator & ClassDecorator {
   const specs = responses.map((r) => (typeof r === 'number' ? { status: r } : r));
+  // an operation that takes a body can meet the media-type check too
+  if (specs.some((s) => s.status === 413) && !specs.some((s) => s.status === 415)) {
+    specs.push({ status: 415 });
+  }
   for (const status of [429, 500] as const) {
     if (!specs.some((s) => s.status === status)) specs.push({ status });
   }

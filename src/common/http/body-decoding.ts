@@ -7,6 +7,7 @@ export type BodyErrorType =
   | 'entity.too.large'
   | 'charset.unsupported'
   | 'encoding.unsupported'
+  | 'media.unsupported'
   | 'request.size.invalid';
 
 /** A body that could not be read as its headers say; the problem filter answers by `type`. */
@@ -23,6 +24,13 @@ export class BodyError extends Error {
 export type BodyKind = 'json' | 'form';
 
 const UTF8 = new Set(['utf-8', 'utf8']);
+/**
+ * A compressed body may expand to at most this many times its size (and never past the limit):
+ * JSON compresses 5-20 times, a bomb thousands of times.
+ */
+const MAX_EXPANSION = 50;
+/** Small bodies expand more (headers and dictionaries dominate); up to this size is always fine. */
+const EXPANSION_FLOOR = 64 * 1024;
 const DECOMPRESS: Record<string, ((buf: Buffer, options: ZlibOptions) => Buffer) | undefined> = {
   gzip: gunzipSync,
   'x-gzip': gunzipSync,
@@ -40,7 +48,8 @@ export function bodyKindOf(contentType: string | undefined): BodyKind | undefine
 
 /**
  * The body as text: `Content-Encoding` gzip, deflate or br is decompressed (at most `limit`
- * bytes once decompressed, so a small bomb is a 413 too), and the charset must be UTF-8.
+ * bytes and `MAX_EXPANSION` times its size once decompressed, so a small bomb is a 413 too), and
+ * the charset must be UTF-8.
  */
 function bodyText(headers: IncomingHttpHeaders, body: Buffer, limit: number): string {
   const charset = /;\s*charset\s*=\s*"?([^";\s]+)"?/i.exec(headers['content-type'] ?? '')?.[1];
@@ -54,7 +63,8 @@ function bodyText(headers: IncomingHttpHeaders, body: Buffer, limit: number): st
     throw new BodyError('encoding.unsupported', `unsupported content encoding "${encoding}"`);
   }
   try {
-    return decompress(body, { maxOutputLength: limit }).toString('utf8');
+    const maxOutputLength = Math.min(limit, Math.max(EXPANSION_FLOOR, body.length * MAX_EXPANSION));
+    return decompress(body, { maxOutputLength }).toString('utf8');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') {
       throw new BodyError('entity.too.large', 'the request body is too large');

@@ -164,8 +164,18 @@ function tooLarge(rid: string | null): ProblemBody {
   );
 }
 
+const UNSUPPORTED_MEDIA: ReadonlySet<string> = new Set([
+  'media.unsupported',
+  'charset.unsupported',
+  'encoding.unsupported',
+]);
+
 function bodyProblem(err: BodyError, rid: string | null): ProblemBody {
   if (err.type === 'entity.too.large') return tooLarge(rid);
+  if (UNSUPPORTED_MEDIA.has(err.type)) {
+    const detail = err.type === 'media.unsupported' ? 'unsupported media type' : err.message;
+    return problem(415, 'unsupported_media_type', 'Unsupported media type', detail, rid);
+  }
   if (err.type === 'entity.parse.failed') {
     return problem(
       400,

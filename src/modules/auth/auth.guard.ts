@@ -10,6 +10,7 @@ import {
   IpNotAllowedError,
   UnauthenticatedError,
 } from './auth.errors.js';
+import { bearerToken } from './bearer-header.js';
 import { AUTHORIZATION, type AuthorizationRequirement } from './authorized.decorator.js';
 import { CredentialsService } from './credentials.service.js';
 import { ipAllowed } from './ip-allowlist.js';
@@ -66,11 +67,6 @@ export class ApiAuthGuard extends AuthGuard('bearer') {
     if (!user) throw new InvalidTokenError();
     return user;
   }
-}
-
-/** What passport-http-bearer read from the header (RFC 6750 §2.1). */
-function bearerToken(authorization: string | undefined): string | undefined {
-  return /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '')?.[1];
 }
 
 /** CONTRACT.md §2 order after authentication: IP allowlist, scope, entitlement. */

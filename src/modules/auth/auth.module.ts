@@ -5,6 +5,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { TenancyModule } from '../tenancy/tenancy.module.js';
 import { ApiAuthGuard } from './auth.guard.js';
 import { BearerStrategy } from './bearer.strategy.js';
+import { BodyAdmissionService } from './body-admission.service.js';
 import { CredentialAdminService } from './credential-admin.service.js';
 import { CredentialsService } from './credentials.service.js';
 import { AccessToken } from './entities/access-token.entity.js';
@@ -25,8 +26,9 @@ import { OAuthTokenService } from './token.service.js';
     CredentialAdminService,
     OAuthTokenService,
     BearerStrategy,
+    BodyAdmissionService,
     { provide: APP_GUARD, useClass: ApiAuthGuard },
   ],
-  exports: [CredentialsService, CredentialAdminService],
+  exports: [CredentialsService, CredentialAdminService, BodyAdmissionService],
 })
 export class AuthModule {}

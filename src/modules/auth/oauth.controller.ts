@@ -118,9 +118,19 @@ export class OAuthController {
   })
   @ApiResponse({
     status: 413,
-    description: '`invalid_request`: the body exceeds the `BODY_LIMIT` of the server (5 MiB).',
+    description:
+      '`invalid_request`: the body exceeds 16 KiB (or the `BODY_LIMIT` of the server if smaller), ' +
+      'or a compressed body expands past it or to more than 50 times its size.',
     type: OAuthErrorDto,
     example: { error: 'invalid_request', error_description: 'the request body is too large' },
+  })
+  @ApiResponse({
+    status: 415,
+    description:
+      '`invalid_request`: the body is neither `application/x-www-form-urlencoded` nor ' +
+      '`application/json`, or not UTF-8.',
+    type: OAuthErrorDto,
+    example: { error: 'invalid_request', error_description: 'unsupported media type' },
   })
   @ApiResponse({
     status: 429,

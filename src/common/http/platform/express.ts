@@ -2,10 +2,10 @@ import type { Server } from 'node:http';
 import { HttpException, type INestApplication, NotFoundException } from '@nestjs/common';
 import { ExpressAdapter, type NestExpressApplication } from '@nestjs/platform-express';
 import express, { type Request, type Response } from 'express';
-import getRawBody from 'raw-body';
 import type { AppConfig } from '../../config/app-config.js';
-import { BodyError, bodyKindOf, decodeBody } from '../body-decoding.js';
 import { answerClientError } from '../client-error.js';
+import { closeAfterResponse } from '../lingering-close.js';
+import { readRequestBody } from '../request-body.js';
 import { requestIdFor } from '../request-id.js';
 import type {
   FrameworkRefusal,
@@ -23,16 +23,6 @@ interface RouteLayer {
 
 /** Fastify's default, kept on Express so a load balancer sees the same idle connections. */
 const KEEP_ALIVE_TIMEOUT_MS = 72_000;
-
-/** What raw-body reports, as a body error the problem filter knows. */
-function bodyErrorOf(err: unknown): unknown {
-  const type = (err as { type?: unknown }).type;
-  if (type === 'entity.too.large') return new BodyError(type, 'the request body is too large');
-  if (type === 'request.size.invalid' || type === 'request.aborted') {
-    return new BodyError('request.size.invalid', 'the body ended before its Content-Length');
-  }
-  return err;
-}
 
 /**
  * Express under Nest, the default (`HTTP_ADAPTER=express`). Routing is made to match Fastify's:
@@ -89,38 +79,22 @@ export class ExpressPlatform implements HttpPlatform {
     );
   }
 
-  /** After the request logger: the body, then the hook the handler runs inside. */
+  /** After the request logger: the body (readRequestBody), then the hook the handler runs inside. */
   middleware(): PlatformMiddleware[] {
-    const limit = this.config.BODY_LIMIT;
     return [
       (req, res, next) => {
-        // as Fastify does: the rest of a refused body is not read, so the connection is not reused
-        const refuse = (err: unknown): void => {
-          res.setHeader('Connection', 'close');
-          next(err);
-        };
-        const proceed = (): void => this.hooks!.beforeHandler(() => next());
-        const kind = bodyKindOf(req.headers['content-type']);
-        // as Fastify: GET and HEAD bodies are never read, other types are left to their route
-        if (!kind || req.method === 'GET' || req.method === 'HEAD') {
-          proceed();
-          return;
-        }
-        getRawBody(req, { length: req.headers['content-length'], limit })
-          .then(
-            (raw) => {
-              let body: unknown;
-              try {
-                body = decodeBody(kind, req.headers, raw, limit);
-              } catch (err) {
-                refuse(err);
-                return;
-              }
-              (req as { body?: unknown }).body = body;
-              proceed();
-            },
-            (err: unknown) => refuse(bodyErrorOf(err)),
-          )
+        readRequestBody({
+          request: req as unknown as HttpRequest,
+          raw: req,
+          route: this.routeOf(req as unknown as HttpRequest),
+          limit: this.config.BODY_LIMIT,
+          admits: this.hooks!.admitsBody,
+          closeAfterResponse: () => closeAfterResponse(res),
+        })
+          .then((body) => {
+            (req as { body?: unknown }).body = body;
+            this.hooks!.beforeHandler(() => next());
+          }, next)
           // whatever the rest of the request throws synchronously goes to the error handlers
           .catch((err: unknown) => next(err));
       },

@@ -2,8 +2,9 @@ import { HttpException, type INestApplication } from '@nestjs/common';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppConfig } from '../../config/app-config.js';
-import { type BodyKind, decodeBody } from '../body-decoding.js';
 import { answerClientError } from '../client-error.js';
+import { closeAfterResponse } from '../lingering-close.js';
+import { readRequestBody } from '../request-body.js';
 import { requestIdFor } from '../request-id.js';
 import { problem, PROBLEM_CONTENT_TYPE } from '../problem.js';
 import type {
@@ -13,6 +14,13 @@ import type {
   PlatformMiddleware,
   RequestHooks,
 } from './http-platform.js';
+
+const REPLY = Symbol('reply');
+
+/** The reply of a request, kept by the onRequest hook (a body parser is given the request only). */
+function replyOf(request: FastifyRequest): FastifyReply {
+  return (request as { [REPLY]?: FastifyReply })[REPLY]!;
+}
 
 /**
  * Fastify under Nest (`HTTP_ADAPTER=fastify`): the lighter of the two per request (bench/README.md,
@@ -67,22 +75,23 @@ export class FastifyPlatform implements HttpPlatform {
   configure(app: INestApplication, hooks: RequestHooks): void {
     this.hooks = hooks;
     const fastify = (app as NestFastifyApplication).getHttpAdapter().getInstance();
-    const limit = this.config.BODY_LIMIT;
     fastify.removeAllContentTypeParsers();
-    const parser =
-      (kind: BodyKind) =>
-      (req: FastifyRequest, body: Buffer, done: (err: Error | null, body?: unknown) => void) => {
-        try {
-          done(null, decodeBody(kind, req.headers, body, limit));
-        } catch (err) {
-          done(err as Error);
-        }
-      };
-    const options = { parseAs: 'buffer' as const, bodyLimit: limit };
-    fastify.addContentTypeParser('application/json', options, parser('json'));
-    fastify.addContentTypeParser('application/x-www-form-urlencoded', options, parser('form'));
-    fastify.addContentTypeParser('*', (_req, _payload, done) => done(null, undefined));
+    // one parser for every media type: readRequestBody checks the credential and the type first
+    fastify.addContentTypeParser('*', (request, _payload, done) => {
+      readRequestBody({
+        request: request as unknown as HttpRequest,
+        raw: request.raw,
+        route: this.routeOf(request as unknown as HttpRequest),
+        limit: this.config.BODY_LIMIT,
+        admits: hooks.admitsBody,
+        closeAfterResponse: () => closeAfterResponse(replyOf(request).raw),
+      }).then(
+        (body) => done(null, body),
+        (err: unknown) => done(err as Error),
+      );
+    });
     fastify.addHook('onRequest', (request, reply, done) => {
+      (request as { [REPLY]?: FastifyReply })[REPLY] = reply;
       reply.header('X-Request-Id', request.id);
       done();
     });

@@ -82,8 +82,16 @@ export interface HttpPlatform {
   send(res: unknown, status: number, headers: Record<string, string>, body: string | object): void;
 }
 
+/** Asks whether a request's body may be read: the credential it carries is checked first. */
+export type BodyAdmission = (req: HttpRequest, route: string) => Promise<boolean>;
+
 /** Per-request hooks the platform runs at fixed points of every request. */
 export interface RequestHooks {
+  /**
+   * Whether a request's body may be read, asked before any byte of it is (`readRequestBody`):
+   * only the token endpoint's is read without a valid credential.
+   */
+  admitsBody: BodyAdmission;
   /**
    * Runs once the body has been read, just before guards and handler: the rest of the request runs
    * inside `next`, so in whatever async context the hook opens.

@@ -1,0 +1,22 @@
+import {
+  type CallHandler,
+  type ExecutionContext,
+  Injectable,
+  type NestInterceptor,
+} from '@nestjs/common';
+import type { Observable } from 'rxjs';
+import { takeDeferredBodyError } from './request-body.js';
+
+/**
+ * Throws what was wrong with the request's body (unreadable, too large, of another media type)
+ * once the guards have passed: the credential, IP, scope and entitlement checks come first
+ * (CONTRACT.md §2), then the body, then validation.
+ */
+@Injectable()
+export class DeferredBodyErrorInterceptor implements NestInterceptor {
+  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    const err = takeDeferredBodyError(context.switchToHttp().getRequest<object>());
+    if (err !== undefined) throw err;
+    return next.handle();
+  }
+}

@@ -1,0 +1,89 @@
+import type { IncomingMessage } from 'node:http';
+import getRawBody from 'raw-body';
+import { BodyError, bodyKindOf, decodeBody } from './body-decoding.js';
+import { TOKEN_ROUTE } from './oauth-error.js';
+import type { BodyAdmission, HttpRequest } from './platform/http-platform.js';
+
+/** Bodies of the token endpoint are a few hundred bytes; more is refused before decoding. */
+export const TOKEN_BODY_LIMIT = 16 * 1024;
+
+export interface BodyReading {
+  /** The request as the handler sees it (Express's or Fastify's). */
+  readonly request: HttpRequest;
+  /** The Node request whose bytes are read. */
+  readonly raw: IncomingMessage;
+  /** The matched route pattern; undefined when none matched (the 404 route). */
+  readonly route: string | undefined;
+  readonly limit: number;
+  readonly admits: BodyAdmission;
+  /** Called when the answer must close the connection: a body was left unread. */
+  readonly closeAfterResponse: () => void;
+}
+
+const DEFERRED = Symbol('deferredBodyError');
+
+/**
+ * Whether the request carries body bytes (RFC 9112 §6.3): any `Transfer-Encoding`, or a
+ * `Content-Length` other than 0.
+ */
+function carriesBody(req: IncomingMessage): boolean {
+  if (req.headers['transfer-encoding'] !== undefined) return true;
+  const length = req.headers['content-length'];
+  return length !== undefined && !/^0+$/.test(length.trim());
+}
+
+/**
+ * Reads and decodes a request's body, in the order CONTRACT.md §10 gives: no byte is read for a
+ * request without a valid credential (every route but the token endpoint's), nor for one that
+ * matched no route; the media type is checked from the headers alone; then the bytes are read
+ * up to `limit`. The body is returned (undefined when none was read); what the body gets wrong is
+ * kept for `takeDeferredBodyError`, which runs after the guards, so that a wrong body with a
+ * token lacking the scope is still a 403 (§2 order).
+ */
+export async function readRequestBody(reading: BodyReading): Promise<unknown> {
+  const { raw, route } = reading;
+  if (raw.method === 'GET' || raw.method === 'HEAD') return undefined;
+  const kind = bodyKindOf(raw.headers['content-type']);
+  // an empty JSON or form body reads as {}, with nothing to read
+  if (!carriesBody(raw)) return kind ? {} : undefined;
+  if (route === undefined || !(await reading.admits(reading.request, route))) {
+    reading.closeAfterResponse();
+    return undefined;
+  }
+  const isToken = route === TOKEN_ROUTE;
+  if (kind === undefined || (kind === 'form' && !isToken)) {
+    reading.closeAfterResponse();
+    defer(reading.request, new BodyError('media.unsupported', 'unsupported media type'));
+    return undefined;
+  }
+  const limit = isToken ? Math.min(TOKEN_BODY_LIMIT, reading.limit) : reading.limit;
+  try {
+    const bytes = await getRawBody(raw, { length: raw.headers['content-length'], limit });
+    return decodeBody(kind, raw.headers, bytes, limit);
+  } catch (err) {
+    // a refused body is not read to its end, so the connection is not reused
+    if (!raw.complete) reading.closeAfterResponse();
+    defer(reading.request, bodyErrorOf(err));
+    return undefined;
+  }
+}
+
+function defer(request: object, err: Error): void {
+  (request as { [DEFERRED]?: Error })[DEFERRED] = err;
+}
+
+/** The body's error kept by `readRequestBody`, if any: thrown once the guards have passed. */
+export function takeDeferredBodyError(request: object): Error | undefined {
+  return (request as { [DEFERRED]?: Error })[DEFERRED];
+}
+
+/** What raw-body reports, as a body error the problem filter knows. */
+function bodyErrorOf(err: unknown): Error {
+  if (err instanceof BodyError) return err;
+  const type = (err as { type?: unknown }).type;
+  if (type === 'entity.too.large') return new BodyError(type, 'the request body is too large');
+  if (type === 'request.size.invalid' || type === 'request.aborted') {
+    return new BodyError('request.size.invalid', 'the body ended before its Content-Length');
+  }
+  return err instanceof Error ? err : new BodyError('entity.parse.failed', String(err));
+}
