@@ -43,6 +43,8 @@ export interface ServiceProcess {
 
 export interface StartOptions {
   port?: number;
+  /** Node flags before the script (e.g. the heap flags of `npm start`). */
+  nodeArgs?: string[];
   readyTimeoutMs?: number;
 }
 
@@ -56,7 +58,7 @@ export async function startService(
   options: StartOptions = {},
 ): Promise<ServiceProcess> {
   const port = options.port ?? (await freePort());
-  const child = spawn(process.execPath, [MAIN], {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), MAIN], {
     env: {
       PATH: process.env.PATH ?? '/usr/bin:/bin',
       HOME: process.env.HOME ?? '/tmp',

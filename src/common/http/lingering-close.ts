@@ -27,3 +27,9 @@ export function closeAfterResponse(res: ServerResponse): void {
     this.once('close', () => clearTimeout(timer));
   };
 }
+
+/** Runs `listener` once the response is done (sent, or its connection gone), now if it already is. */
+export function whenResponseClosed(res: ServerResponse, listener: () => void): void {
+  if (res.closed) listener();
+  else res.once('close', listener);
+}

@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import getRawBody from 'raw-body';
+import { BigBodySlots, isBigBody } from './big-body-slots.js';
 import { BodyError, bodyKindOf, decodeBody } from './body-decoding.js';
 import { TOKEN_ROUTE } from './oauth-error.js';
 import type { BodyAdmission, HttpRequest } from './platform/http-platform.js';
@@ -18,7 +19,11 @@ export interface BodyReading {
   readonly admits: BodyAdmission;
   /** Called when the answer must close the connection: a body was left unread. */
   readonly closeAfterResponse: () => void;
+  /** Runs `listener` once the response has been sent or the connection has closed. */
+  readonly onResponseClosed: (listener: () => void) => void;
 }
+
+const bigBodies = new BigBodySlots();
 
 const DEFERRED = Symbol('deferredBodyError');
 
@@ -57,6 +62,8 @@ export async function readRequestBody(reading: BodyReading): Promise<unknown> {
     return undefined;
   }
   const limit = isToken ? Math.min(TOKEN_BODY_LIMIT, reading.limit) : reading.limit;
+  // held until the response: reading, parsing and handling a big body
+  if (isBigBody(raw.headers)) reading.onResponseClosed(await bigBodies.acquire());
   try {
     const bytes = await getRawBody(raw, { length: raw.headers['content-length'], limit });
     return decodeBody(kind, raw.headers, bytes, limit);

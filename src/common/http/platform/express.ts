@@ -4,7 +4,7 @@ import { ExpressAdapter, type NestExpressApplication } from '@nestjs/platform-ex
 import express, { type Request, type Response } from 'express';
 import type { AppConfig } from '../../config/app-config.js';
 import { answerClientError } from '../client-error.js';
-import { closeAfterResponse } from '../lingering-close.js';
+import { closeAfterResponse, whenResponseClosed } from '../lingering-close.js';
 import { readRequestBody } from '../request-body.js';
 import { requestIdFor } from '../request-id.js';
 import type {
@@ -90,6 +90,7 @@ export class ExpressPlatform implements HttpPlatform {
           limit: this.config.BODY_LIMIT,
           admits: this.hooks!.admitsBody,
           closeAfterResponse: () => closeAfterResponse(res),
+          onResponseClosed: (listener) => whenResponseClosed(res, listener),
         })
           .then((body) => {
             (req as { body?: unknown }).body = body;

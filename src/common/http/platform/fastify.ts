@@ -3,7 +3,7 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppConfig } from '../../config/app-config.js';
 import { answerClientError } from '../client-error.js';
-import { closeAfterResponse } from '../lingering-close.js';
+import { closeAfterResponse, whenResponseClosed } from '../lingering-close.js';
 import { readRequestBody } from '../request-body.js';
 import { requestIdFor } from '../request-id.js';
 import { problem, PROBLEM_CONTENT_TYPE } from '../problem.js';
@@ -85,6 +85,7 @@ export class FastifyPlatform implements HttpPlatform {
         limit: this.config.BODY_LIMIT,
         admits: hooks.admitsBody,
         closeAfterResponse: () => closeAfterResponse(replyOf(request).raw),
+        onResponseClosed: (listener) => whenResponseClosed(replyOf(request).raw, listener),
       }).then(
         (body) => done(null, body),
         (err: unknown) => done(err as Error),
