@@ -170,16 +170,19 @@ describe('candidate external revisions', () => {
 
       it('refuses content and strings PostgreSQL cannot store instead of failing', async () => {
         const f = await fixture();
-        expectValidation(await post(f, { content: { a: 'x\u0000y' } }), 'content');
-        expectValidation(await post(f, { content: { 'k\u0000': 1 } }), 'content');
-        expectValidation(await post(f, { content: { a: [{ b: ['\\\\\u0000'] }] } }), 'content');
+        expectValidation(await post(f, { content: { a: 'x\u0000y' } }), 'content.a');
+        expectValidation(await post(f, { content: { 'k\u0000': 1 } }), 'content["k\\u0000"]');
+        expectValidation(
+          await post(f, { content: { a: [{ b: ['\\\\\u0000'] }] } }),
+          'content.a[0].b[0]',
+        );
         expectValidation(
           await call(t.baseUrl, 'POST', `/documents/${f.documentId}/external-revisions`, {
             auth: f.caller.auth,
             rawBody: '{"content":{"n":1e400}}',
             headers: { 'content-type': 'application/json' },
           }),
-          'content',
+          'content.n',
         );
         expectValidation(await post(f, { content: {}, html: 'a\u0000' }), 'html');
       });

@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { parse as parseForm } from 'node:querystring';
 import { brotliDecompressSync, gunzipSync, inflateSync, type ZlibOptions } from 'node:zlib';
+import { utf8Problem } from './text.js';
 
 export type BodyErrorType =
   | 'entity.parse.failed'
@@ -49,28 +50,43 @@ export function bodyKindOf(contentType: string | undefined): BodyKind | undefine
 /**
  * The body as text: `Content-Encoding` gzip, deflate or br is decompressed (at most `limit`
  * bytes and `MAX_EXPANSION` times its size once decompressed, so a small bomb is a 413 too), and
- * the charset must be UTF-8.
+ * the charset must be UTF-8: bytes that are not UTF-8 are refused (naming the field they sit
+ * in), never replaced with U+FFFD.
  */
 function bodyText(headers: IncomingHttpHeaders, body: Buffer, limit: number): string {
+  const utf8 = (bytes: Buffer): string => {
+    const problem = utf8Problem(bytes, bodyKindOf(headers['content-type']));
+    if (problem) {
+      throw Object.assign(
+        new BodyError('entity.parse.failed', `${problem.field}: ${problem.message}`),
+        {
+          errors: [problem],
+        },
+      );
+    }
+    return bytes.toString('utf8');
+  };
   const charset = /;\s*charset\s*=\s*"?([^";\s]+)"?/i.exec(headers['content-type'] ?? '')?.[1];
   if (charset && !UTF8.has(charset.toLowerCase())) {
     throw new BodyError('charset.unsupported', `unsupported charset "${charset.toUpperCase()}"`);
   }
   const encoding = (headers['content-encoding'] ?? 'identity').trim().toLowerCase();
-  if (encoding === 'identity') return body.toString('utf8');
+  if (encoding === 'identity') return utf8(body);
   const decompress = DECOMPRESS[encoding];
   if (!decompress) {
     throw new BodyError('encoding.unsupported', `unsupported content encoding "${encoding}"`);
   }
+  let decompressed: Buffer;
   try {
     const maxOutputLength = Math.min(limit, Math.max(EXPANSION_FLOOR, body.length * MAX_EXPANSION));
-    return decompress(body, { maxOutputLength }).toString('utf8');
+    decompressed = decompress(body, { maxOutputLength });
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') {
       throw new BodyError('entity.too.large', 'the request body is too large');
     }
     throw new BodyError('entity.parse.failed', `the body is not valid ${encoding} data`);
   }
+  return utf8(decompressed);
 }
 
 function parseJson(text: string): unknown {

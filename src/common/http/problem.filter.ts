@@ -5,7 +5,7 @@ import {
   HttpException,
   Logger,
 } from '@nestjs/common';
-import { AppError, ValidationFailedError } from './app-error.js';
+import { AppError, type FieldError, ValidationFailedError } from './app-error.js';
 import { BodyError } from './body-decoding.js';
 import { OAuthError, TOKEN_ROUTE } from './oauth-error.js';
 import type { FrameworkRefusal, HttpPlatform, HttpRequest } from './platform/http-platform.js';
@@ -175,6 +175,11 @@ function bodyProblem(err: BodyError, rid: string | null): ProblemBody {
   if (UNSUPPORTED_MEDIA.has(err.type)) {
     const detail = err.type === 'media.unsupported' ? 'unsupported media type' : err.message;
     return problem(415, 'unsupported_media_type', 'Unsupported media type', detail, rid);
+  }
+  // bytes that are not UTF-8: the error names the field they sit in (body-decoding.ts)
+  const { errors } = err as BodyError & { errors?: FieldError[] };
+  if (errors?.length) {
+    return problem(400, 'validation_failed', 'Validation failed', err.message, rid, { errors });
   }
   if (err.type === 'entity.parse.failed') {
     return problem(

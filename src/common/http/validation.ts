@@ -1,5 +1,6 @@
 import { type ArgumentMetadata, ValidationPipe, type ValidationError } from '@nestjs/common';
 import { type FieldError, ValidationFailedError } from './app-error.js';
+import { findTextProblem, memberPath, textProblem } from './text.js';
 
 function flatten(errors: ValidationError[], parent = ''): FieldError[] {
   return errors.flatMap((e) => {
@@ -15,28 +16,87 @@ function flatten(errors: ValidationError[], parent = ''): FieldError[] {
 /** Deeper than any document structure needs; class-transformer recurses per level. */
 export const MAX_BODY_DEPTH = 100;
 
+const FREE_JSON = 'app:free-json';
+
 /**
- * Walks a parsed body without recursion: a body nested deeper than MAX_BODY_DEPTH would overflow
- * the stack of the transformer (a 500), and an own `__proto__` key (JSON.parse makes one) would be
- * silently dropped or turned into a prototype when the body is copied into a DTO.
+ * Marks a body property whose value is free JSON (a document's `content`): the pipe validates the
+ * property's own decorators against it but hands the handler the value exactly as parsed. Nest's
+ * pipe and class-transformer would otherwise copy it, and the copy loses every key named like a
+ * member of `Object.prototype` (`constructor`, `toString`, `__proto__`, …) at any depth.
  */
-export function checkBodyShape(body: unknown): FieldError | null {
-  const stack: Array<{ value: unknown; depth: number; field: string }> = [
-    { value: body, depth: 0, field: 'body' },
+export function FreeJson(): PropertyDecorator {
+  return (target, key) => {
+    const owner = target.constructor;
+    const own = (Reflect.getOwnMetadata(FREE_JSON, owner) as string[] | undefined) ?? [];
+    Reflect.defineMetadata(FREE_JSON, [...own, String(key)], owner);
+  };
+}
+
+function freeJsonProperties(metatype: unknown): Set<string> {
+  if (typeof metatype !== 'function') return new Set();
+  return new Set((Reflect.getMetadata(FREE_JSON, metatype) as string[] | undefined) ?? []);
+}
+
+/**
+ * Top-level names the pipe cannot treat as ordinary unknown fields: Nest deletes `__proto__`,
+ * `prototype` and `constructor` before validating, and class-transformer skips any name the DTO
+ * instance inherits (`toString`, `hasOwnProperty`, …), so the whitelist would never see them and
+ * they would vanish without a 400.
+ */
+function isHiddenMember(metatype: unknown, key: string): boolean {
+  if (key === '__proto__' || key === 'prototype' || key === 'constructor') return true;
+  const proto = typeof metatype === 'function' ? (metatype.prototype as object) : Object.prototype;
+  return Reflect.has(proto, key);
+}
+
+/**
+ * Walks a parsed body without recursion and returns its first problem:
+ * - nested deeper than MAX_BODY_DEPTH (the transformer's recursion would overflow: a 500);
+ * - a top-level field named like an inherited member (`constructor`, `toString`, …): an unknown
+ *   field like any other, which the stock pipe would drop silently instead;
+ * - an own `__proto__` key outside free JSON (copying the body into a DTO would drop it or turn it
+ *   into a prototype); inside free JSON it is data like any other key;
+ * - a string or key PostgreSQL or JSON cannot hold (U+0000, a lone surrogate), named by its path.
+ * `metatype` is the DTO class the body is validated against, when there is one.
+ */
+export function checkBodyShape(
+  body: unknown,
+  metatype?: unknown,
+  free: ReadonlySet<string> = freeJsonProperties(metatype),
+): FieldError | null {
+  const stack: Array<{ value: unknown; depth: number; field: string; free: boolean }> = [
+    { value: body, depth: 0, field: '', free: false },
   ];
   while (stack.length > 0) {
-    const { value, depth, field } = stack.pop()!;
+    const { value, depth, field, free: inFree } = stack.pop()!;
+    if (typeof value === 'string') {
+      const message = textProblem(value);
+      if (message) return { field: field || 'body', message };
+      continue;
+    }
     if (value === null || typeof value !== 'object') continue;
     if (depth >= MAX_BODY_DEPTH) {
       return { field: 'body', message: `is nested deeper than ${MAX_BODY_DEPTH} levels` };
     }
-    for (const key of Object.keys(value)) {
-      if (key === '__proto__')
-        return { field: `${field}.${key}`, message: 'is not an allowed key' };
+    const array = Array.isArray(value);
+    const keys = Object.keys(value);
+    for (let i = keys.length - 1; i >= 0; i--) {
+      const key = keys[i]!;
+      const path = memberPath(field, array ? Number(key) : key);
+      if (!array) {
+        if (depth === 0 && isHiddenMember(metatype, key)) {
+          return { field: path, message: 'should not exist' };
+        }
+        if (key === '__proto__' && !inFree)
+          return { field: path, message: 'is not an allowed key' };
+        const message = textProblem(key);
+        if (message) return { field: path, message: `(a key) ${message}` };
+      }
       stack.push({
         value: (value as Record<string, unknown>)[key],
         depth: depth + 1,
-        field: Array.isArray(value) ? `${field}[${key}]` : `${field}.${key}`,
+        field: path,
+        free: inFree || (depth === 0 && !array && free.has(key)),
       });
     }
   }
@@ -45,15 +105,46 @@ export function checkBodyShape(body: unknown): FieldError | null {
 
 /**
  * Path parameters reach their own pipes (`ParseIdPipe`) as the raw strings: the stock pipe would
- * first turn a `number` parameter into `+value`, so `1e3` or `0x10` would pass as ids.
+ * first turn a `number` parameter into `+value`, so `1e3` or `0x10` would pass as ids. Query and
+ * path values with U+0000 or a lone surrogate are refused here, naming the parameter.
  */
 class AppValidationPipe extends ValidationPipe {
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
-    if (metadata.type === 'body') {
-      const error = checkBodyShape(value);
+    if (metadata.type === 'body') return this.transformBody(value, metadata);
+    if (metadata.type === 'query' || metadata.type === 'param') {
+      const error = findTextProblem(value, metadata.data ?? '');
       if (error) throw new ValidationFailedError([error]);
     }
     return super.transform(value, metadata);
+  }
+
+  /**
+   * Free JSON properties (`@FreeJson()`) are validated on a stand-in and then set on the DTO as
+   * parsed: the stock pipe strips prototype-named keys from the body in place and class-transformer
+   * copies nested objects without the keys a plain object inherits.
+   */
+  private async transformBody(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    const free = freeJsonProperties(metadata.metatype);
+    const error = checkBodyShape(value, metadata.metatype, free);
+    if (error) throw new ValidationFailedError([error]);
+    if (free.size === 0 || value === null || typeof value !== 'object' || Array.isArray(value)) {
+      return super.transform(value, metadata);
+    }
+    const body = value as Record<string, unknown>;
+    const standIn: Record<string, unknown> = {};
+    const kept = new Map<string, unknown>();
+    for (const key of Object.keys(body)) {
+      const v = body[key];
+      if (free.has(key) && v !== null && typeof v === 'object' && !Array.isArray(v)) {
+        kept.set(key, v);
+        standIn[key] = {};
+      } else {
+        standIn[key] = v;
+      }
+    }
+    const dto = (await super.transform(standIn, metadata)) as Record<string, unknown>;
+    for (const [key, v] of kept) dto[key] = v;
+    return dto;
   }
 
   protected override transformPrimitive(value: unknown, metadata: ArgumentMetadata): unknown {

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { OAuthError } from '../../common/http/oauth-error.js';
+import { textProblem } from '../../common/http/text.js';
 import { CredentialsService, type VerifiedClient } from './credentials.service.js';
 import { ipAllowed } from './ip-allowlist.js';
 import { isScope, type Scope, SCOPES } from './scopes.js';
@@ -67,6 +68,8 @@ function readParams(body: unknown): Params {
     const value = source[name];
     if (value === undefined || value === null || value === '') continue;
     if (typeof value !== 'string') throw invalidRequest(`${name} must be a single string`);
+    const problem = textProblem(value);
+    if (problem) throw invalidRequest(`${name} ${problem}`);
     params[name] = value;
   }
   const ttl = source['ttl'];

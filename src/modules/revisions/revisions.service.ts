@@ -7,7 +7,12 @@ import {
   openingReads,
   TenantTransactions,
 } from '../../common/database/tenant-transactions.js';
-import { NotFoundError, ValidationFailedError } from '../../common/http/app-error.js';
+import {
+  type FieldError,
+  NotFoundError,
+  ValidationFailedError,
+} from '../../common/http/app-error.js';
+import { findTextProblem, memberPath } from '../../common/http/text.js';
 import type { Principal } from '../auth/principal.js';
 import { canonicalJson, hashOfCanonical } from '../documents/content-hash.js';
 import { DocumentService } from '../documents/documents.service.js';
@@ -306,26 +311,37 @@ const NEXT_REVISION_ID: OpeningRead<number> = {
 
 /**
  * The content as canonical JSON (sent as the `jsonb` parameter: one serialisation serves both)
- * and its hash, refusing content PostgreSQL or JSON cannot store faithfully (U+0000 in jsonb,
- * numbers beyond double range that JSON.parse turned into Infinity) as a 400 instead of a 500.
+ * and its hash, refusing content PostgreSQL or JSON cannot store faithfully as a 400 naming the
+ * path instead of a 500: U+0000 or a lone surrogate in a string or key (also refused by the
+ * validation pipe), a number beyond double range that JSON.parse turned into Infinity.
  */
 function storableContent(content: Record<string, unknown>): { json: string; hash: string } {
-  const invalid = (message: string) => new ValidationFailedError([{ field: 'content', message }]);
-  let json: string;
-  try {
-    json = canonicalJson(content);
-  } catch {
-    throw invalid('must contain only finite numbers');
-  }
-  if (ESCAPED_NUL.test(json)) throw invalid('must not contain the NUL character (U+0000)');
+  const problem = contentProblem(content);
+  if (problem) throw new ValidationFailedError([problem]);
+  const json = canonicalJson(content);
   return { json, hash: hashOfCanonical(json) };
 }
 
-/**
- * U+0000 in JSON text, in a string or a key: the escape `\u0000` whose backslash starts an escape
- * (preceded by an even number of backslashes; `\\u0000` is a backslash, then "u0000").
- */
-const ESCAPED_NUL = /(?<!\\)(?:\\\\)*\\u0000/;
+function contentProblem(content: unknown): FieldError | null {
+  const text = findTextProblem(content, 'content');
+  if (text) return text;
+  const stack: Array<{ value: unknown; field: string }> = [{ value: content, field: 'content' }];
+  while (stack.length > 0) {
+    const { value, field } = stack.pop()!;
+    if (typeof value === 'number' && !Number.isFinite(value)) {
+      return { field, message: 'must be a finite number within the range of a double' };
+    }
+    if (value === null || typeof value !== 'object') continue;
+    const array = Array.isArray(value);
+    for (const key of Object.keys(value)) {
+      stack.push({
+        value: (value as Record<string, unknown>)[key],
+        field: memberPath(field, array ? Number(key) : key),
+      });
+    }
+  }
+  return null;
+}
 
 /**
  * What makes two requests with one Idempotency-Key "the same": the canonical JSON of the body
