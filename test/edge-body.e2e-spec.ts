@@ -90,6 +90,8 @@ function rawRequest(
   });
 }
 
+const MIB = 1024 * 1024;
+
 describe('request bodies at the edge (CONTRACT.md §10 "Edge")', () => {
   let t: TestApp;
   let caller: TestCaller;
@@ -288,6 +290,50 @@ describe('request bodies at the edge (CONTRACT.md §10 "Edge")', () => {
       });
       expect(created.status).toBe(201);
       expect(await webhookCount()).toBe(before + 1);
+    });
+  });
+
+  describe('big bodies take turns, slow ones hold no one up', () => {
+    it('answers another tenant’s big staging while a big upload is stalled halfway', async () => {
+      const other = await createCaller(t.app);
+      const otherProject = await createProject(t.app, other.tenantId);
+      const otherDoc = await createDocument(t.app, other.tenantId, otherProject);
+      const big = (n: number) => JSON.stringify({ content: { text: 'x'.repeat(n) } });
+      const stalledBody = Buffer.from(big(600 * 1024));
+      const { hostname, port } = new URL(t.baseUrl);
+      const stalled = net.connect(Number(port), hostname);
+      stalled.write(
+        `POST /api/v1/documents/${documentId}/external-revisions HTTP/1.1\r\nHost: x\r\n` +
+          `Authorization: ${caller.auth}\r\nContent-Type: application/json\r\n` +
+          `Content-Length: ${stalledBody.length}\r\n\r\n`,
+      );
+      stalled.write(stalledBody.subarray(0, stalledBody.length >> 1));
+      try {
+        await new Promise((r) => setTimeout(r, 200));
+        const res = await fetch(
+          `${t.baseUrl}/api/v1/documents/${otherDoc.documentId}/external-revisions`,
+          {
+            method: 'POST',
+            headers: { authorization: other.auth, 'content-type': 'application/json' },
+            body: big(400 * 1024),
+            signal: AbortSignal.timeout(5_000),
+          },
+        );
+        expect(res.status).toBe(201);
+      } finally {
+        stalled.destroy();
+      }
+    });
+
+    it('does not keep a connection whose GET carried a body it never reads', async () => {
+      const answer = await rawRequest(t.baseUrl, {
+        method: 'GET',
+        path: '/api/v1/projects',
+        headers: { authorization: caller.auth, 'content-length': String(MIB) },
+      });
+      expect(answer.status).toBe(200);
+      expect(answer.answeredBeforeBody).toBe(true);
+      expect(answer.headers.connection).toBe('close');
     });
   });
 

@@ -31,7 +31,7 @@ const DEFERRED = Symbol('deferredBodyError');
  * Whether the request carries body bytes (RFC 9112 §6.3): any `Transfer-Encoding`, or a
  * `Content-Length` other than 0.
  */
-function carriesBody(req: IncomingMessage): boolean {
+export function carriesBody(req: IncomingMessage): boolean {
   if (req.headers['transfer-encoding'] !== undefined) return true;
   const length = req.headers['content-length'];
   return length !== undefined && !/^0+$/.test(length.trim());
@@ -47,7 +47,11 @@ function carriesBody(req: IncomingMessage): boolean {
  */
 export async function readRequestBody(reading: BodyReading): Promise<unknown> {
   const { raw, route } = reading;
-  if (raw.method === 'GET' || raw.method === 'HEAD') return undefined;
+  if (raw.method === 'GET' || raw.method === 'HEAD') {
+    // never read; closing spares reading through it to keep the connection
+    if (carriesBody(raw)) reading.closeAfterResponse();
+    return undefined;
+  }
   const kind = bodyKindOf(raw.headers['content-type']);
   // an empty JSON or form body reads as {}, with nothing to read
   if (!carriesBody(raw)) return kind ? {} : undefined;
@@ -62,10 +66,12 @@ export async function readRequestBody(reading: BodyReading): Promise<unknown> {
     return undefined;
   }
   const limit = isToken ? Math.min(TOKEN_BODY_LIMIT, reading.limit) : reading.limit;
-  // held until the response: reading, parsing and handling a big body
-  if (isBigBody(raw.headers)) reading.onResponseClosed(await bigBodies.acquire());
   try {
     const bytes = await getRawBody(raw, { length: raw.headers['content-length'], limit });
+    // held until the response: decoding, parsing and handling a big body
+    if (isBigBody(bytes.length, raw.headers['content-encoding'])) {
+      reading.onResponseClosed(await bigBodies.acquire());
+    }
     return decodeBody(kind, raw.headers, bytes, limit);
   } catch (err) {
     // a refused body is not read to its end, so the connection is not reused

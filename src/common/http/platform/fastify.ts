@@ -4,7 +4,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppConfig } from '../../config/app-config.js';
 import { answerClientError } from '../client-error.js';
 import { closeAfterResponse, whenResponseClosed } from '../lingering-close.js';
-import { readRequestBody } from '../request-body.js';
+import { carriesBody, readRequestBody } from '../request-body.js';
 import { requestIdFor } from '../request-id.js';
 import { problem, PROBLEM_CONTENT_TYPE } from '../problem.js';
 import type {
@@ -93,6 +93,10 @@ export class FastifyPlatform implements HttpPlatform {
     });
     fastify.addHook('onRequest', (request, reply, done) => {
       (request as { [REPLY]?: FastifyReply })[REPLY] = reply;
+      // Fastify never reads a GET or HEAD body (no parser runs): as on Express, it is not kept
+      if ((request.method === 'GET' || request.method === 'HEAD') && carriesBody(request.raw)) {
+        closeAfterResponse(reply.raw);
+      }
       reply.header('X-Request-Id', request.id);
       done();
     });
