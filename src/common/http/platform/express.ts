@@ -3,7 +3,7 @@ import { HttpException, type INestApplication, NotFoundException } from '@nestjs
 import { ExpressAdapter, type NestExpressApplication } from '@nestjs/platform-express';
 import express, { type Request, type Response } from 'express';
 import getRawBody from 'raw-body';
-import type { AppConfig } from '../../config/app-config.js';
+import { type AppConfig, proxyTrust } from '../../config/app-config.js';
 import { BodyError, bodyKindOf, decodeBody } from '../body-decoding.js';
 import { answerClientError } from '../client-error.js';
 import { requestIdFor } from '../request-id.js';
@@ -52,7 +52,7 @@ export class ExpressPlatform implements HttpPlatform {
     // before the adapter: Express builds its router from these settings on first use
     app.set('case sensitive routing', true);
     app.set('strict routing', false);
-    app.set('trust proxy', this.config.TRUST_PROXY);
+    app.set('trust proxy', proxyTrust(this.config.TRUST_PROXY));
     app.disable('x-powered-by');
     // Express's automatic weak ETags would answer 304 on any GET; only versions carry an ETag,
     // the content hash, which their route sets itself
