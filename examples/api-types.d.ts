@@ -1004,7 +1004,7 @@ export interface operations {
                     "application/json": components["schemas"]["OAuthErrorDto"];
                 };
             };
-            /** @description `rate_limited`: too many token requests for this client id from this address; wait the `Retry-After` seconds. */
+            /** @description `rate_limited`: too many token requests for this client id from this address, or too many failed client authentications from this address whatever client ids they named (then every token request from it, until the window ends); wait the `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Seconds to wait. */

@@ -209,6 +209,16 @@ export class AppConfig {
   RATE_LIMIT_TOKEN_PER_MINUTE = 120;
 
   /**
+   * Failed client authentications at the token endpoint per caller IP per minute, whatever client
+   * ids they name (the limit above counts per client id, so rotating ids would escape it); past it
+   * every token request from that address is 429 until the minute ends. 0 turns the limit off.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  RATE_LIMIT_TOKEN_FAILURES_PER_MINUTE = 30;
+
+  /**
    * How long a verified credential (token or client) may be answered from memory. The cache is
    * emptied whenever a credential, tenant plan or entitlement changes (a database notification,
    * a few milliseconds after the commit) and is bypassed while that notification channel is down;
