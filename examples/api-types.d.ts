@@ -1055,6 +1055,15 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookListView"];
                 };
             };
+            /** @description `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
             /** @description Missing (`unauthenticated`), or unknown, expired or revoked (`invalid_token`) bearer token. Comes with `WWW-Authenticate: Bearer realm="api"`. */
             401: {
                 headers: {
@@ -1120,7 +1129,11 @@ export interface operations {
                     "application/json": components["schemas"]["CreatedWebhookView"];
                 };
             };
-            /** @description `validation_failed`: invalid `name`, `endpoint_url` (not an absolute https URL, or with user-info) or `events` (empty, or an unknown event type), or an unknown field. */
+            /**
+             * @description `validation_failed`: invalid `name`, `endpoint_url` (not an absolute https URL, or with user-info) or `events` (empty, or an unknown event type), or an unknown field.
+             *
+             *     `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1213,7 +1226,11 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookView"];
                 };
             };
-            /** @description `validation_failed`: `status` is not one of active, paused, revoked, or webhookId is not a positive integer. */
+            /**
+             * @description `validation_failed`: `status` is not one of active, paused, revoked, or webhookId is not a positive integer.
+             *
+             *     `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1320,7 +1337,11 @@ export interface operations {
                     "application/json": components["schemas"]["DeliveryListView"];
                 };
             };
-            /** @description `validation_failed`: `limit` not an integer in 1..100 (never clamped). */
+            /**
+             * @description `validation_failed`: `limit` not an integer in 1..100 (never clamped).
+             *
+             *     `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1400,7 +1421,11 @@ export interface operations {
                     "application/json": components["schemas"]["ReplayView"];
                 };
             };
-            /** @description `validation_failed`: deliveryId is not a positive integer. */
+            /**
+             * @description `validation_failed`: deliveryId is not a positive integer.
+             *
+             *     `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1503,7 +1528,11 @@ export interface operations {
                     "application/json": components["schemas"]["CheckoutResponseDto"];
                 };
             };
-            /** @description `validation_failed`: `ttl_minutes` not an integer in 5..240, or an unknown field. */
+            /**
+             * @description `validation_failed`: `ttl_minutes` not an integer in 5..240, or an unknown field.
+             *
+             *     `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1615,7 +1644,11 @@ export interface operations {
                     "application/json": components["schemas"]["CheckinResponseDto"];
                 };
             };
-            /** @description `validation_failed`: `lock_token` missing or not a string, or an unknown field. */
+            /**
+             * @description `validation_failed`: `lock_token` missing or not a string, or an unknown field.
+             *
+             *     `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1723,7 +1756,11 @@ export interface operations {
                     "application/json": components["schemas"]["ProjectListResponse"];
                 };
             };
-            /** @description `validation_failed`: limit not an integer in 1..100, or offset not an integer ≥ 0 (never clamped). */
+            /**
+             * @description `validation_failed`: limit not an integer in 1..100, offset not an integer in 0..2147483647 (never clamped), or a query parameter this route does not take.
+             *
+             *     `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1803,7 +1840,11 @@ export interface operations {
                     "application/json": components["schemas"]["ProjectResponse"];
                 };
             };
-            /** @description `project_not_found`: the project is unknown or belongs to another tenant (answered alike, as SPEC.md asks: 400, not 404); `validation_failed`: projectId is not a positive integer. */
+            /**
+             * @description `project_not_found`: the project is unknown or belongs to another tenant (answered alike, as SPEC.md asks: 400, not 404); `validation_failed`: projectId is not a positive integer.
+             *
+             *     `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1883,7 +1924,11 @@ export interface operations {
                     "application/json": components["schemas"]["ProjectFileListResponse"];
                 };
             };
-            /** @description `project_not_found`: the project is unknown or belongs to another tenant (answered alike, as SPEC.md asks: 400, not 404); `validation_failed`: projectId is not a positive integer. */
+            /**
+             * @description `project_not_found`: the project is unknown or belongs to another tenant (answered alike, as SPEC.md asks: 400, not 404); `validation_failed`: projectId is not a positive integer.
+             *
+             *     `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1963,7 +2008,11 @@ export interface operations {
                     "application/json": components["schemas"]["DocumentListResponse"];
                 };
             };
-            /** @description `project_not_found`: the project is unknown or belongs to another tenant; `validation_failed`: projectId is not a positive integer. */
+            /**
+             * @description `project_not_found`: the project is unknown or belongs to another tenant; `validation_failed`: projectId is not a positive integer.
+             *
+             *     `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2043,7 +2092,11 @@ export interface operations {
                     "application/json": components["schemas"]["DocumentResponse"];
                 };
             };
-            /** @description `validation_failed`: an identifier is not a positive integer. */
+            /**
+             * @description `validation_failed`: an identifier is not a positive integer.
+             *
+             *     `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2147,7 +2200,11 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `validation_failed`: an identifier is not a positive integer. */
+            /**
+             * @description `validation_failed`: an identifier is not a positive integer.
+             *
+             *     `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2236,7 +2293,11 @@ export interface operations {
                     "application/json": components["schemas"]["RevisionListDto"];
                 };
             };
-            /** @description `validation_failed`: documentId is not a positive integer. */
+            /**
+             * @description `validation_failed`: documentId is not a positive integer.
+             *
+             *     `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2339,7 +2400,11 @@ export interface operations {
                     "application/json": components["schemas"]["StagedRevisionDto"];
                 };
             };
-            /** @description `validation_failed` (body, path or headers invalid; `base_version_id` not a version of this document) or `version_conflict` (stale base or If-Match; `detail` names the base and the current version). */
+            /**
+             * @description `validation_failed` (body, path or headers invalid; `base_version_id` not a version of this document) or `version_conflict` (stale base or If-Match; `detail` names the base and the current version).
+             *
+             *     `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2456,7 +2521,11 @@ export interface operations {
                     "application/json": components["schemas"]["RevisionDetailDto"];
                 };
             };
-            /** @description `validation_failed`: an identifier is not a positive integer. */
+            /**
+             * @description `validation_failed`: an identifier is not a positive integer.
+             *
+             *     `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
