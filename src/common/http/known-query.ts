@@ -43,8 +43,8 @@ function declaredQuery(
     string,
     RouteArg
   >;
-  const types = (Reflect.getMetadata('design:paramtypes', controller.prototype, handler) ??
-    []) as unknown[];
+  const prototype = controller.prototype as object;
+  const types = (Reflect.getMetadata('design:paramtypes', prototype, handler) ?? []) as unknown[];
   const names = new Set<string>();
   for (const [key, arg] of Object.entries(args)) {
     if (Number(key.split(':')[0]) !== Number(RouteParamtypes.QUERY)) continue;
