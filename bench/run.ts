@@ -46,13 +46,13 @@ const WEBHOOK_EVENTS = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 5000);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 3);
 /**
  * `BENCH_ONLY=1,6,3a` runs those scenarios only (ids as in the table; `3` is 3, 3a and 3b, `5` is
- * 5a and 5b), for iterating on one path. Such a partial run writes bench/.tmp/RESULTS-partial.md,
+ * 5a and 5b, `7` is 7a, 7b and 7c), for iterating on one path. Such a partial run writes bench/.tmp/RESULTS-partial.md,
  * never RESULTS.md.
  */
 const ONLY = process.env.BENCH_ONLY
   ? new Set(process.env.BENCH_ONLY.split(',').map((id) => id.trim()))
   : null;
-const wanted = (id: string): boolean => !ONLY || ONLY.has(id) || ONLY.has(id.replace(/[ab]$/, ''));
+const wanted = (id: string): boolean => !ONLY || ONLY.has(id) || ONLY.has(id.replace(/[abc]$/, ''));
 /**
  * `BENCH_ADAPTERS=express,fastify` (the default): the HTTP adapters every scenario runs on, the
  * first one also cold-starting and seeding. One adapter only is a partial run (RESULTS-partial.md).
@@ -66,6 +66,8 @@ const ADAPTERS = [...new Set(ADAPTER_NAMES)].filter((name): name is Adapter =>
 );
 /** Alternations of the issue-3 pair (3a, 3b), each DURATION / PAIR_ROUNDS seconds long. */
 const PAIR_ROUNDS = 5;
+/** Token requests per case in the timing rows 7a-7c (issue 18 measured 2,000). */
+const TIMING_SAMPLES = Number(process.env.BENCH_TIMING_SAMPLES ?? 2000);
 const PROJECTS = 50;
 const VERSIONS = 20;
 const ALL_SCOPES =
@@ -603,6 +605,68 @@ async function webhookScenario(
 }
 
 /** Bytes in a file (0 if it does not exist yet). */
+/**
+ * Issue 18 item 5: the token endpoint's answer time for a known client id with a wrong secret, an
+ * unknown id and a disabled id, interleaved one request each, sequentially (one connection, no
+ * load): the three medians must not tell the cases apart. Rows 7a, 7b, 7c.
+ */
+async function tokenTimingScenario(
+  svc: ManagedProcess,
+  s: Seed,
+  disabledClientId: string | undefined,
+  names: [string, string, string],
+): Promise<Measured[]> {
+  const ids = ['7a', '7b', '7c'];
+  if (!s.clientId || !disabledClientId) {
+    return ids.map((id, i) => unavailable(id, names[i]!, 'no client'));
+  }
+  const wrongSecret = `gcs_${'0'.repeat(43)}`;
+  const cases = [s.clientId, `gci_${'1'.repeat(49)}`, disabledClientId];
+  const ask = async (clientId: string): Promise<{ ms: number; status: number }> => {
+    const started = performance.now();
+    const res = await fetch(`${svc.baseUrl}/api/v1/oauth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        grant_type: 'client_credentials',
+        client_id: clientId,
+        client_secret: wrongSecret,
+      }),
+    });
+    await res.arrayBuffer();
+    return { ms: performance.now() - started, status: res.status };
+  };
+  // unmeasured: the JIT, and the look-ups the cache keeps afterwards
+  for (let i = 0; i < 200; i++) for (const c of cases) await ask(c);
+  const samples: number[][] = cases.map(() => []);
+  const statuses: number[][] = cases.map(() => []);
+  const started = performance.now();
+  for (let i = 0; i < TIMING_SAMPLES; i++) {
+    for (const [k, c] of cases.entries()) {
+      const r = await ask(c);
+      samples[k]!.push(r.ms);
+      statuses[k]!.push(r.status);
+    }
+  }
+  const seconds = (performance.now() - started) / 1000;
+  const at = (sorted: number[], q: number): number =>
+    sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
+  return ids.map((id, k) => {
+    const sorted = [...samples[k]!].sort((x, y) => x - y);
+    const errors = statuses[k]!.filter((status) => status !== 401).length;
+    return {
+      id,
+      name: names[k]!,
+      available: true,
+      rps: TIMING_SAMPLES / seconds,
+      p50: at(sorted, 0.5),
+      p99: at(sorted, 0.99),
+      errors,
+      note: `${TIMING_SAMPLES} sequential requests, interleaved with the other two rows; every answer 401 invalid_client expected`,
+    };
+  });
+}
+
 function sizeOf(file: string): number {
   try {
     return statSync(file).size;
@@ -697,6 +761,8 @@ async function main(): Promise<void> {
     // capacity is measured, not the per-credential quota: limits stay on (their cost counts) but high
     RATE_LIMIT_API_PER_MINUTE: process.env.RATE_LIMIT_API_PER_MINUTE ?? '1000000000',
     RATE_LIMIT_TOKEN_PER_MINUTE: process.env.RATE_LIMIT_TOKEN_PER_MINUTE ?? '1000000000',
+    RATE_LIMIT_TOKEN_FAILURES_PER_MINUTE:
+      process.env.RATE_LIMIT_TOKEN_FAILURES_PER_MINUTE ?? '1000000000',
   };
   const profileDir = resolve(ROOT, 'bench/.tmp/profiles');
   // the service runs with the flags of `npm start` (package.json), which the Dockerfile repeats
@@ -968,6 +1034,40 @@ async function main(): Promise<void> {
             }),
           ),
     ]);
+
+    // 7. token endpoint answer time: known id with a wrong secret, unknown id, disabled id
+    const s7: [string, string, string] = [
+      'POST /oauth/token timing: known client id, wrong secret',
+      'POST /oauth/token timing: unknown client id',
+      'POST /oauth/token timing: disabled client id',
+    ];
+    let disabledClientId: string | undefined;
+    if (s.tenantId !== undefined && ['7a', '7b', '7c'].some(wanted)) {
+      try {
+        const created = await cli<{ client_id: string }>(db.env, [
+          'client',
+          'create',
+          '--tenant',
+          String(s.tenantId),
+          '--name',
+          'benchmark disabled',
+          '--scopes',
+          'projects:read',
+        ]);
+        await cli(db.env, ['client', 'disable', '--client', created.client_id]);
+        disabledClientId = created.client_id;
+      } catch (err) {
+        log(`seed: disabled client FAILED: ${String(err)}`);
+      }
+    }
+    await onEachAdapter(
+      [
+        ['7a', s7[0]],
+        ['7b', s7[1]],
+        ['7c', s7[2]],
+      ],
+      (svc) => tokenTimingScenario(svc, s, disabledClientId, s7),
+    );
 
     // 4. staging with a 10 KiB body
     const s4 = 'POST /documents/{id}/external-revisions, 10 KiB body';

@@ -1019,7 +1019,7 @@ export interface operations {
                     "application/json": components["schemas"]["OAuthErrorDto"];
                 };
             };
-            /** @description `rate_limited`: too many token requests for this client id from this address; wait the `Retry-After` seconds. */
+            /** @description `rate_limited`: too many token requests for this client id from this address, or too many failed client authentications from this address whatever client ids they named (then every token request from it, until the window ends); wait the `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Seconds to wait. */
@@ -1068,6 +1068,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookListView"];
+                };
+            };
+            /** @description `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
             /** @description Missing (`unauthenticated`), or unknown, expired or revoked (`invalid_token`) bearer token. Comes with `WWW-Authenticate: Bearer realm="api"`. */
@@ -1135,7 +1144,11 @@ export interface operations {
                     "application/json": components["schemas"]["CreatedWebhookView"];
                 };
             };
-            /** @description `validation_failed`: invalid `name`, `endpoint_url` (not an absolute https URL, or with user-info) or `events` (empty, or an unknown event type), or an unknown field. */
+            /**
+             * @description `validation_failed`: invalid `name`, `endpoint_url` (not an absolute https URL, or with user-info) or `events` (empty, or an unknown event type), or an unknown field.
+             *
+             *     `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1237,7 +1250,11 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookView"];
                 };
             };
-            /** @description `validation_failed`: `status` is not one of active, paused, revoked, or webhookId is not a positive integer. */
+            /**
+             * @description `validation_failed`: `status` is not one of active, paused, revoked, or webhookId is not a positive integer.
+             *
+             *     `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1353,7 +1370,11 @@ export interface operations {
                     "application/json": components["schemas"]["DeliveryListView"];
                 };
             };
-            /** @description `validation_failed`: `limit` not an integer in 1..100 (never clamped). */
+            /**
+             * @description `validation_failed`: `limit` not an integer in 1..100 (never clamped).
+             *
+             *     `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1433,7 +1454,11 @@ export interface operations {
                     "application/json": components["schemas"]["ReplayView"];
                 };
             };
-            /** @description `validation_failed`: deliveryId is not a positive integer. */
+            /**
+             * @description `validation_failed`: deliveryId is not a positive integer.
+             *
+             *     `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1536,7 +1561,11 @@ export interface operations {
                     "application/json": components["schemas"]["CheckoutResponseDto"];
                 };
             };
-            /** @description `validation_failed`: `ttl_minutes` not an integer in 5..240, or an unknown field. */
+            /**
+             * @description `validation_failed`: `ttl_minutes` not an integer in 5..240, or an unknown field.
+             *
+             *     `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1657,7 +1686,11 @@ export interface operations {
                     "application/json": components["schemas"]["CheckinResponseDto"];
                 };
             };
-            /** @description `validation_failed`: `lock_token` missing or not a string, or an unknown field. */
+            /**
+             * @description `validation_failed`: `lock_token` missing or not a string, or an unknown field.
+             *
+             *     `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1774,7 +1807,11 @@ export interface operations {
                     "application/json": components["schemas"]["ProjectListResponse"];
                 };
             };
-            /** @description `validation_failed`: limit not an integer in 1..100, or offset not an integer ≥ 0 (never clamped). */
+            /**
+             * @description `validation_failed`: limit not an integer in 1..100, offset not an integer in 0..2147483647 (never clamped), or a query parameter this route does not take.
+             *
+             *     `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1854,7 +1891,11 @@ export interface operations {
                     "application/json": components["schemas"]["ProjectResponse"];
                 };
             };
-            /** @description `project_not_found`: the project is unknown or belongs to another tenant (answered alike, as SPEC.md asks: 400, not 404); `validation_failed`: projectId is not a positive integer. */
+            /**
+             * @description `project_not_found`: the project is unknown or belongs to another tenant (answered alike, as SPEC.md asks: 400, not 404); `validation_failed`: projectId is not a positive integer.
+             *
+             *     `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1934,7 +1975,11 @@ export interface operations {
                     "application/json": components["schemas"]["ProjectFileListResponse"];
                 };
             };
-            /** @description `project_not_found`: the project is unknown or belongs to another tenant (answered alike, as SPEC.md asks: 400, not 404); `validation_failed`: projectId is not a positive integer. */
+            /**
+             * @description `project_not_found`: the project is unknown or belongs to another tenant (answered alike, as SPEC.md asks: 400, not 404); `validation_failed`: projectId is not a positive integer.
+             *
+             *     `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2014,7 +2059,11 @@ export interface operations {
                     "application/json": components["schemas"]["DocumentListResponse"];
                 };
             };
-            /** @description `project_not_found`: the project is unknown or belongs to another tenant; `validation_failed`: projectId is not a positive integer. */
+            /**
+             * @description `project_not_found`: the project is unknown or belongs to another tenant; `validation_failed`: projectId is not a positive integer.
+             *
+             *     `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2094,7 +2143,11 @@ export interface operations {
                     "application/json": components["schemas"]["DocumentResponse"];
                 };
             };
-            /** @description `validation_failed`: an identifier is not a positive integer. */
+            /**
+             * @description `validation_failed`: an identifier is not a positive integer.
+             *
+             *     `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2198,7 +2251,11 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `validation_failed`: an identifier is not a positive integer. */
+            /**
+             * @description `validation_failed`: an identifier is not a positive integer.
+             *
+             *     `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2287,7 +2344,11 @@ export interface operations {
                     "application/json": components["schemas"]["RevisionListDto"];
                 };
             };
-            /** @description `validation_failed`: documentId is not a positive integer. */
+            /**
+             * @description `validation_failed`: documentId is not a positive integer.
+             *
+             *     `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2390,7 +2451,11 @@ export interface operations {
                     "application/json": components["schemas"]["StagedRevisionDto"];
                 };
             };
-            /** @description `validation_failed` (body, path or headers invalid; `base_version_id` not a version of this document) or `version_conflict` (stale base or If-Match; `detail` names the base and the current version). */
+            /**
+             * @description `validation_failed` (body, path or headers invalid; `base_version_id` not a version of this document) or `version_conflict` (stale base or If-Match; `detail` names the base and the current version).
+             *
+             *     `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2516,7 +2581,11 @@ export interface operations {
                     "application/json": components["schemas"]["RevisionDetailDto"];
                 };
             };
-            /** @description `validation_failed`: an identifier is not a positive integer. */
+            /**
+             * @description `validation_failed`: an identifier is not a positive integer.
+             *
+             *     `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;

@@ -1,5 +1,5 @@
 import { type INestApplication, Logger as NestLogger } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
+import { NestFactory, Reflector } from '@nestjs/core';
 import { Logger } from 'nestjs-pino';
 import { AppModule, type AppModuleOptions } from './app.module.js';
 import type { AppConfig } from './common/config/app-config.js';
@@ -8,6 +8,7 @@ import { DeferredBodyErrorInterceptor } from './common/http/deferred-body-error.
 import { createHttpPlatform } from './common/http/platform/create-http-platform.js';
 import type { HttpPlatform } from './common/http/platform/http-platform.js';
 import { ProblemFilter } from './common/http/problem.filter.js';
+import { KnownQueryInterceptor } from './common/http/known-query.js';
 import { createValidationPipe } from './common/http/validation.js';
 import { BodyAdmissionService } from './modules/auth/body-admission.service.js';
 import { MetricsService } from './modules/metrics/metrics.service.js';
@@ -66,6 +67,7 @@ function configureApp(app: INestApplication, platform: HttpPlatform): void {
   app.setGlobalPrefix(API_PREFIX, { exclude: UNPREFIXED_ROUTES });
   app.useGlobalInterceptors(new DeferredBodyErrorInterceptor());
   app.useGlobalPipes(createValidationPipe());
+  app.useGlobalInterceptors(new KnownQueryInterceptor(app.get(Reflector)));
   app.useGlobalFilters(new ProblemFilter(platform));
   setupSwagger(app, buildOpenApiDocument(app));
 }

@@ -78,7 +78,7 @@ describe('administration CLI: tenants, clients, PATs, demo seed', () => {
     env.DATABASE_URL = database.url;
     env.WEBHOOK_SECRET_KEY = randomBytes(32).toString('base64');
     rememberSecret(env.WEBHOOK_SECRET_KEY);
-    t = await startTestApp({ TRUST_PROXY: 'true' }, database);
+    t = await startTestApp({ TRUST_PROXY: '1' }, database);
   });
   afterAll(async () => {
     await t?.close();

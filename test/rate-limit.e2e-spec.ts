@@ -1,10 +1,37 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { mintToken } from '../src/common/crypto/tokens.js';
 import { startTestApp, type TestApp } from './support/app.js';
-import { createCaller, createClient, createTenant } from './support/factories.js';
+import { createCaller, createClient, createTenant, type TestClient } from './support/factories.js';
 import { call } from './support/http.js';
 
 async function hit(t: TestApp, auth: string) {
   return call(t.baseUrl, 'GET', '/no-such-route', { auth });
+}
+
+/** A token request from `ip` (the apps below trust one proxy hop: X-Forwarded-For is the caller). */
+function tokenFrom(
+  t: TestApp,
+  ip: string,
+  client: { clientId: string; clientSecret: string },
+  grantType = 'client_credentials',
+) {
+  return call(t.baseUrl, 'POST', '/oauth/token', {
+    body: { grant_type: grantType, client_id: client.clientId, client_secret: client.clientSecret },
+    headers: { 'x-forwarded-for': ip },
+  });
+}
+
+/** A client id that does not exist, a new one each time (an attacker rotating ids). */
+const unknownClient = () => ({ clientId: mintToken('gci'), clientSecret: mintToken('gcs') });
+
+function expectTokenLimited(res: Awaited<ReturnType<typeof call>>): void {
+  expect({ status: res.status, body: res.body }).toEqual({
+    status: 429,
+    body: { error: 'rate_limited', error_description: expect.any(String) },
+  });
+  const retryAfter = Number(res.headers.get('retry-after'));
+  expect(retryAfter).toBeGreaterThanOrEqual(1);
+  expect(retryAfter).toBeLessThanOrEqual(60);
 }
 
 describe('rate limiting', () => {
@@ -85,6 +112,49 @@ describe('rate limiting', () => {
     });
   });
 
+  describe('failed client authentications per caller IP', () => {
+    let t: TestApp;
+    let client: TestClient;
+    beforeAll(async () => {
+      t = await startTestApp({ TRUST_PROXY: '1', RATE_LIMIT_TOKEN_FAILURES_PER_MINUTE: '3' });
+      client = await createClient(t.app, await createTenant(t.app));
+    });
+    afterAll(async () => {
+      await t.close();
+    });
+
+    it('limits an address that rotates client ids, whatever ids it names next', async () => {
+      const ip = '198.51.100.7';
+      for (let i = 0; i < 3; i++) {
+        expect((await tokenFrom(t, ip, unknownClient())).status).toBe(401);
+      }
+      expectTokenLimited(await tokenFrom(t, ip, unknownClient()));
+      // a correct guess is refused as well, or the limit would not stop guessing
+      expectTokenLimited(await tokenFrom(t, ip, client));
+      // another address has its own budget
+      expect((await tokenFrom(t, '198.51.100.8', client)).status).toBe(200);
+      expect((await tokenFrom(t, '198.51.100.8', unknownClient())).status).toBe(401);
+    });
+
+    it('counts wrong secrets of a real client too', async () => {
+      const ip = '198.51.100.9';
+      const wrong = { clientId: client.clientId, clientSecret: mintToken('gcs') };
+      for (let i = 0; i < 3; i++) expect((await tokenFrom(t, ip, wrong)).status).toBe(401);
+      expectTokenLimited(await tokenFrom(t, ip, client));
+    });
+
+    it('counts neither tokens issued nor refusals made before the client is authenticated', async () => {
+      const ip = '198.51.100.10';
+      for (let i = 0; i < 4; i++) {
+        expect((await tokenFrom(t, ip, client)).status).toBe(200);
+        expect((await tokenFrom(t, ip, unknownClient(), 'password')).status).toBe(400);
+      }
+      expect((await tokenFrom(t, ip, unknownClient())).status).toBe(401);
+      expect((await tokenFrom(t, ip, unknownClient())).status).toBe(401);
+      expect((await tokenFrom(t, ip, client)).status).toBe(200);
+    });
+  });
+
   describe('shared through Redis between replicas', () => {
     let one: TestApp;
     let two: TestApp;
@@ -103,6 +173,36 @@ describe('rate limiting', () => {
       const statuses: number[] = [];
       for (let i = 0; i < 6; i++) statuses.push((await hit(i % 2 ? two : one, caller.auth)).status);
       expect(statuses).toEqual([404, 404, 404, 404, 429, 429]);
+    });
+  });
+
+  describe('failed client authentications shared through Redis', () => {
+    let one: TestApp;
+    let two: TestApp;
+    beforeAll(async () => {
+      const env = {
+        TRUST_PROXY: '1',
+        RATE_LIMIT_TOKEN_FAILURES_PER_MINUTE: '2',
+        REDIS_URL: 'redis://127.0.0.1:6379',
+      };
+      one = await startTestApp(env);
+      two = await startTestApp(env, one.database);
+    });
+    afterAll(async () => {
+      await two.close();
+      await one.close();
+    });
+
+    it('counts one address across both instances, and takes successes back', async () => {
+      const client = await createClient(one.app, await createTenant(one.app));
+      // the counters are namespaced by the database's name, which is new for every test app
+      const ip = '203.0.113.1';
+      expect((await tokenFrom(one, ip, unknownClient())).status).toBe(401);
+      expect((await tokenFrom(two, ip, client)).status).toBe(200);
+      expect((await tokenFrom(one, ip, client)).status).toBe(200);
+      expect((await tokenFrom(two, ip, unknownClient())).status).toBe(401);
+      expectTokenLimited(await tokenFrom(one, ip, unknownClient()));
+      expectTokenLimited(await tokenFrom(two, ip, client));
     });
   });
 });

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Webhook } from 'standardwebhooks';
 import { DataSource } from 'typeorm';
-import { SSRF_BLOCKED_MESSAGE } from '../src/modules/webhooks/delivery/ssrf.js';
+import { DESTINATION_UNAVAILABLE_MESSAGE } from '../src/modules/webhooks/delivery/webhook-sender.js';
 import { DeliveryWorker } from '../src/modules/webhooks/delivery-worker.js';
 import { startTestApp, type TestApp } from './support/app.js';
 import { createCaller, type TestCaller } from './support/factories.js';
@@ -357,7 +357,7 @@ describe('webhook delivery SSRF protection', () => {
       expect(row).toMatchObject({
         attempts: 3,
         last_response_status: null,
-        last_error: SSRF_BLOCKED_MESSAGE,
+        last_error: DESTINATION_UNAVAILABLE_MESSAGE,
       });
     }
     expect(receiver.received).toEqual([]);

@@ -13,11 +13,38 @@ describe('loadConfig', () => {
   });
 
   it('parses sizes, booleans and integers', () => {
-    const config = loadConfig({ BODY_LIMIT: '512kb', TRUST_PROXY: 'true', PORT: '8080' });
+    const config = loadConfig({ BODY_LIMIT: '512kb', WEBHOOK_ALLOW_HTTP: 'yes', PORT: '8080' });
     expect(config.BODY_LIMIT).toBe(512 * 1024);
-    expect(config.TRUST_PROXY).toBe(true);
+    expect(config.WEBHOOK_ALLOW_HTTP).toBe(true);
     expect(config.PORT).toBe(8080);
   });
+
+  it.each([
+    ['false', false],
+    ['0', false],
+    ['1', 1],
+    [' 2 ', 2],
+    ['10.0.0.1', ['10.0.0.1']],
+    ['10.0.0.0/8, 2001:db8::/32,loopback', ['10.0.0.0/8', '2001:db8::/32', 'loopback']],
+    ['uniquelocal,linklocal', ['uniquelocal', 'linklocal']],
+  ])('reads TRUST_PROXY=%s as a hop count or a proxy list', (value, expected) => {
+    expect(loadConfig({ TRUST_PROXY: value }).TRUST_PROXY).toEqual(expected);
+  });
+
+  it.each(['true', 'TRUE', 'yes'])('refuses TRUST_PROXY=%s and says what to write', (value) => {
+    expect(() => loadConfig({ TRUST_PROXY: value })).toThrow(
+      /TRUST_PROXY: TRUST_PROXY=true is not accepted.*TRUST_PROXY=1 .*TRUST_PROXY=10\.0\.0\.0\/8/,
+    );
+  });
+
+  it.each(['11', '-1', '1.5', '10.0.0.0/33', '2001:db8::/129', '10.0.0.1,', 'localhost', '127.1'])(
+    'refuses TRUST_PROXY=%s, naming the accepted forms',
+    (value) => {
+      expect(() => loadConfig({ TRUST_PROXY: value })).toThrow(
+        /TRUST_PROXY: TRUST_PROXY must be false, a number of proxy hops \(1\.\.10\), or a comma list/,
+      );
+    },
+  );
 
   it.each([
     ['PORT', 'abc'],

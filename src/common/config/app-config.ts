@@ -1,4 +1,5 @@
 import { plainToInstance, Transform } from 'class-transformer';
+import net from 'node:net';
 import {
   IsBoolean,
   IsIn,
@@ -8,6 +9,7 @@ import {
   Matches,
   Max,
   Min,
+  ValidateBy,
   validateSync,
 } from 'class-validator';
 
@@ -23,6 +25,65 @@ const toBool = ({ value }: { value: unknown }): unknown => {
   if (['false', '0', 'no', ''].includes(v)) return false;
   return value;
 };
+
+/** What `TRUST_PROXY` may be: off, a number of proxy hops, or the proxies' addresses. */
+export type TrustProxy = false | number | string[];
+
+const MAX_PROXY_HOPS = 10;
+/** proxy-addr's names for ranges, which Express and Fastify both understand. */
+const PROXY_RANGE_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
+
+const TRUST_PROXY_FORMS =
+  `false, a number of proxy hops (1..${MAX_PROXY_HOPS}), or a comma list of proxy addresses ` +
+  `or CIDRs (${PROXY_RANGE_NAMES.join(', ')} name ranges)`;
+
+/**
+ * `true` used to believe the left-most `X-Forwarded-For` entry, which the client writes itself:
+ * behind any proxy that appends, an IP allowlist was no wall. Refused rather than reinterpreted,
+ * so a deployment that relied on it has to say what it runs behind.
+ */
+const TRUST_PROXY_TRUE_REFUSED =
+  'TRUST_PROXY=true is not accepted: it would believe whatever the client writes in ' +
+  'X-Forwarded-For. Write the number of proxies in front of the service (TRUST_PROXY=1 behind ' +
+  'one load balancer) or their addresses (TRUST_PROXY=10.0.0.0/8 or TRUST_PROXY=loopback,192.0.2.7)';
+
+/** `false`/`0`/empty, a hop count, or the comma list; `true` and the rest fail validation. */
+const toTrustProxy = ({ value }: { value: unknown }): unknown => {
+  if (typeof value !== 'string') return value;
+  const v = value.trim();
+  if (/^(false|no|0)?$/i.test(v)) return false;
+  if (/^\d+$/.test(v)) return Number(v);
+  if (/^(true|yes)$/i.test(v)) return value;
+  return v.split(',').map((entry) => entry.trim());
+};
+
+/**
+ * `TRUST_PROXY` as both HTTP servers take it. A hop count becomes a function: Express reads a
+ * number as "the last N hops", but Fastify 5 refuses numbers outright (every address untrusted);
+ * the same function gives both the same client address.
+ */
+export function proxyTrust(
+  value: TrustProxy,
+): false | string[] | ((address: string, hop: number) => boolean) {
+  return typeof value === 'number' ? (_address, hop) => hop < value : value;
+}
+
+function isProxyAddress(entry: string): boolean {
+  if (PROXY_RANGE_NAMES.includes(entry)) return true;
+  const [address = '', prefix, ...rest] = entry.split('/');
+  const version = net.isIP(address);
+  if (version === 0 || rest.length > 0) return false;
+  if (prefix === undefined) return true;
+  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (version === 4 ? 32 : 128);
+}
+
+function isTrustProxy(value: unknown): boolean {
+  if (value === false) return true;
+  if (typeof value === 'number') {
+    return Number.isInteger(value) && value >= 1 && value <= MAX_PROXY_HOPS;
+  }
+  return Array.isArray(value) && value.length > 0 && value.every((e) => isProxyAddress(String(e)));
+}
 
 const SIZE_UNITS: Record<string, number> = { b: 1, kb: 1024, mb: 1024 ** 2, gb: 1024 ** 3 };
 
@@ -70,9 +131,23 @@ export class AppConfig {
   })
   WEBHOOK_SECRET_KEY?: string;
 
-  @Transform(toBool)
-  @IsBoolean()
-  TRUST_PROXY = false;
+  /**
+   * Which `X-Forwarded-For` entries to believe: none (`false`), the last N hops, or those added by
+   * the listed proxies. The client address is the right-most entry not added by a trusted proxy
+   * (Express's `trust proxy` and Fastify's `trustProxy` both read it so).
+   */
+  @Transform(toTrustProxy)
+  @ValidateBy({
+    name: 'trustProxy',
+    validator: {
+      validate: isTrustProxy,
+      defaultMessage: (args) =>
+        typeof args?.value === 'string' && /^(true|yes)$/i.test(args.value.trim())
+          ? TRUST_PROXY_TRUE_REFUSED
+          : `TRUST_PROXY must be ${TRUST_PROXY_FORMS}`,
+    },
+  })
+  TRUST_PROXY: TrustProxy = false;
 
   /** The HTTP server under Nest: Express, or Fastify (src/common/http/platform/). */
   @IsIn(HTTP_ADAPTERS, { message: `HTTP_ADAPTER must be one of: ${HTTP_ADAPTERS.join(', ')}` })
@@ -132,6 +207,16 @@ export class AppConfig {
   @IsInt()
   @Min(0)
   RATE_LIMIT_TOKEN_PER_MINUTE = 120;
+
+  /**
+   * Failed client authentications at the token endpoint per caller IP per minute, whatever client
+   * ids they name (the limit above counts per client id, so rotating ids would escape it); past it
+   * every token request from that address is 429 until the minute ends. 0 turns the limit off.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  RATE_LIMIT_TOKEN_FAILURES_PER_MINUTE = 30;
 
   /**
    * How long a verified credential (token or client) may be answered from memory. The cache is

@@ -27,8 +27,9 @@ interface Entry<V> {
  *   the moment the connection is lost until it is back, every request is looked up;
  * - a look-up that was in flight while a notification arrived may have read the old rows, so its
  *   answer is not kept (a generation counter tells).
- * Only positive answers are kept: an unknown token always reaches the database (after the
- * checksum, which refuses a forged one first). Entries also end at `AUTH_CACHE_TTL_MS` and at the
+ * Only non-null answers are kept: an unknown token always reaches the database (after the
+ * checksum, which refuses a forged one first). Client look-ups answer "no such client" as a value,
+ * so it is kept too: the token endpoint then takes as long for an unknown id as for a known one. Entries also end at `AUTH_CACHE_TTL_MS` and at the
  * credential's own expiry. The remaining window is the notification's own latency after a commit
  * made by another process (test/credential-cache.e2e-spec.ts measures it); changes made through
  * this process's services also empty it synchronously, after their commit.

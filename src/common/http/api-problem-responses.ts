@@ -206,7 +206,9 @@ export type ProblemCode = keyof typeof CATALOG;
 const DEFAULTS: Record<ProblemStatus, { codes: readonly ProblemCode[]; description: string }> = {
   400: {
     codes: ['validation_failed'],
-    description: '`validation_failed`: the path, query, headers or body are invalid.',
+    description:
+      '`validation_failed`: the path, query, headers or body are invalid, or the query has a ' +
+      'parameter this operation does not take.',
   },
   401: {
     codes: ['unauthenticated', 'invalid_token'],
@@ -326,7 +328,8 @@ function problemResponse(spec: ProblemResponse): MethodDecorator & ClassDecorato
  * Documents error responses as RFC 9457 problem details, all referencing the one
  * `ProblemDetails` schema, with an example per code:
  * `@ApiProblemResponses(400, { status: 409, codes: ['lock_token_invalid'] })`.
- * Every operation also gets 429 and 500, which any request can meet.
+ * Every operation also gets 400 (a query parameter it does not take, CONTRACT §10), 429 and 500,
+ * which any request can meet.
  */
 export function ApiProblemResponses(
   ...responses: Array<ProblemStatus | ProblemResponse>
@@ -336,7 +339,7 @@ export function ApiProblemResponses(
   if (specs.some((s) => s.status === 413) && !specs.some((s) => s.status === 415)) {
     specs.push({ status: 415 });
   }
-  for (const status of [429, 500] as const) {
+  for (const status of [400, 429, 500] as const) {
     if (!specs.some((s) => s.status === status)) specs.push({ status });
   }
   return applyDecorators(

@@ -1,6 +1,7 @@
 import { All, Controller, type Type } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { NotFoundError } from './app-error.js';
+import { AnyQuery } from './known-query.js';
 
 /**
  * Registered last: an unknown route under `/api/v1` passes the global guard first, so without a
@@ -9,6 +10,8 @@ import { NotFoundError } from './app-error.js';
  */
 export function notFoundController(paths: string[]): Type {
   @ApiExcludeController()
+  // an unknown route is 404 whatever its query
+  @AnyQuery()
   @Controller()
   class NotFoundController {
     @All(paths)

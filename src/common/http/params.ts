@@ -4,6 +4,12 @@ import { ValidationFailedError } from './app-error.js';
 
 const MAX_ID = 2_147_483_647;
 
+/**
+ * The largest list offset: rows have 32-bit ids, so no list is longer. (`toInteger` converts up to
+ * 15 digits; anything longer is refused with this bound, not with the lower one.)
+ */
+export const MAX_OFFSET = MAX_ID;
+
 /** Path identifiers are positive 32-bit integers; anything else is a 400, never a 404 or 500. */
 @Injectable()
 export class ParseIdPipe implements PipeTransform<string, number> {

@@ -161,6 +161,13 @@ export function createValidationPipe(): ValidationPipe {
     transform: true,
     transformOptions: { enableImplicitConversion: false },
     validationError: { target: false, value: false },
-    exceptionFactory: (errors) => new ValidationFailedError(flatten(errors)),
+    // one message per field and wording: a value failing several constraints that share one
+    // message (e.g. "must be an integer from 0 to N") names it once
+    exceptionFactory: (errors) =>
+      new ValidationFailedError(
+        flatten(errors).filter(
+          (e, i, all) => all.findIndex((o) => o.field === e.field && o.message === e.message) === i,
+        ),
+      ),
   });
 }

@@ -30,6 +30,9 @@ interface ClientRow {
   generation: string;
 }
 
+/** Compared against when there is no client: the same work as a wrong secret of a real one. */
+const NO_CLIENT_DIGEST = digest(mintToken('gcs'));
+
 const OVERRIDES = `(SELECT json_agg(json_build_object('entitlement', o.entitlement, 'granted', o.granted))
     FROM tenant_entitlement_overrides o WHERE o.tenant_id = ten.id) AS overrides`;
 
@@ -113,6 +116,12 @@ export class CredentialsService {
   /**
    * Checks a client's id and secret; null for an unknown or disabled client or a wrong secret.
    * `fresh`: from the database even if the cache knows the client.
+   *
+   * An unknown or disabled id costs what a known one does, so the answer time tells nothing about
+   * which ids exist (issue 18 item 5): its look-up is cached as well (as "no such client"), and the
+   * secret is digested and compared against a stand-in digest. (Creating a client does not empty
+   * the cache, but its id is minted then, at random: no one can have been told "no such client"
+   * for it before; the cache age bounds even that.)
    */
   async verifyClient(
     clientId: string,
@@ -127,11 +136,12 @@ export class CredentialsService {
            FROM api_clients WHERE client_id = $1 AND enabled`,
         [clientId],
       );
-      return rows[0] ? { client: rows[0], expiresAt: Number.POSITIVE_INFINITY } : null;
+      return { client: rows[0] ?? null, expiresAt: Number.POSITIVE_INFINITY };
     };
     const found = fresh ? await lookUp() : await this.cache.get(`gci:${clientId}`, lookUp);
-    const client = found?.client;
-    if (!client || !digestsEqual(client.secret_digest, digest(secret))) return null;
+    const client = found?.client ?? null;
+    const matches = digestsEqual(client?.secret_digest ?? NO_CLIENT_DIGEST, digest(secret));
+    if (!client || !matches) return null;
     return {
       id: client.id,
       tenantId: client.tenant_id,

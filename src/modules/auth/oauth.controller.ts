@@ -135,8 +135,9 @@ export class OAuthController {
   @ApiResponse({
     status: 429,
     description:
-      '`rate_limited`: too many token requests for this client id from this address; wait the ' +
-      '`Retry-After` seconds.',
+      '`rate_limited`: too many token requests for this client id from this address, or too many ' +
+      'failed client authentications from this address whatever client ids they named (then ' +
+      'every token request from it, until the window ends); wait the `Retry-After` seconds.',
     type: OAuthErrorDto,
     headers: { 'Retry-After': { description: 'Seconds to wait.', schema: { type: 'string' } } },
     example: { error: 'rate_limited', error_description: 'rate limit exceeded; retry in 12 s' },

@@ -3,11 +3,14 @@ import { ApiExcludeController } from '@nestjs/swagger';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { ServiceUnavailableError } from '../../common/http/app-error.js';
+import { AnyQuery } from '../../common/http/known-query.js';
 import { Public } from '../auth/public.decorator.js';
 
 /** Probes for orchestrators, outside `/api/v1` and outside the API description. */
 @ApiExcludeController()
 @Public()
+// a probe that adds a cache-busting parameter must not take the replica out of rotation
+@AnyQuery()
 @Controller('health')
 export class HealthController {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}

@@ -35,7 +35,7 @@ export class ProjectsController {
   @ApiProblemResponses({
     status: 400,
     description:
-      '`validation_failed`: limit not an integer in 1..100, or offset not an integer ≥ 0 (never clamped).',
+      '`validation_failed`: limit not an integer in 1..100, offset not an integer in 0..2147483647 (never clamped), or a query parameter this route does not take.',
   })
   list(
     @CurrentPrincipal() principal: Principal,

@@ -48,6 +48,17 @@ describe('MemoryThrottlerStorage (fixed window)', () => {
     expect((await hit('client:1', 'token')).totalHits).toBe(1);
   });
 
+  it('takes a hit back within its window only, never below zero', async () => {
+    await hit();
+    await hit();
+    await storage.decrement('client:1', 'api');
+    expect((await hit()).totalHits).toBe(2);
+    jest.advanceTimersByTime(60_000);
+    await storage.decrement('client:1', 'api');
+    await storage.decrement('client:1', 'api');
+    expect((await hit()).totalHits).toBe(1);
+  });
+
   it('forgets finished windows at the sweep', async () => {
     await hit('client:1');
     const windows = (storage as unknown as { windows: Map<string, unknown> }).windows;

@@ -1,5 +1,8 @@
-import type { ThrottlerStorage } from '@nestjs/throttler';
-import { fixedWindowRecord, type ThrottlerStorageRecord } from './fixed-window.js';
+import {
+  type CounterStorage,
+  fixedWindowRecord,
+  type ThrottlerStorageRecord,
+} from './fixed-window.js';
 
 interface Window {
   hits: number;
@@ -17,7 +20,7 @@ const EAGER_SWEEP_AT = 100_000;
  * that is a 6,000-element scan per call, and without a limit (benchmarks) it grows without bound.
  * Here a hit is a map look-up and an increment.
  */
-export class MemoryThrottlerStorage implements ThrottlerStorage {
+export class MemoryThrottlerStorage implements CounterStorage {
   private readonly windows = new Map<string, Window>();
   private readonly sweeper: NodeJS.Timeout;
 
@@ -43,6 +46,12 @@ export class MemoryThrottlerStorage implements ThrottlerStorage {
     }
     window.hits += 1;
     return Promise.resolve(fixedWindowRecord(window.hits, window.endsAt - now, limit));
+  }
+
+  decrement(key: string, throttlerName: string): Promise<void> {
+    const window = this.windows.get(`${throttlerName}:${key}`);
+    if (window && window.endsAt > Date.now() && window.hits > 0) window.hits -= 1;
+    return Promise.resolve();
   }
 
   close(): void {

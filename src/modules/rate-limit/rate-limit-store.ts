@@ -1,7 +1,7 @@
 import { Injectable, Module, type OnApplicationShutdown } from '@nestjs/common';
-import type { ThrottlerStorage } from '@nestjs/throttler';
 import { Redis } from 'ioredis';
 import { AppConfig } from '../../common/config/app-config.js';
+import type { CounterStorage } from './fixed-window.js';
 import { MemoryThrottlerStorage } from './memory-throttler.storage.js';
 import { RedisThrottlerStorage } from './redis-throttler.storage.js';
 
@@ -10,7 +10,7 @@ import { RedisThrottlerStorage } from './redis-throttler.storage.js';
 export class RateLimitStore implements OnApplicationShutdown {
   private readonly redis?: Redis;
   private readonly memory?: MemoryThrottlerStorage;
-  readonly storage: ThrottlerStorage;
+  readonly storage: CounterStorage;
 
   constructor(config: AppConfig) {
     if (config.REDIS_URL) {

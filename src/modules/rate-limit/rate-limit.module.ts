@@ -1,9 +1,10 @@
 import { type ExecutionContext, Module } from '@nestjs/common';
-import { APP_GUARD } from '@nestjs/core';
+import { APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
 import { ThrottlerModule } from '@nestjs/throttler';
 import { AppConfig } from '../../common/config/app-config.js';
 import type { HttpPlatform, HttpRequest } from '../../common/http/platform/http-platform.js';
 import { HTTP_PLATFORM } from '../../common/http/platform/http-platform.module.js';
+import { ClientAuthFailuresInterceptor } from './client-auth-failures.interceptor.js';
 import { isTokenRequest, RateLimitGuard } from './rate-limit.guard.js';
 import { RateLimitStore, RateLimitStoreModule } from './rate-limit-store.js';
 
@@ -40,7 +41,11 @@ const MINUTE = 60_000;
         };
       },
     }),
+    RateLimitStoreModule,
   ],
-  providers: [{ provide: APP_GUARD, useClass: RateLimitGuard }],
+  providers: [
+    { provide: APP_GUARD, useClass: RateLimitGuard },
+    { provide: APP_INTERCEPTOR, useClass: ClientAuthFailuresInterceptor },
+  ],
 })
 export class RateLimitModule {}

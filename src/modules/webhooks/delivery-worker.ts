@@ -238,6 +238,10 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
         retryAfterMs: null,
       };
     }
+    if (result.logDetail) {
+      // kept from `last_error`, which the webhook's owner reads (see DESTINATION_UNAVAILABLE_MESSAGE)
+      this.logger.warn(`webhook delivery ${row.id}: ${result.error} (${result.logDetail})`);
+    }
     this.stats.attempts += 1;
     this.pending.push(this.outcome(row, result, attemptedAt));
     this.requestFlush();

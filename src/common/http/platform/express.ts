@@ -2,7 +2,7 @@ import type { Server } from 'node:http';
 import { HttpException, type INestApplication, NotFoundException } from '@nestjs/common';
 import { ExpressAdapter, type NestExpressApplication } from '@nestjs/platform-express';
 import express, { type Request, type Response } from 'express';
-import type { AppConfig } from '../../config/app-config.js';
+import { type AppConfig, proxyTrust } from '../../config/app-config.js';
 import { answerClientError } from '../client-error.js';
 import { closeAfterResponse, whenResponseClosed } from '../lingering-close.js';
 import { readRequestBody } from '../request-body.js';
@@ -42,7 +42,7 @@ export class ExpressPlatform implements HttpPlatform {
     // before the adapter: Express builds its router from these settings on first use
     app.set('case sensitive routing', true);
     app.set('strict routing', false);
-    app.set('trust proxy', this.config.TRUST_PROXY);
+    app.set('trust proxy', proxyTrust(this.config.TRUST_PROXY));
     app.disable('x-powered-by');
     // Express's automatic weak ETags would answer 304 on any GET; only versions carry an ETag,
     // the content hash, which their route sets itself

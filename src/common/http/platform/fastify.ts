@@ -1,7 +1,7 @@
 import { HttpException, type INestApplication } from '@nestjs/common';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { AppConfig } from '../../config/app-config.js';
+import { type AppConfig, proxyTrust } from '../../config/app-config.js';
 import { answerClientError } from '../client-error.js';
 import { closeAfterResponse, whenResponseClosed } from '../lingering-close.js';
 import { carriesBody, readRequestBody } from '../request-body.js';
@@ -42,7 +42,7 @@ export class FastifyPlatform implements HttpPlatform {
       bodyLimit: this.config.BODY_LIMIT,
       // Node's own default, which Fastify turns off: a client has 5 minutes to send its request
       requestTimeout: 300_000,
-      trustProxy: this.config.TRUST_PROXY,
+      trustProxy: proxyTrust(this.config.TRUST_PROXY),
       routerOptions: { ignoreTrailingSlash: true, maxParamLength: 2048 },
       clientErrorHandler: answerClientError,
       genReqId: requestIdFor,

@@ -1,7 +1,9 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsInt, Max, Min } from 'class-validator';
-import { toInteger } from '../../../common/http/params.js';
+import { MAX_OFFSET, toInteger } from '../../../common/http/params.js';
+
+const OFFSET_RANGE = `must be an integer from 0 to ${MAX_OFFSET}`;
 
 export class ListProjectsQuery {
   @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 100, default: 50, example: 50 })
@@ -11,9 +13,10 @@ export class ListProjectsQuery {
   @Max(100)
   limit: number = 50;
 
-  @ApiPropertyOptional({ type: 'integer', minimum: 0, default: 0, example: 0 })
+  @ApiPropertyOptional({ type: 'integer', minimum: 0, maximum: MAX_OFFSET, default: 0, example: 0 })
   @Transform(toInteger)
-  @IsInt()
-  @Min(0)
+  @IsInt({ message: OFFSET_RANGE })
+  @Min(0, { message: OFFSET_RANGE })
+  @Max(MAX_OFFSET, { message: OFFSET_RANGE })
   offset: number = 0;
 }

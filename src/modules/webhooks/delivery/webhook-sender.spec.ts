@@ -14,8 +14,13 @@ import {
   jest,
 } from '@jest/globals';
 import { Webhook } from 'standardwebhooks';
-import { SSRF_BLOCKED_MESSAGE } from './ssrf.js';
-import { WEBHOOK_USER_AGENT, WebhookSender, type AttemptResult } from './webhook-sender.js';
+import type { Resolver } from './ssrf.js';
+import {
+  DESTINATION_UNAVAILABLE_MESSAGE,
+  WEBHOOK_USER_AGENT,
+  WebhookSender,
+  type AttemptResult,
+} from './webhook-sender.js';
 
 interface Received {
   method: string;
@@ -368,7 +373,7 @@ describe('WebhookSender (SSRF protection)', () => {
     expect(result).toMatchObject({
       outcome: 'failed',
       statusCode: null,
-      error: SSRF_BLOCKED_MESSAGE,
+      error: DESTINATION_UNAVAILABLE_MESSAGE,
       retryAfterMs: null,
     });
     expect(attempted).toEqual([]);
@@ -381,11 +386,60 @@ describe('WebhookSender (SSRF protection)', () => {
     expect(result).toMatchObject({
       outcome: 'failed',
       statusCode: null,
-      error: SSRF_BLOCKED_MESSAGE,
+      error: DESTINATION_UNAVAILABLE_MESSAGE,
     });
     // The socket was created, but the lookup refused before any connect.
     expect(attempted).toEqual(['localhost']);
     expect(received).toHaveLength(0);
     expect(connections).toBe(0);
+  });
+});
+
+describe('WebhookSender (what last_error tells the webhook owner)', () => {
+  // an internal DNS: one name resolves to a private address, the other to nothing
+  const resolve: Resolver = (hostname, _options, callback) => {
+    if (hostname === 'vault.internal.example') {
+      callback(null, [{ address: '10.1.2.3', family: 4 }]);
+      return;
+    }
+    const notFound: NodeJS.ErrnoException = new Error(`getaddrinfo ENOTFOUND ${hostname}`);
+    notFound.code = 'ENOTFOUND';
+    callback(notFound, []);
+  };
+  let sender: WebhookSender;
+  beforeEach(() => {
+    sender = new WebhookSender({
+      timeoutMs: 1_000,
+      allowPrivateNetworks: false,
+      allowHttp: true,
+      resolve,
+    });
+  });
+  afterEach(async () => {
+    await sender.close();
+  });
+
+  it('answers a name that does not resolve and one that resolves to a private address alike', async () => {
+    const internal = await sender.send({
+      ...attempt('/ok'),
+      url: 'https://vault.internal.example/',
+    });
+    const missing = await sender.send({ ...attempt('/ok'), url: 'https://nope.internal.example/' });
+    const literal = await sender.send({ ...attempt('/ok'), url: 'https://10.1.2.3/' });
+    const shown = (r: AttemptResult) => ({
+      outcome: r.outcome,
+      status: r.statusCode,
+      error: r.error,
+    });
+    expect(shown(internal)).toEqual({
+      outcome: 'failed',
+      status: null,
+      error: DESTINATION_UNAVAILABLE_MESSAGE,
+    });
+    expect(shown(missing)).toEqual(shown(internal));
+    expect(shown(literal)).toEqual(shown(internal));
+    // the difference is for the server log only
+    expect(internal.logDetail).toMatch(/SSRF policy/);
+    expect(missing.logDetail).toBe('DNS lookup failed (ENOTFOUND)');
   });
 });

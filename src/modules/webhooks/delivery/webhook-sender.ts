@@ -4,12 +4,21 @@ import { Agent } from 'undici';
 import { retryAfterMs } from './retry-schedule.js';
 import {
   SSRF_BLOCKED_CODE,
-  SSRF_BLOCKED_MESSAGE,
   checkHostLiteral,
   createGuardedConnector,
+  type Resolver,
 } from './ssrf.js';
 
 export const WEBHOOK_USER_AGENT = 'grc-integration-api-webhooks/1.0';
+
+/**
+ * `error` of an attempt whose host name does not resolve or resolves to an address the SSRF policy
+ * refuses. One message for both: `last_error` is read by the webhook's owner, and telling the two
+ * apart would let a tenant map internal DNS names (issue 18 item 8). Which one it was goes to the
+ * server log only (`AttemptResult.logDetail`).
+ */
+export const DESTINATION_UNAVAILABLE_MESSAGE =
+  'destination not reachable: the host name does not resolve to an allowed address';
 
 // Reading a large reply just to keep its connection is not worth it; past this, reconnecting is
 // cheaper.
@@ -32,6 +41,8 @@ export interface AttemptResult {
   statusCode: number | null;
   /** Short human-readable reason; never contains the secret or the response body. */
   error: string | null;
+  /** What `error` does not tell the webhook's owner, for the server log only. */
+  logDetail?: string;
   durationMs: number;
   /** `Retry-After` of a 429 or 503, in ms, not yet bounded (see `boundRetryAfterMs`). */
   retryAfterMs: number | null;
@@ -42,6 +53,8 @@ export interface WebhookSenderOptions {
   timeoutMs: number;
   allowPrivateNetworks: boolean;
   allowHttp: boolean;
+  /** Injected for tests; defaults to `dns.lookup`. */
+  resolve?: Resolver;
 }
 
 class AttemptTimeoutError extends Error {
@@ -69,6 +82,7 @@ export class WebhookSender {
       connect: createGuardedConnector({
         timeout: options.timeoutMs,
         allowPrivateNetworks: options.allowPrivateNetworks,
+        resolve: options.resolve,
       }),
       // Backstops only: these are idle timeouts, the per-attempt deadline below is the real limit.
       headersTimeout: options.timeoutMs,
@@ -83,10 +97,12 @@ export class WebhookSender {
       statusCode: number | null,
       error: string | null,
       retryAfter: number | null = null,
+      logDetail?: string,
     ): AttemptResult => ({
       outcome,
       statusCode,
       error,
+      ...(logDetail === undefined ? {} : { logDetail }),
       durationMs: Math.round(performance.now() - started),
       retryAfterMs: retryAfter,
     });
@@ -107,7 +123,9 @@ export class WebhookSender {
       // The connector refuses this as well; checking here gives the answer without touching the
       // pool at all.
       const refusal = checkHostLiteral(url.hostname);
-      if (refusal) return result('failed', null, refusal.message);
+      if (refusal) {
+        return result('failed', null, DESTINATION_UNAVAILABLE_MESSAGE, null, refusal.message);
+      }
     }
 
     const timestamp = attempt.timestamp ?? new Date();
@@ -153,11 +171,12 @@ export class WebhookSender {
       }
       return classify(status, retryAfter, result);
     } catch (error) {
-      return result(
-        'failed',
-        null,
-        describeError(error, controller.signal.aborted, this.timeoutMs),
+      const { message, logDetail } = describeError(
+        error,
+        controller.signal.aborted,
+        this.timeoutMs,
       );
+      return result('failed', null, message, null, logDetail);
     } finally {
       clearTimeout(timer);
     }
@@ -206,13 +225,35 @@ function errorCode(error: unknown): string | undefined {
   return undefined;
 }
 
-/** A short, stable reason; raw error messages are avoided because they carry resolved addresses. */
-function describeError(error: unknown, timedOut: boolean, timeoutMs: number): string {
-  if (timedOut) return `timed out after ${timeoutMs} ms`;
+/**
+ * A short, stable reason; raw error messages are avoided because they carry resolved addresses.
+ * `logDetail` is what the reason leaves out on purpose.
+ */
+function describeError(
+  error: unknown,
+  timedOut: boolean,
+  timeoutMs: number,
+): { message: string; logDetail?: string } {
+  if (timedOut) return { message: `timed out after ${timeoutMs} ms` };
   const code = errorCode(error);
   switch (code) {
     case SSRF_BLOCKED_CODE:
-      return SSRF_BLOCKED_MESSAGE;
+      return {
+        message: DESTINATION_UNAVAILABLE_MESSAGE,
+        logDetail: 'the host name resolves to an address the SSRF policy refuses',
+      };
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+    case 'EAI_FAIL':
+    case 'EAI_NODATA':
+      return { message: DESTINATION_UNAVAILABLE_MESSAGE, logDetail: `DNS lookup failed (${code})` };
+    default:
+      return { message: describeOtherError(code, timeoutMs) };
+  }
+}
+
+function describeOtherError(code: string | undefined, timeoutMs: number): string {
+  switch (code) {
     case 'UND_ERR_CONNECT_TIMEOUT':
     case 'UND_ERR_HEADERS_TIMEOUT':
     case 'UND_ERR_BODY_TIMEOUT':
@@ -224,11 +265,6 @@ function describeError(error: unknown, timedOut: boolean, timeoutMs: number): st
     case 'EPIPE':
     case 'UND_ERR_SOCKET':
       return 'connection closed by the receiver';
-    case 'ENOTFOUND':
-    case 'EAI_AGAIN':
-    case 'EAI_FAIL':
-    case 'EAI_NODATA':
-      return `DNS lookup failed (${code})`;
     case 'EHOSTUNREACH':
     case 'ENETUNREACH':
       return `host unreachable (${code})`;
