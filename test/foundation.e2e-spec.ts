@@ -158,12 +158,17 @@ describe('foundation', () => {
       expect(((await problem.json()) as { request_id: string }).request_id).toBe('req-42');
     });
 
-    it('answers malformed JSON with 400 validation_failed', async () => {
-      const res = await fetch(`${t.baseUrl}/api/v1/nowhere`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: '{"a":',
-      });
+    it('answers malformed JSON with 400 validation_failed (401 first without a token)', async () => {
+      const { auth } = await createCaller(t.app);
+      const send = (headers: Record<string, string>) =>
+        fetch(`${t.baseUrl}/api/v1/webhooks`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...headers },
+          body: '{"a":',
+        });
+      // CONTRACT.md §10: no body is read before the credential is known
+      expect((await send({})).status).toBe(401);
+      const res = await send({ authorization: auth });
       expect(res.status).toBe(400);
       const body = (await res.json()) as object;
       expect(body).toMatchObject({
@@ -187,9 +192,10 @@ describe('foundation', () => {
     });
 
     it('answers a body over BODY_LIMIT with 413', async () => {
-      const res = await fetch(`${t.baseUrl}/api/v1/nowhere`, {
+      const { auth } = await createCaller(t.app);
+      const res = await fetch(`${t.baseUrl}/api/v1/webhooks`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json' },
+        headers: { 'content-type': 'application/json', authorization: auth },
         body: JSON.stringify({ pad: 'x'.repeat(70 * 1024) }),
       });
       expect(res.status).toBe(413);

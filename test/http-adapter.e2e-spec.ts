@@ -53,12 +53,13 @@ describe('HTTP layer', () => {
       expect(res.body).toMatchObject({ code: 'validation_failed', status: 400 });
     });
 
-    it('refuses a charset other than UTF-8 with 400 validation_failed', async () => {
+    // CONTRACT.md §10: a charset other than UTF-8 is an unsupported media type
+    it('refuses a charset other than UTF-8 with 415 unsupported_media_type', async () => {
       const res = await postRaw('{"name":"x"}', 'application/json; charset=latin1');
-      expect(res.status).toBe(400);
+      expect(res.status).toBe(415);
       expect(res.body).toMatchObject({
-        code: 'validation_failed',
-        errors: [{ field: 'body', message: 'charset.unsupported' }],
+        code: 'unsupported_media_type',
+        detail: 'unsupported charset "LATIN1"',
       });
     });
 
@@ -73,10 +74,11 @@ describe('HTTP layer', () => {
       expect(res.body.name).toBe('charset ü');
     });
 
-    it('does not read a body of another content type: the route answers its own 400', async () => {
+    // CONTRACT.md §10: JSON routes take application/json only
+    it('does not read a body of another content type: 415 unsupported_media_type', async () => {
       const res = await postRaw('{"name":"x"}', 'text/plain');
-      expect(res.status).toBe(400);
-      expect(res.body).toMatchObject({ code: 'validation_failed' });
+      expect(res.status).toBe(415);
+      expect(res.body).toMatchObject({ code: 'unsupported_media_type' });
     });
   });
 
@@ -111,12 +113,12 @@ describe('HTTP layer', () => {
       expect(((await res.json()) as { code: string }).code).toBe('payload_too_large');
     });
 
-    it('refuses an unknown content encoding, and gzip that is not gzip, with 400 problems', async () => {
+    it('refuses an unknown content encoding (415) and gzip that is not gzip (400)', async () => {
       const unknown = await post(Buffer.from('{}'), 'compress');
-      expect(unknown.status).toBe(400);
+      expect(unknown.status).toBe(415);
       expect(await unknown.json()).toMatchObject({
-        code: 'validation_failed',
-        errors: [{ field: 'body', message: 'encoding.unsupported' }],
+        code: 'unsupported_media_type',
+        detail: 'unsupported content encoding "compress"',
       });
       const notGzip = await post(Buffer.from('{"name":"x"}'), 'gzip');
       expect(notGzip.status).toBe(400);
