@@ -23,7 +23,7 @@ export function callAdminSocket(
     const chunks: Buffer[] = [];
     const socket = connect(path, () => {
       connected = true;
-      socket.end(`${JSON.stringify({ argv })}\n`);
+      socket.end(`${JSON.stringify({ argv, cwd: process.cwd() })}\n`);
     });
     socket.on('data', (c: Buffer) => chunks.push(c));
     socket.on('error', (err: NodeJS.ErrnoException) => {

@@ -1,4 +1,5 @@
 import { chmod, unlink } from 'node:fs/promises';
+import { isAbsolute } from 'node:path';
 import { createServer, type Server, type Socket } from 'node:net';
 import type { INestApplicationContext } from '@nestjs/common';
 import { Command } from 'commander';
@@ -19,11 +20,20 @@ export interface AdminServer {
   close(): Promise<void>;
 }
 
-function parseRequest(text: string): string[] | null {
+interface AdminRequest {
+  argv: string[];
+  cwd: string;
+}
+
+function parseRequest(text: string): AdminRequest | null {
   try {
-    const body = JSON.parse(text) as { argv?: unknown };
-    const argv = body.argv;
-    return Array.isArray(argv) && argv.every((a) => typeof a === 'string') ? argv : null;
+    const { argv, cwd } = JSON.parse(text) as { argv?: unknown; cwd?: unknown };
+    return Array.isArray(argv) &&
+      argv.every((a) => typeof a === 'string') &&
+      typeof cwd === 'string' &&
+      isAbsolute(cwd)
+      ? { argv, cwd }
+      : null;
   } catch {
     return null;
   }
@@ -58,9 +68,10 @@ export async function startAdminServer(
       commanderOptions(),
     ));
 
-  const run = async (argv: string[]): Promise<AdminAnswer> => {
+  const run = async ({ argv, cwd }: AdminRequest): Promise<AdminAnswer> => {
     const sink: CliSink = {
       argv: [process.execPath, CLI_NAME, ...argv],
+      cwd,
       stdout: '',
       stderr: '',
       exitCode: 0,
@@ -93,12 +104,12 @@ export async function startAdminServer(
       else chunks.push(c);
     });
     socket.on('end', () => {
-      const argv = parseRequest(Buffer.concat(chunks).toString('utf8'));
-      if (!argv) {
+      const request = parseRequest(Buffer.concat(chunks).toString('utf8'));
+      if (!request) {
         socket.end(JSON.stringify({ stdout: '', stderr: 'malformed request\n', exitCode: 2 }));
         return;
       }
-      const answered = queue.then(() => run(argv));
+      const answered = queue.then(() => run(request));
       queue = answered.catch(() => undefined);
       answered.then(
         (answer) => socket.end(JSON.stringify(answer)),

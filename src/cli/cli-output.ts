@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { resolve } from 'node:path';
 import { CommandRunner, Option } from 'nest-commander';
 import { AppError } from '../common/http/app-error.js';
 
@@ -8,6 +9,8 @@ import { AppError } from '../common/http/app-error.js';
  */
 export interface CliSink {
   argv: readonly string[];
+  /** The caller's working directory: file arguments are relative to it. */
+  cwd: string;
   stdout: string;
   stderr: string;
   exitCode: number;
@@ -36,6 +39,11 @@ export function setExitCode(code: number): void {
   const sink = sinks.getStore();
   if (sink) sink.exitCode = code;
   else process.exitCode = code;
+}
+
+/** A file argument of the command being run, resolved against its caller's directory. */
+export function resolveCliPath(path: string): string {
+  return resolve(sinks.getStore()?.cwd ?? process.cwd(), path);
 }
 
 /** The command line of the command being run. */
