@@ -125,12 +125,17 @@ export interface IntegrationApi {
   apiUrl: string;
   port: number;
   pid: number;
+  /** This run's temporary directory (embedded PostgreSQL under `data/`, the admin socket). */
+  runDir: string;
   /** Runs an administration command (as `grc-integration-api <args>`), answered by the service. */
   cli(...args: string[]): Promise<CliResult>;
   /** One `fixture apply`: a tenant with a client holding `scopes`, and a token of that client. */
   createTenant(options?: CreateTenantOptions): Promise<CreatedTenant>;
   /** A client-credentials access token. */
-  token(client: { client_id: string; client_secret: string }, scopes?: readonly string[]): Promise<string>;
+  token(
+    client: { client_id: string; client_secret: string },
+    scopes?: readonly string[],
+  ): Promise<string>;
   /** A local HTTP receiver that verifies signatures; closed by `stop()`. */
   webhookReceiver(): Promise<WebhookReceiver>;
   /** What the service wrote to stdout and stderr. */
@@ -249,7 +254,9 @@ function adminCall(socketPath: string, argv: readonly string[]): Promise<Omit<Cl
 function parseJson(text: string): Record<string, unknown> | undefined {
   try {
     const value: unknown = JSON.parse(text);
-    return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : undefined;
+    return typeof value === 'object' && value !== null
+      ? (value as Record<string, unknown>)
+      : undefined;
   } catch {
     return undefined;
   }
@@ -315,9 +322,7 @@ async function startReceiver(): Promise<WebhookReceiver> {
     waitFor: (type, options = {}) =>
       new Promise((ok, fail) => {
         const find = (): WebhookDelivery | undefined =>
-          deliveries.find(
-            (d) => d.verified && d.type === type && (options.where?.(d) ?? true),
-          );
+          deliveries.find((d) => d.verified && d.type === type && (options.where?.(d) ?? true));
         const found = find();
         if (found) return ok(found);
         const timeoutMs = options.timeoutMs ?? 15_000;
@@ -492,7 +497,9 @@ export async function startIntegrationApi(options: StartOptions = {}): Promise<I
       const result = await cli('fixture', 'apply', '--file', file);
       const made = (result.json?.tenants as Array<Record<string, unknown>> | undefined)?.[0];
       if (result.exitCode !== 0 || !made) {
-        throw new Error(`fixture apply failed (exit ${result.exitCode}): ${result.stdout}${result.stderr}`);
+        throw new Error(
+          `fixture apply failed (exit ${result.exitCode}): ${result.stdout}${result.stderr}`,
+        );
       }
       const created = made as unknown as Omit<CreatedTenant, 'tenant' | 'token' | 'raw'> & {
         tenant_id: number;
@@ -535,6 +542,7 @@ export async function startIntegrationApi(options: StartOptions = {}): Promise<I
     apiUrl,
     port: ready.port,
     pid: ready.pid,
+    runDir,
     cli,
     createTenant,
     token,
