@@ -77,7 +77,7 @@ function startHolder(
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     let out = '';
-    holder.stdout!.on('data', (c: Buffer) => {
+    holder.stdout.on('data', (c: Buffer) => {
       out += c.toString('utf8');
       if (out.includes('\n'))
         ok({ holder, ...(JSON.parse(out) as { servicePid: number; runDir: string }) });
