@@ -1,55 +1,29 @@
-import 'reflect-metadata';
-import type { CommanderError } from 'commander';
-import { CommandFactory } from 'nest-commander';
-import { CliModule } from './cli/cli.module.js';
-import { connectCliDatabase } from './cli/cli-database.js';
-import { printError, UsageError } from './cli/cli-output.js';
-import {
-  HelpShown,
-  routeUsageErrorsToExceptions,
-  throwCommanderError,
-} from './cli/commander-errors.js';
-import { ConfigError, loadConfig } from './common/config/app-config.js';
-
-const json = process.argv.includes('--json');
+// The administration CLI. Only `node:` modules load before the admin socket is tried: when the
+// service runs, it answers the command and this process never loads Nest (see bench/README.md).
+import { callAdminSocket } from './cli/admin-client.js';
+import { adminSocketPath } from './cli/admin-socket-path.js';
 
 async function main(): Promise<void> {
-  const config = loadConfig({ ...process.env, WORKERS_ENABLED: 'false', SEED_DEMO: 'false' });
-  routeUsageErrorsToExceptions();
-  const release = await connectCliDatabase(config);
+  const path = adminSocketPath(process.env);
+  let answer = null;
   try {
-    await CommandFactory.run(CliModule.register(config), {
-      logger: false,
-      // a module that fails to initialise must throw here, not exit the process before the
-      // embedded database is released
-      abortOnError: false,
-      cliName: 'npm run cli --',
-      errorHandler: (err) => throwCommanderError(err as CommanderError),
-      outputConfiguration: { outputError: () => undefined },
-      serviceErrorHandler: (err: Error) => {
-        throw err;
-      },
-    });
-  } finally {
-    await release();
+    answer = path ? await callAdminSocket(path, process.argv.slice(2)) : null;
+  } catch (err) {
+    const message = `the service on ${path} did not answer: ${err instanceof Error ? err.message : String(err)}`;
+    const body = { error: { code: 'internal_error', message } };
+    if (process.argv.includes('--json')) process.stdout.write(`${JSON.stringify(body)}\n`);
+    else process.stderr.write(`error (internal_error): ${message}\n`);
+    process.exitCode = 1;
+    return;
   }
+  if (answer) {
+    process.stdout.write(answer.stdout);
+    process.stderr.write(answer.stderr);
+    process.exitCode = answer.exitCode;
+    return;
+  }
+  const { runInProcess } = await import('./cli/run-in-process.js');
+  await runInProcess();
 }
 
-main()
-  .catch((err: unknown) => {
-    if (err instanceof HelpShown) return;
-    if (err instanceof UsageError) {
-      printError('usage', err.message, { json });
-      process.exitCode = 2;
-      return;
-    }
-    const message = err instanceof Error ? err.message : String(err);
-    printError(err instanceof ConfigError ? 'invalid_configuration' : 'internal_error', message, {
-      json,
-    });
-    process.exitCode = 1;
-  })
-  .finally(() => {
-    // pooled database handles must not keep a finished command alive
-    setTimeout(() => process.exit(), 50).unref();
-  });
+await main();

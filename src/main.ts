@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { pino } from 'pino';
 import { createApp } from './app.setup.js';
@@ -13,6 +14,9 @@ import { runMigrations } from './common/database/migrate.js';
 import { gracefulClose } from './common/http/graceful-close.js';
 import { API_PREFIX } from './openapi.js';
 import { onFirstStart } from './first-start.js';
+import { type AdminServer, startAdminServer } from './cli/admin-server.js';
+import { adminSocketPath } from './cli/admin-socket-path.js';
+import { announceReady } from './ready-signal.js';
 
 /**
  * Every interface, as a service in a container must (Fastify's own default is localhost only):
@@ -50,6 +54,7 @@ async function main(): Promise<void> {
   if (embedded && config.SEED_DEMO) await onFirstStart(app);
 
   const http = gracefulClose(app.getHttpServer() as Server);
+  let admin: AdminServer | undefined;
   let closing = false;
   const shutdown = (signal: string): void => {
     if (closing) return;
@@ -59,6 +64,7 @@ async function main(): Promise<void> {
       try {
         // requests first, then the modules (audit drain, workers, the pool), then the database
         await http.close(SHUTDOWN_REQUESTS_MS);
+        await admin?.close();
         await app.close();
         await embedded?.stop();
         process.exit(0);
@@ -70,8 +76,14 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', () => shutdown('SIGINT'));
   process.on('SIGTERM', () => shutdown('SIGTERM'));
+  // spawned with an IPC channel (the testing kit): the service dies with the process that started it
+  if (process.channel) process.on('disconnect', () => shutdown('parent exited'));
 
   await app.listen(config.PORT, anyAddress());
+  const socketPath = adminSocketPath(config);
+  if (socketPath) admin = await startAdminServer(socketPath, config, log);
+  const { port } = (app.getHttpServer() as Server).address() as AddressInfo;
+  await announceReady(port, config.READY_FILE);
   const url = (await app.getUrl()).replace('[::1]', 'localhost').replace('127.0.0.1', 'localhost');
   log.info(
     {

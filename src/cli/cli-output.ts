@@ -1,5 +1,55 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { resolve } from 'node:path';
 import { CommandRunner, Option } from 'nest-commander';
 import { AppError } from '../common/http/app-error.js';
+
+/**
+ * Where one command's output goes: the process's stdout/stderr and exit code for `cli.js`, or a
+ * buffer when the running service answers a command on its admin socket.
+ */
+export interface CliSink {
+  argv: readonly string[];
+  /** The caller's working directory: file arguments are relative to it. */
+  cwd: string;
+  stdout: string;
+  stderr: string;
+  exitCode: number;
+}
+
+const sinks = new AsyncLocalStorage<CliSink>();
+
+/** Runs `work` with every CLI write and exit code captured in `sink`. */
+export function withCliSink<T>(sink: CliSink, work: () => Promise<T>): Promise<T> {
+  return sinks.run(sink, work);
+}
+
+export function writeOut(text: string): void {
+  const sink = sinks.getStore();
+  if (sink) sink.stdout += text;
+  else process.stdout.write(text);
+}
+
+export function writeErr(text: string): void {
+  const sink = sinks.getStore();
+  if (sink) sink.stderr += text;
+  else process.stderr.write(text);
+}
+
+export function setExitCode(code: number): void {
+  const sink = sinks.getStore();
+  if (sink) sink.exitCode = code;
+  else process.exitCode = code;
+}
+
+/** A file argument of the command being run, resolved against its caller's directory. */
+export function resolveCliPath(path: string): string {
+  return resolve(sinks.getStore()?.cwd ?? process.cwd(), path);
+}
+
+/** The command line of the command being run. */
+export function commandLine(): readonly string[] {
+  return sinks.getStore()?.argv ?? process.argv;
+}
 
 export interface JsonOption {
   json?: boolean;
@@ -13,18 +63,18 @@ export class UsageError extends Error {}
  * (commander hands an option declared on a shared base class to the subclass unreliably).
  */
 function jsonMode(options: JsonOption): boolean {
-  return options.json === true || process.argv.includes('--json');
+  return options.json === true || commandLine().includes('--json');
 }
 
 /** Prints exactly one JSON object on stdout (compact with --json, indented otherwise). */
 export function print(result: object, options: JsonOption): void {
-  process.stdout.write(`${JSON.stringify(result, null, jsonMode(options) ? undefined : 2)}\n`);
+  writeOut(`${JSON.stringify(result, null, jsonMode(options) ? undefined : 2)}\n`);
 }
 
 export function printError(code: string, message: string, options: JsonOption): void {
   const body = { error: { code, message } };
-  if (jsonMode(options)) process.stdout.write(`${JSON.stringify(body)}\n`);
-  else process.stderr.write(`error (${code}): ${message}\n`);
+  if (jsonMode(options)) writeOut(`${JSON.stringify(body)}\n`);
+  else writeErr(`error (${code}): ${message}\n`);
 }
 
 /**
@@ -37,14 +87,14 @@ export async function runCommand(options: JsonOption, work: () => Promise<object
   } catch (err) {
     if (err instanceof UsageError) {
       printError('usage', err.message, options);
-      process.exitCode = 2;
+      setExitCode(2);
     } else if (err instanceof AppError) {
       printError(err.code, err.message, options);
-      process.exitCode = 1;
+      setExitCode(1);
     } else {
       const message = err instanceof Error ? err.message : String(err);
       printError('internal_error', message, options);
-      process.exitCode = 1;
+      setExitCode(1);
     }
   }
 }

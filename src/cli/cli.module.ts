@@ -17,6 +17,8 @@ import { DEMO_COMMANDS } from '../modules/tenancy/cli/demo.commands.js';
 import { TENANT_COMMANDS } from '../modules/tenancy/cli/tenant.commands.js';
 import { DemoModule } from '../modules/tenancy/demo/demo.module.js';
 import { TenancyModule } from '../modules/tenancy/tenancy.module.js';
+import { WebhooksModule } from '../modules/webhooks/webhooks.module.js';
+import { FIXTURE_COMMANDS } from './fixture.command.js';
 
 /**
  * The administration CLI: the same modules and services as the API, without HTTP. Each bounded
@@ -38,6 +40,7 @@ export class CliModule {
         RevisionsModule,
         ProjectsModule,
         DocumentsModule,
+        WebhooksModule,
       ],
       providers: [
         ...AUDIT_COMMANDS,
@@ -47,6 +50,7 @@ export class CliModule {
         ...REVISION_COMMANDS,
         ...PROJECT_COMMANDS,
         ...DOCUMENT_COMMANDS,
+        ...FIXTURE_COMMANDS,
       ],
     };
   }

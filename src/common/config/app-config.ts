@@ -235,6 +235,20 @@ export class AppConfig {
   @Matches(/^rediss?:\/\/.+/, { message: 'REDIS_URL must be a redis:// URL' })
   REDIS_URL?: string;
 
+  /**
+   * Unix socket on which the running service answers administration commands, so a CLI call does
+   * not boot the application. Unset: `<DATA_DIR>/admin.sock` in embedded mode, none with
+   * DATABASE_URL; `off`: none.
+   */
+  @IsOptional()
+  @IsString()
+  ADMIN_SOCKET?: string;
+
+  /** File the service writes `{ pid, port, url }` to once it accepts requests (atomically). */
+  @IsOptional()
+  @IsString()
+  READY_FILE?: string;
+
   get embedded(): boolean {
     return !this.DATABASE_URL;
   }
@@ -248,6 +262,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     'DATABASE_URL',
     'WEBHOOK_SECRET_KEY',
     'REDIS_URL',
+    'ADMIN_SOCKET',
+    'READY_FILE',
   );
   const raw: Record<string, string> = {};
   for (const key of known) {

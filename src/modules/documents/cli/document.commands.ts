@@ -4,6 +4,7 @@ import {
   CommandGroup,
   JsonCommand,
   positiveInt,
+  resolveCliPath,
   runCommand,
   UsageError,
 } from '../../../cli/cli-output.js';
@@ -23,7 +24,7 @@ async function readContent(path: string): Promise<Record<string, unknown>> {
     new ValidationFailedError([{ field: 'content-file', message }]);
   let text: string;
   try {
-    text = await readFile(path, 'utf8');
+    text = await readFile(resolveCliPath(path), 'utf8');
   } catch {
     throw invalid(`cannot read ${path}`);
   }

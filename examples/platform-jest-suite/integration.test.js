@@ -1,0 +1,87 @@
+// A plain CommonJS jest suite, as the platform team writes them: the service comes from the
+// package's tarball (`npm install ../../grc-integration-api-1.0.0.tgz`, see README.md here).
+// DATABASE_URL set: the service uses that PostgreSQL (migrated first); unset: an embedded one.
+const { startIntegrationApi } = require('grc-integration-api/testing');
+
+let api;
+let receiver;
+let acme;
+let documentId;
+const timings = {};
+
+beforeAll(async () => {
+  let started = Date.now();
+  api = await startIntegrationApi({ databaseUrl: process.env.DATABASE_URL || undefined });
+  timings.spawnToReadyMs = Date.now() - started;
+  started = Date.now();
+  receiver = await api.webhookReceiver();
+  acme = await api.createTenant({
+    name: 'Acme',
+    projects: [{ name: 'ISO 27001', documents: [{ title: 'Access policy', content: { v: 1 } }] }],
+    webhooks: [{ url: receiver.url, events: ['external_revision.accepted'] }],
+  });
+  documentId = acme.projects[0].documents[0].documentId;
+  timings.fixturesMs = Date.now() - started;
+});
+
+afterAll(async () => {
+  if (process.env.TIMINGS_FILE) {
+    require('node:fs').writeFileSync(process.env.TIMINGS_FILE, JSON.stringify(timings));
+  }
+  await api?.stop();
+});
+
+function call(method, path, token, body) {
+  return fetch(`${api.apiUrl}${path}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${token}`,
+      ...(body ? { 'content-type': 'application/json' } : {}),
+    },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+}
+
+test('a staged revision accepted through the CLI arrives as a signed webhook', async () => {
+  const staged = await call('POST', `/documents/${documentId}/external-revisions`, acme.token, {
+    content: { v: 2 },
+  });
+  expect(staged.status).toBe(201);
+  const { revisionId } = await staged.json();
+
+  const accepted = await api.cli(
+    'revision',
+    'accept',
+    '--revision',
+    String(revisionId),
+    '--by',
+    'jane@acme',
+  );
+  expect(accepted.exitCode).toBe(0);
+  expect(accepted.json).toMatchObject({ revisionId, status: 'accepted' });
+
+  const delivery = await receiver.waitFor('external_revision.accepted');
+  expect(delivery.verified).toBe(true);
+  expect(delivery.body.data).toMatchObject({ revisionId });
+});
+
+test('a checked-out document refuses a second checkout and a staging without its lock token', async () => {
+  const first = await call('POST', `/documents/${documentId}/checkout`, acme.token, {});
+  expect(first.status).toBe(201);
+  const second = await call('POST', `/documents/${documentId}/checkout`, acme.token, {});
+  expect(second.status).toBe(423);
+  expect((await second.json()).code).toBe('document_locked');
+  const staged = await call('POST', `/documents/${documentId}/external-revisions`, acme.token, {
+    content: { v: 4 },
+  });
+  expect(staged.status).toBe(423);
+});
+
+test('a token without the scope is refused with 403', async () => {
+  const reader = await api.createTenant({ name: 'Reader', scopes: ['projects:read'] });
+  const res = await call('POST', `/documents/${documentId}/external-revisions`, reader.token, {
+    content: { v: 3 },
+  });
+  expect(res.status).toBe(403);
+  expect((await res.json()).code).toBe('insufficient_scope');
+});

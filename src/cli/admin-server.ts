@@ -1,0 +1,146 @@
+import { chmod, unlink } from 'node:fs/promises';
+import { isAbsolute } from 'node:path';
+import { createServer, type Server, type Socket } from 'node:net';
+import type { INestApplicationContext } from '@nestjs/common';
+import { Command } from 'commander';
+import { CommandFactory, CommandRunnerService } from 'nest-commander';
+import type { Logger } from 'pino';
+import { type AppConfig, loadConfig } from '../common/config/app-config.js';
+import type { AdminAnswer } from './admin-client.js';
+import { callAdminSocket } from './admin-client.js';
+import { type CliSink, withCliSink } from './cli-output.js';
+import { CliModule } from './cli.module.js';
+import { CLI_NAME, commanderOptions, reportFailure } from './command-host.js';
+import { routeUsageErrorsToExceptions } from './commander-errors.js';
+
+/** A command line is short; anything longer is not one. */
+const MAX_REQUEST_BYTES = 1024 * 1024;
+
+export interface AdminServer {
+  close(): Promise<void>;
+}
+
+interface AdminRequest {
+  argv: string[];
+  cwd: string;
+}
+
+function parseRequest(text: string): AdminRequest | null {
+  try {
+    const { argv, cwd } = JSON.parse(text) as { argv?: unknown; cwd?: unknown };
+    return Array.isArray(argv) &&
+      argv.every((a) => typeof a === 'string') &&
+      typeof cwd === 'string' &&
+      isAbsolute(cwd)
+      ? { argv, cwd }
+      : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Answers administration commands on a Unix socket (owner-only) with the CLI's modules booted once
+ * in this process, so a CLI call costs a connection instead of a Nest boot. Commands run one at a
+ * time: a command object holds its parsed options while it runs.
+ */
+export async function startAdminServer(
+  path: string,
+  config: AppConfig,
+  log: Logger,
+): Promise<AdminServer> {
+  if ((await callAdminSocket(path, ['--help']).catch(() => null)) !== null) {
+    throw new Error(`another service answers administration commands on ${path}`);
+  }
+  await unlink(path).catch(() => undefined);
+
+  routeUsageErrorsToExceptions();
+  // the service's own settings and database, without a second worker or demo seed
+  const cliConfig = Object.assign(loadConfig({ ...process.env, WORKERS_ENABLED: 'false' }), {
+    DATABASE_URL: config.DATABASE_URL,
+    WEBHOOK_SECRET_KEY: config.WEBHOOK_SECRET_KEY,
+    SEED_DEMO: false,
+  });
+  let context: Promise<INestApplicationContext> | undefined;
+  const boot = (): Promise<INestApplicationContext> =>
+    (context ??= CommandFactory.createWithoutRunning(
+      CliModule.register(cliConfig),
+      commanderOptions(),
+    ));
+
+  const run = async ({ argv, cwd }: AdminRequest): Promise<AdminAnswer> => {
+    const sink: CliSink = {
+      argv: [process.execPath, CLI_NAME, ...argv],
+      cwd,
+      stdout: '',
+      stderr: '',
+      exitCode: 0,
+    };
+    await withCliSink(sink, async () => {
+      try {
+        const runner = (await boot()).get(CommandRunnerService);
+        // a fresh commander tree per call: commander keeps parsed option values between parses
+        (runner as unknown as { commander: Command }).commander = new Command();
+        await runner.onModuleInit();
+        await runner.run([...sink.argv]);
+      } catch (err) {
+        reportFailure(err);
+      }
+    });
+    return { stdout: sink.stdout, stderr: sink.stderr, exitCode: sink.exitCode };
+  };
+
+  let queue: Promise<unknown> = Promise.resolve();
+  const connections = new Set<Socket>();
+  const server: Server = createServer({ allowHalfOpen: true }, (socket) => {
+    connections.add(socket);
+    socket.on('close', () => connections.delete(socket));
+    socket.on('error', () => socket.destroy());
+    const chunks: Buffer[] = [];
+    let size = 0;
+    socket.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size > MAX_REQUEST_BYTES) socket.destroy();
+      else chunks.push(c);
+    });
+    socket.on('end', () => {
+      const request = parseRequest(Buffer.concat(chunks).toString('utf8'));
+      if (!request) {
+        socket.end(JSON.stringify({ stdout: '', stderr: 'malformed request\n', exitCode: 2 }));
+        return;
+      }
+      const answered = queue.then(() => run(request));
+      queue = answered.catch(() => undefined);
+      answered.then(
+        (answer) => socket.end(JSON.stringify(answer)),
+        (err: unknown) => {
+          log.error({ err }, 'administration command failed');
+          socket.destroy();
+        },
+      );
+    });
+  });
+  await new Promise<void>((ok, fail) => {
+    server.once('error', fail);
+    server.listen(path, () => {
+      server.off('error', fail);
+      ok();
+    });
+  });
+  await chmod(path, 0o600);
+  // booted now, in the background, so the first command does not pay for it
+  setImmediate(() => {
+    boot().catch((err: unknown) => log.error({ err }, 'administration commands unavailable'));
+  });
+
+  return {
+    close: async () => {
+      await new Promise<void>((ok) => {
+        server.close(() => ok());
+        for (const s of connections) s.destroy();
+      });
+      await unlink(path).catch(() => undefined);
+      if (context) await (await context).close();
+    },
+  };
+}

@@ -1,0 +1,203 @@
+import { readFile } from 'node:fs/promises';
+import { plainToInstance } from 'class-transformer';
+import { validate } from 'class-validator';
+import { Command, Option, SubCommand } from 'nest-commander';
+import { ValidationFailedError } from '../common/http/app-error.js';
+import { CredentialAdminService } from '../modules/auth/credential-admin.service.js';
+import { DocumentService } from '../modules/documents/documents.service.js';
+import { ProjectsService } from '../modules/projects/projects.service.js';
+import { isPlan, PLANS } from '../modules/tenancy/entitlements.js';
+import { TenancyService } from '../modules/tenancy/tenancy.service.js';
+import { CreateWebhookDto } from '../modules/webhooks/dto/webhook.dto.js';
+import { WebhooksService } from '../modules/webhooks/webhooks.service.js';
+import { CommandGroup, JsonCommand, resolveCliPath, runCommand, UsageError } from './cli-output.js';
+
+type Json = Record<string, unknown>;
+
+function isObject(v: unknown): v is Json {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function list(parent: Json, key: string, at: string): Json[] {
+  const value = parent[key] ?? [];
+  if (!Array.isArray(value) || !value.every(isObject)) {
+    throw new UsageError(`${at}.${key} must be an array of objects`);
+  }
+  return value;
+}
+
+function text(parent: Json, key: string, at: string): string {
+  const value = parent[key];
+  if (typeof value !== 'string') throw new UsageError(`${at}.${key} must be a string`);
+  return value;
+}
+
+function optionalText(parent: Json, key: string, at: string): string | undefined {
+  return parent[key] === undefined ? undefined : text(parent, key, at);
+}
+
+function strings(parent: Json, key: string, at: string): string[] {
+  const value = parent[key] ?? [];
+  if (!Array.isArray(value) || !value.every((v) => typeof v === 'string')) {
+    throw new UsageError(`${at}.${key} must be an array of strings`);
+  }
+  return value;
+}
+
+/** `scopes` as in the CLI (`"a b"`) or as an array. */
+function scopes(parent: Json, at: string): string | string[] {
+  return typeof parent.scopes === 'string' ? parent.scopes : strings(parent, 'scopes', at);
+}
+
+async function readFixture(path: string): Promise<Json> {
+  let body: unknown;
+  try {
+    body = JSON.parse(await readFile(resolveCliPath(path), 'utf8'));
+  } catch (err) {
+    throw new UsageError(
+      `--file ${path}: ${err instanceof SyntaxError ? 'not valid JSON' : 'cannot be read'}`,
+    );
+  }
+  if (!isObject(body)) throw new UsageError(`--file ${path}: must hold one JSON object`);
+  return body;
+}
+
+interface FixtureOptions {
+  json?: boolean;
+  file?: string;
+}
+
+/**
+ * `fixture apply --file F`: tenants with their clients, PATs, projects, documents and webhooks,
+ * from one JSON file in one call, through each context's service. Prints every id and secret it
+ * made (shown once, as `client create` does). Not one transaction: what was made before a
+ * failure stays, and the error names the entry that failed.
+ */
+@SubCommand({
+  name: 'apply',
+  description: 'create tenants, clients, PATs, projects, documents and webhooks from a JSON file',
+})
+export class FixtureApplyCommand extends JsonCommand {
+  constructor(
+    private readonly tenancy: TenancyService,
+    private readonly credentials: CredentialAdminService,
+    private readonly projects: ProjectsService,
+    private readonly documents: DocumentService,
+    private readonly webhooks: WebhooksService,
+  ) {
+    super();
+  }
+
+  @Option({ flags: '--file <path>', description: 'the fixture (see README, "fixture apply")' })
+  parseFile(v: string): string {
+    return v;
+  }
+
+  async run(_: string[], o: FixtureOptions): Promise<void> {
+    await runCommand(o, async () => {
+      if (!o.file) throw new UsageError('--file is required');
+      const fixture = await readFixture(o.file);
+      const tenants = [];
+      for (const [i, t] of list(fixture, 'tenants', 'fixture').entries()) {
+        tenants.push(await this.tenant(t, `tenants[${i}]`));
+      }
+      return { tenants };
+    });
+  }
+
+  private async tenant(t: Json, at: string): Promise<Json> {
+    const plan = t.plan ?? 'enterprise';
+    if (typeof plan !== 'string' || !isPlan(plan)) {
+      throw new UsageError(`${at}.plan must be one of ${PLANS.join(', ')}`);
+    }
+    const name = text(t, 'name', at).trim();
+    if (!name || name.length > 200) throw new UsageError(`${at}.name: 1..200 characters`);
+    const clientsIn = list(t, 'clients', at);
+    const patsIn = list(t, 'pats', at);
+    const projectsIn = list(t, 'projects', at);
+    const webhooksIn = list(t, 'webhooks', at);
+
+    const tenant = await this.tenancy.create(name, plan);
+    const tenantId = tenant.tenant_id;
+    const clients = [];
+    for (const [i, c] of clientsIn.entries()) {
+      const where = `${at}.clients[${i}]`;
+      clients.push(
+        await this.credentials.createClient(tenantId, {
+          name: text(c, 'name', where),
+          scopes: scopes(c, where),
+          allowedIps: strings(c, 'allowed_ips', where),
+        }),
+      );
+    }
+    const pats = [];
+    for (const [i, p] of patsIn.entries()) {
+      const where = `${at}.pats[${i}]`;
+      const days = p.expires_in_days;
+      if (days !== undefined && typeof days !== 'number') {
+        throw new UsageError(`${where}.expires_in_days must be a number`);
+      }
+      pats.push(
+        await this.credentials.createPat(tenantId, {
+          name: text(p, 'name', where),
+          scopes: scopes(p, where),
+          allowedIps: strings(p, 'allowed_ips', where),
+          ...(days === undefined ? {} : { expiresInDays: days }),
+        }),
+      );
+    }
+    const projects = [];
+    for (const [i, p] of projectsIn.entries()) {
+      projects.push(await this.project(tenantId, p, `${at}.projects[${i}]`));
+    }
+    const webhooks = [];
+    for (const [i, w] of webhooksIn.entries()) {
+      const dto = plainToInstance(CreateWebhookDto, {
+        name: w.name,
+        endpoint_url: w.endpoint_url ?? w.url,
+        events: w.events,
+      });
+      const errors = await validate(dto, { whitelist: true });
+      if (errors.length) {
+        throw new ValidationFailedError(
+          errors.map((e) => ({
+            field: `${at}.webhooks[${i}].${e.property}`,
+            message: Object.values(e.constraints ?? {}).join('; '),
+          })),
+        );
+      }
+      webhooks.push(await this.webhooks.create(tenantId, dto));
+    }
+    return { ...tenant, clients, pats, projects, webhooks };
+  }
+
+  private async project(tenantId: number, p: Json, at: string): Promise<Json> {
+    const name = text(p, 'name', at).trim();
+    if (!name || name.length > 200) throw new UsageError(`${at}.name: 1..200 characters`);
+    const description = optionalText(p, 'description', at);
+    const docsIn = list(p, 'documents', at);
+    const { projectId } = await this.projects.createProject(tenantId, { name, description });
+    const documents = [];
+    for (const [i, d] of docsIn.entries()) {
+      const where = `${at}.documents[${i}]`;
+      const title = text(d, 'title', where).trim();
+      if (!title || title.length > 500) throw new UsageError(`${where}.title: 1..500 characters`);
+      const content = d.content ?? {};
+      if (!isObject(content)) throw new UsageError(`${where}.content must be a JSON object`);
+      documents.push({
+        title,
+        ...(await this.documents.createDocument(tenantId, projectId, title, content)),
+      });
+    }
+    return { projectId, name, documents };
+  }
+}
+
+@Command({
+  name: 'fixture',
+  description: 'test and demo fixtures in one call',
+  subCommands: [FixtureApplyCommand],
+})
+export class FixtureCommand extends CommandGroup {}
+
+export const FIXTURE_COMMANDS = [FixtureCommand, FixtureApplyCommand];
