@@ -290,7 +290,9 @@ describe('webhook fairness across two service processes', () => {
       baseUrls: services.map((s) => s.baseUrl),
       receiver,
     });
-    console.info(`noisy neighbour, two processes: B's first attempt ${waitedMs} ms after its event`);
+    console.info(
+      `noisy neighbour, two processes: B's first attempt ${waitedMs} ms after its event`,
+    );
     expect(waitedMs).toBeLessThan(2_000);
   }, 60_000);
 });
