@@ -39,7 +39,7 @@ export interface paths {
         put?: never;
         /**
          * Create a webhook
-         * @description Creates an active webhook. The response carries the signing secret (`whsec_…`, Standard Webhooks) once; it is stored encrypted and never returned again. Deliveries are signed with headers `webhook-id` (the event id), `webhook-timestamp` and `webhook-signature`.
+         * @description Creates an active webhook. The response carries the signing secret (`whsec_…`, Standard Webhooks) once; it is stored encrypted and never returned again. Deliveries are signed with headers `webhook-id` (the event id), `webhook-timestamp` and `webhook-signature`. A tenant may have at most `WEBHOOK_MAX_PER_TENANT` (default 50) webhooks that are not revoked.
          */
         post: operations["Webhooks_create"];
         delete?: never;
@@ -59,7 +59,7 @@ export interface paths {
         put?: never;
         /**
          * Change the status of a webhook
-         * @description `active` ⇄ `paused`; `revoked` is final. Pausing holds deliveries until re-activation; revoking cancels pending ones. Asking for the current status again is a no-op.
+         * @description `active` ⇄ `paused`; `revoked` is final. Pausing holds deliveries until re-activation; revoking cancels pending ones. Asking for the current status again is a no-op. A pause or revocation through this operation has `status_reason` `manual`; `active` clears the reason (also `gone` or `failing`, set when the service paused the webhook itself).
          */
         post: operations["Webhooks_setStatus"];
         delete?: never;
@@ -406,7 +406,7 @@ export interface components {
             /** @example limit: limit must not be greater than 100 */
             detail: string;
             /**
-             * @description Stable machine-readable code: `validation_failed`, `project_not_found`, `version_conflict`, `not_found`, `unauthenticated`, `invalid_token`, `insufficient_scope`, `entitlement_required`, `ip_not_allowed`, `lock_token_invalid`, `webhook_revoked`, `delivery_not_replayable`, `idempotency_key_reused`, `payload_too_large`, `unsupported_media_type`, `document_locked`, `rate_limited`, `internal_error`, `service_unavailable`.
+             * @description Stable machine-readable code: `validation_failed`, `project_not_found`, `version_conflict`, `not_found`, `unauthenticated`, `invalid_token`, `insufficient_scope`, `entitlement_required`, `ip_not_allowed`, `lock_token_invalid`, `webhook_revoked`, `webhook_limit_reached`, `delivery_not_replayable`, `idempotency_key_reused`, `payload_too_large`, `unsupported_media_type`, `document_locked`, `rate_limited`, `internal_error`, `service_unavailable`.
              * @example validation_failed
              */
             code: string;
@@ -462,6 +462,12 @@ export interface components {
              * @enum {string}
              */
             status: "active" | "paused" | "revoked";
+            /**
+             * @description Why the webhook is not active; null when it is. `manual`: paused or revoked through the API. `gone`: its receiver answered 410 Gone. `failing`: its deliveries failed without any success for `WEBHOOK_DISABLE_AFTER` (default 5 days). Deliveries are held as for any pause; setting `active` clears the reason.
+             * @example null
+             * @enum {string|null}
+             */
+            status_reason: "manual" | "gone" | "failing" | null;
             /** @example 2026-11-22T10:00:00.000Z */
             created_at: string;
             /** @example 2026-11-22T10:00:00.000Z */
@@ -505,6 +511,12 @@ export interface components {
              * @enum {string}
              */
             status: "active" | "paused" | "revoked";
+            /**
+             * @description Why the webhook is not active; null when it is. `manual`: paused or revoked through the API. `gone`: its receiver answered 410 Gone. `failing`: its deliveries failed without any success for `WEBHOOK_DISABLE_AFTER` (default 5 days). Deliveries are held as for any pause; setting `active` clears the reason.
+             * @example null
+             * @enum {string|null}
+             */
+            status_reason: "manual" | "gone" | "failing" | null;
             /** @example 2026-11-22T10:00:00.000Z */
             created_at: string;
             /** @example 2026-11-22T10:00:00.000Z */
@@ -1173,6 +1185,15 @@ export interface operations {
                 headers: {
                     /** @description With `insufficient_scope`: `Bearer realm="api", error="insufficient_scope", scope="…"` */
                     "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `webhook_limit_reached`: the tenant already has `WEBHOOK_MAX_PER_TENANT` (default 50) webhooks that are not revoked. */
+            409: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { DataSource } from 'typeorm';
 import { RevisionDecisionService } from '../src/modules/revisions/revision-decision.service.js';
-import { MAX_IN_FLIGHT } from '../src/modules/webhooks/delivery-worker.js';
+import { MAX_IN_FLIGHT_PER_TENANT } from '../src/modules/webhooks/delivery-worker.js';
 import { startTestApp, type TestApp } from './support/app.js';
 import { createTestDatabase, type TestDatabase } from './support/database.js';
 import { type ApiResponse, call } from './support/http.js';
@@ -45,6 +45,9 @@ describe('scale-out: two service instances on one database', () => {
       WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
       // held sends in the delivery test must not time out (and be retried) while held
       WEBHOOK_TIMEOUT_MS: '30000',
+      // the delivery test holds more sends to its one webhook than one process may: the
+      // per-endpoint limit has tests of its own (webhooks-fairness.e2e-spec.ts)
+      WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT: '1000',
       RATE_LIMIT_API_PER_MINUTE: '0',
       LOG_LEVEL: 'warn',
     };
@@ -162,7 +165,7 @@ describe('scale-out: two service instances on one database', () => {
   });
 
   it('500 events staged across both instances: each delivered exactly once, by both workers', async () => {
-    const receiver = await startHoldingReceiver(MAX_IN_FLIGHT);
+    const receiver = await startHoldingReceiver(MAX_IN_FLIGHT_PER_TENANT);
     try {
       const f = await createRevisionFixture(t.app, { plan: 'enterprise' });
       const hook = await createWebhook(
@@ -188,8 +191,8 @@ describe('scale-out: two service instances on one database', () => {
       const stagedMs = Date.now() - started;
       expect(statuses).toEqual(Array(500).fill(201));
 
-      // One worker holds at most MAX_IN_FLIGHT sends at once: more requests in flight together at
-      // the receiver means the other instance's worker was sending too.
+      // One worker holds at most MAX_IN_FLIGHT_PER_TENANT sends of one tenant at once: more
+      // requests in flight together at the receiver means the other instance's worker was too.
       await waitFor(() => receiver.released, 20_000, 'both workers sending at once');
 
       const eventIds: string[] = (
@@ -230,7 +233,7 @@ describe('scale-out: two service instances on one database', () => {
       console.info(
         `scale-out: 500 stagings in ${stagedMs} ms; all delivered ${deliveredMs} ms after the ` +
           `first staging; ${receiver.peakInFlight} sends in flight at once at the receiver ` +
-          `(one worker holds at most ${MAX_IN_FLIGHT})`,
+          `(one worker holds at most ${MAX_IN_FLIGHT_PER_TENANT} of one tenant)`,
       );
     } finally {
       await receiver.close();

@@ -39,6 +39,7 @@ describe('webhooks API', () => {
         endpoint_url: HOOK_URL,
         events: ['external_revision.staged', 'document.version_created'],
         status: 'active',
+        status_reason: null,
         secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/),
         created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
         updated_at: expect.any(String),
@@ -193,7 +194,11 @@ describe('webhooks API', () => {
 
       const paused = await set('paused');
       expect(paused.status).toBe(200);
-      expect(paused.body).toMatchObject({ webhookId: hook.webhookId, status: 'paused' });
+      expect(paused.body).toMatchObject({
+        webhookId: hook.webhookId,
+        status: 'paused',
+        status_reason: 'manual',
+      });
       expect(paused.body).not.toHaveProperty('secret');
 
       const again = await set('paused');
@@ -201,9 +206,13 @@ describe('webhooks API', () => {
       expect(again.body.status).toBe('paused');
       expect(again.body.updated_at).toBe(paused.body.updated_at);
 
-      expect((await set('active')).body.status).toBe('active');
+      const active = await set('active');
+      expect(active.body).toMatchObject({ status: 'active', status_reason: null });
       expect((await set('active')).status).toBe(200);
-      expect((await set('revoked')).body.status).toBe('revoked');
+      expect((await set('revoked')).body).toMatchObject({
+        status: 'revoked',
+        status_reason: 'manual',
+      });
       const revokedAgain = await set('revoked');
       expect(revokedAgain.status).toBe(200);
       expect(revokedAgain.body.status).toBe('revoked');
@@ -458,5 +467,70 @@ describe('webhooks API', () => {
       expect(res.status).toBe(403);
       expect(res.body.code).toBe('insufficient_scope');
     });
+  });
+});
+
+// an app of its own, started after the one above is closed
+describe('the per-tenant webhook limit', () => {
+  let limited: TestApp;
+  beforeAll(async () => {
+    limited = await startTestApp({ WEBHOOK_ALLOW_HTTP: 'false', WEBHOOK_MAX_PER_TENANT: '3' });
+  });
+  afterAll(async () => {
+    await limited.close();
+  });
+  const create = (auth: string) =>
+    call(limited.baseUrl, 'POST', '/webhooks', {
+      auth,
+      body: { name: 'hook', endpoint_url: HOOK_URL, events: ['*'] },
+    });
+
+  it('refuses a webhook beyond WEBHOOK_MAX_PER_TENANT with 409; revoked ones do not count', async () => {
+    const c = await createCaller(limited.app);
+    const other = await createCaller(limited.app);
+    const ids: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const res = await create(c.auth);
+      expect(res.status).toBe(201);
+      ids.push(res.body.webhookId as number);
+    }
+    const refused = await create(c.auth);
+    expect(refused.status).toBe(409);
+    expect(refused.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    expect(refused.body).toMatchObject({
+      code: 'webhook_limit_reached',
+      status: 409,
+      detail: expect.stringContaining('3'),
+    });
+    expect(refused.text).not.toMatch(/whsec_/);
+    // a paused webhook still counts; another tenant has its own allowance
+    await call(limited.baseUrl, 'POST', `/webhooks/${ids[0]}/status`, {
+      auth: c.auth,
+      body: { status: 'paused' },
+    });
+    expect((await create(c.auth)).status).toBe(409);
+    expect((await create(other.auth)).status).toBe(201);
+
+    await call(limited.baseUrl, 'POST', `/webhooks/${ids[1]}/status`, {
+      auth: c.auth,
+      body: { status: 'revoked' },
+    });
+    expect((await create(c.auth)).status).toBe(201);
+    expect((await create(c.auth)).status).toBe(409);
+    const [{ n }] = await limited.app
+      .get(DataSource)
+      .query(`SELECT count(*)::int AS n FROM webhooks WHERE tenant_id = $1`, [c.tenantId]);
+    expect(n).toBe(4);
+  });
+
+  it('holds under concurrent creations', async () => {
+    const c = await createCaller(limited.app);
+    const responses = await Promise.all(Array.from({ length: 10 }, () => create(c.auth)));
+    expect(responses.filter((r) => r.status === 201)).toHaveLength(3);
+    expect(responses.filter((r) => r.status === 409)).toHaveLength(7);
+    const [{ n }] = await limited.app
+      .get(DataSource)
+      .query(`SELECT count(*)::int AS n FROM webhooks WHERE tenant_id = $1`, [c.tenantId]);
+    expect(n).toBe(3);
   });
 });

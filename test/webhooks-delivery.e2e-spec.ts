@@ -236,6 +236,10 @@ describe('webhook delivery', () => {
       5_000,
       'webhook paused',
     );
+    const listed = await call(t.baseUrl, 'GET', '/webhooks', { auth: a.auth });
+    expect(
+      listed.body.data.find((w: { webhookId: number }) => w.webhookId === created.webhookId),
+    ).toMatchObject({ status: 'paused', status_reason: 'gone' });
     const [row] = await deliveriesOf(t.app, created.webhookId);
     expect(row).toMatchObject({ status: 'retry', attempts: 1, last_response_status: 410 });
     await publishEvents(t.app, a.tenantId);
@@ -243,7 +247,7 @@ describe('webhook delivery', () => {
     expect(receiver.on('/gone')).toHaveLength(1);
 
     receiver.reply('/gone', 200);
-    await setStatus(created.webhookId, 'active');
+    expect((await setStatus(created.webhookId, 'active')).body.status_reason).toBeNull();
     await waitFor(() => receiver.on('/gone').length === 3, 5_000, 'held deliveries after 410');
     expect(receiver.on('/gone')[1]!.headers['webhook-id']).toBe(first);
   });

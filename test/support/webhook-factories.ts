@@ -23,6 +23,8 @@ export interface Receiver {
   port: number;
   received: ReceivedRequest[];
   on(path: string): ReceivedRequest[];
+  /** The most requests to paths starting with `prefix` that were open together so far. */
+  peakInFlight(prefix: string): number;
   reply(path: string, reply: Reply): void;
   close(): Promise<void>;
 }
@@ -31,11 +33,21 @@ export async function startReceiver(): Promise<Receiver> {
   const received: ReceivedRequest[] = [];
   const replies = new Map<string, Reply>();
   const hanging = new Set<http.ServerResponse>();
+  const open = new Map<string, number>();
+  const peaks = new Map<string, number>();
   const server = http.createServer((req, res) => {
+    const path = req.url ?? '/';
+    open.set(path, (open.get(path) ?? 0) + 1);
+    for (const [prefix] of peaks) {
+      if (!path.startsWith(prefix)) continue;
+      let n = 0;
+      for (const [p, count] of open) if (p.startsWith(prefix)) n += count;
+      peaks.set(prefix, Math.max(peaks.get(prefix) ?? 0, n));
+    }
+    res.on('close', () => open.set(path, (open.get(path) ?? 1) - 1));
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const path = req.url ?? '/';
       const headers: Record<string, string> = {};
       for (const [k, v] of Object.entries(req.headers)) {
         if (typeof v === 'string') headers[k] = v;
@@ -65,6 +77,11 @@ export async function startReceiver(): Promise<Receiver> {
     received,
     url: (path) => `http://127.0.0.1:${port}${path}`,
     on: (path) => received.filter((r) => r.path === path),
+    peakInFlight: (prefix) => {
+      // counted from the first call on: call it once before the traffic to watch
+      if (!peaks.has(prefix)) peaks.set(prefix, 0);
+      return peaks.get(prefix) ?? 0;
+    },
     reply: (path, reply) => replies.set(path, reply),
     async close() {
       for (const res of hanging) res.destroy();

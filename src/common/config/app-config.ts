@@ -175,6 +175,30 @@ export class AppConfig {
   })
   WEBHOOK_RETRY_SCHEDULE = '5s,5m,30m,2h,5h,10h,10h';
 
+  /** Non-revoked webhooks a tenant may have; one more is refused with 409 `webhook_limit_reached`. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(100_000)
+  WEBHOOK_MAX_PER_TENANT = 50;
+
+  /**
+   * Attempts to one webhook in flight at once, across every replica (decided in the claim). An
+   * endpoint that keeps failing gets fewer, down to one, until it answers 2xx again.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(1_000)
+  WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT = 4;
+
+  /** A webhook whose attempts have failed without a success for this long is paused (`failing`). */
+  @IsString()
+  @Matches(/^\s*\d+\s*(ms|s|m|h|d)?\s*$/, {
+    message: 'WEBHOOK_DISABLE_AFTER must be a duration such as 5d, 12h or 30m',
+  })
+  WEBHOOK_DISABLE_AFTER = '5d';
+
   @Transform(toBool)
   @IsBoolean()
   WEBHOOK_ALLOW_HTTP = false;

@@ -39,6 +39,7 @@ export class ProblemDetails {
       'Stable machine-readable code: `validation_failed`, `project_not_found`, `version_conflict`, ' +
       '`not_found`, `unauthenticated`, `invalid_token`, `insufficient_scope`, ' +
       '`entitlement_required`, `ip_not_allowed`, `lock_token_invalid`, `webhook_revoked`, ' +
+      '`webhook_limit_reached`, ' +
       '`delivery_not_replayable`, `idempotency_key_reused`, `payload_too_large`, ' +
       '`unsupported_media_type`, ' +
       '`document_locked`, `rate_limited`, `internal_error`, `service_unavailable`.',
@@ -156,6 +157,11 @@ const CATALOG = {
     status: 409,
     title: 'Webhook revoked',
     detail: 'the webhook is revoked; revocation is final',
+  },
+  webhook_limit_reached: {
+    status: 409,
+    title: 'Webhook limit reached',
+    detail: 'the tenant already has 50 webhooks that are not revoked (the limit); revoke one first',
   },
   delivery_not_replayable: {
     status: 409,

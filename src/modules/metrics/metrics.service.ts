@@ -17,6 +17,7 @@ export class MetricsService {
   readonly registry = new Registry();
   private readonly requests: Counter<'method' | 'route' | 'status'>;
   private readonly latency: Histogram<'method' | 'route' | 'status'>;
+  private readonly firstAttempt: Histogram;
 
   constructor(@InjectDataSource() private readonly db: DataSource) {
     collectDefaultMetrics({ register: this.registry });
@@ -33,7 +34,42 @@ export class MetricsService {
       buckets: [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
       registers: [this.registry],
     });
+    this.firstAttempt = new Histogram({
+      name: 'webhook_event_to_first_attempt_seconds',
+      help: 'Time from an event to the first delivery attempt of each of its deliveries (observed by the worker that claims it)',
+      buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 300],
+      registers: [this.registry],
+    });
     const database = this.db;
+    new Gauge({
+      name: 'webhook_attempts_in_flight',
+      help: 'Delivery attempts in flight across all workers (deliveries sending under a live lease)',
+      registers: [this.registry],
+      async collect() {
+        const [row]: Array<{ n: string }> = await database.query(
+          `SELECT count(*) AS n FROM webhook_deliveries
+            WHERE status = 'sending' AND lease_expires_at >= now()`,
+        );
+        this.set(Number(row?.n ?? 0));
+      },
+    });
+    new Gauge({
+      name: 'webhook_endpoints_failing',
+      help:
+        'Webhooks whose latest attempts failed without a success since: state="active" still ' +
+        'attempted (with fewer slots), state="paused" paused for it (status_reason failing)',
+      labelNames: ['state'],
+      registers: [this.registry],
+      async collect() {
+        const [row]: Array<{ active: string; paused: string }> = await database.query(
+          `SELECT count(*) FILTER (WHERE status = 'active' AND failing_since IS NOT NULL) AS active,
+                  count(*) FILTER (WHERE status = 'paused' AND status_reason = 'failing') AS paused
+             FROM webhooks`,
+        );
+        this.set({ state: 'active' }, Number(row?.active ?? 0));
+        this.set({ state: 'paused' }, Number(row?.paused ?? 0));
+      },
+    });
     new Gauge({
       name: 'webhook_deliveries',
       help: 'Webhook deliveries by status (succeeded, failed, retry, queued, sending, cancelled)',
@@ -68,6 +104,11 @@ export class MetricsService {
         oldest.set(Math.max(0, row?.oldest_age_seconds ?? 0));
       },
     });
+  }
+
+  /** Seconds from an event to the first attempt of one of its deliveries. */
+  observeFirstAttempt(seconds: number): void {
+    this.firstAttempt.observe(Math.max(0, seconds));
   }
 
   observeRequest(method: string, route: string, status: number, seconds: number): void {

@@ -49,7 +49,8 @@ export class WebhooksController {
     description:
       'Creates an active webhook. The response carries the signing secret (`whsec_…`, Standard Webhooks) ' +
       'once; it is stored encrypted and never returned again. Deliveries are signed with headers ' +
-      '`webhook-id` (the event id), `webhook-timestamp` and `webhook-signature`.',
+      '`webhook-id` (the event id), `webhook-timestamp` and `webhook-signature`. A tenant may have ' +
+      'at most `WEBHOOK_MAX_PER_TENANT` (default 50) webhooks that are not revoked.',
   })
   @ApiBody({
     type: CreateWebhookDto,
@@ -75,6 +76,12 @@ export class WebhooksController {
       description:
         '`validation_failed`: invalid `name`, `endpoint_url` (not an absolute https URL, or with user-info) or `events` (empty, or an unknown event type), or an unknown field.',
     },
+    {
+      status: 409,
+      codes: ['webhook_limit_reached'],
+      description:
+        '`webhook_limit_reached`: the tenant already has `WEBHOOK_MAX_PER_TENANT` (default 50) webhooks that are not revoked.',
+    },
     413,
   )
   create(
@@ -92,7 +99,9 @@ export class WebhooksController {
     summary: 'Change the status of a webhook',
     description:
       '`active` ⇄ `paused`; `revoked` is final. Pausing holds deliveries until re-activation; ' +
-      'revoking cancels pending ones. Asking for the current status again is a no-op.',
+      'revoking cancels pending ones. Asking for the current status again is a no-op. A pause or ' +
+      'revocation through this operation has `status_reason` `manual`; `active` clears the reason ' +
+      '(also `gone` or `failing`, set when the service paused the webhook itself).',
   })
   @ApiBody({
     type: UpdateWebhookStatusDto,

@@ -17,3 +17,14 @@ export class DeliveryNotReplayableError extends AppError {
     super(`only a failed or retry delivery can be replayed (this one is ${status})`);
   }
 }
+
+export class WebhookLimitReachedError extends AppError {
+  readonly status = 409;
+  readonly code = 'webhook_limit_reached';
+  readonly title = 'Webhook limit reached';
+  constructor(limit: number) {
+    super(
+      `the tenant already has ${limit} webhooks that are not revoked (the limit); revoke one first`,
+    );
+  }
+}

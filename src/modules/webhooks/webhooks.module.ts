@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AppConfig } from '../../common/config/app-config.js';
 import { SecretBox } from '../../common/crypto/secret-box.js';
+import { MetricsModule } from '../metrics/metrics.module.js';
 import { DeliveryWorker } from './delivery-worker.js';
 import { WebhookDeliveryAttemptEntity } from './entities/webhook-delivery-attempt.entity.js';
 import { WebhookDeliveryEntity } from './entities/webhook-delivery.entity.js';
@@ -11,6 +12,7 @@ import { WebhooksService } from './webhooks.service.js';
 
 @Module({
   imports: [
+    MetricsModule,
     TypeOrmModule.forFeature([WebhookEntity, WebhookDeliveryEntity, WebhookDeliveryAttemptEntity]),
   ],
   controllers: [WebhooksController],

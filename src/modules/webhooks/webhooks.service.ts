@@ -12,9 +12,13 @@ import type {
   ReplayView,
   WebhookView,
 } from './dto/webhook.dto.js';
-import type { WebhookStatus } from './entities/webhook.entity.js';
+import type { WebhookStatus, WebhookStatusReason } from './entities/webhook.entity.js';
 import { updatedRows } from './sql-rows.js';
-import { DeliveryNotReplayableError, WebhookRevokedError } from './webhooks.errors.js';
+import {
+  DeliveryNotReplayableError,
+  WebhookLimitReachedError,
+  WebhookRevokedError,
+} from './webhooks.errors.js';
 
 interface WebhookRow {
   id: number;
@@ -22,6 +26,7 @@ interface WebhookRow {
   endpoint_url: string;
   events: string[];
   status: WebhookStatus;
+  status_reason: WebhookStatusReason | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -40,7 +45,11 @@ interface DeliveryRow {
   created_at: Date;
 }
 
-const WEBHOOK_COLUMNS = 'id, name, endpoint_url, events, status, created_at, updated_at';
+const WEBHOOK_COLUMNS =
+  'id, name, endpoint_url, events, status, status_reason, created_at, updated_at';
+
+/** Serialises the creations of one tenant's webhooks (the per-tenant limit); any fixed key. */
+const CREATE_LOCK_CLASS = 0x77686b;
 
 /** Standard Webhooks secret: `whsec_` + standard padded base64 of 32 random bytes. */
 export function mintWebhookSecret(): string {
@@ -60,14 +69,22 @@ export class WebhooksService {
     const events = [...new Set(input.events)];
     const secret = mintWebhookSecret();
     const sealed = this.secretBox.seal(secret);
+    const limit = this.config.WEBHOOK_MAX_PER_TENANT;
     const row = await this.tx.run(tenantId, async () => {
-      const rows: WebhookRow[] = await this.tx.manager.query(
+      const m = this.tx.manager;
+      // Two creations racing would both count the same webhooks: the second waits here, and its
+      // INSERT (a statement of its own, so a snapshot taken after the first committed) sees it.
+      await m.query('SELECT pg_advisory_xact_lock($1, $2)', [CREATE_LOCK_CLASS, tenantId]);
+      const rows: WebhookRow[] = await m.query(
         `INSERT INTO webhooks (tenant_id, name, endpoint_url, events, secret_sealed)
-         VALUES ($1, $2, $3, $4::text[], $5)
+         SELECT $1, $2, $3, $4::text[], $5
+          WHERE (SELECT count(*) FROM webhooks
+                  WHERE tenant_id = $1 AND status <> 'revoked') < $6
          RETURNING ${WEBHOOK_COLUMNS}`,
-        [tenantId, input.name, endpointUrl, events, sealed],
+        [tenantId, input.name, endpointUrl, events, sealed, limit],
       );
-      return rows[0]!;
+      if (!rows[0]) throw new WebhookLimitReachedError(limit);
+      return rows[0];
     });
     return { ...toWebhookView(row), secret };
   }
@@ -84,7 +101,10 @@ export class WebhooksService {
 
   /**
    * Applies the status state machine under a row lock on the webhook, so two concurrent changes
-   * serialise. Revoked is final; asking for the current status again is a no-op.
+   * serialise. Revoked is final; asking for the current status again is a no-op (a webhook the
+   * worker paused keeps its `gone` or `failing` reason). A caller's pause or revocation is
+   * `manual`; re-activation clears the reason and the endpoint's failure record, so it starts
+   * again with every slot and a fresh `WEBHOOK_DISABLE_AFTER` window.
    */
   setStatus(tenantId: number, webhookId: number, status: WebhookStatus): Promise<WebhookView> {
     return this.tx.run(tenantId, async () => {
@@ -99,9 +119,15 @@ export class WebhooksService {
 
       const [updated] = updatedRows<WebhookRow>(
         await m.query(
-          `UPDATE webhooks SET status = $3, updated_at = now()
-          WHERE id = $1 AND tenant_id = $2
-          RETURNING ${WEBHOOK_COLUMNS}`,
+          `UPDATE webhooks
+              SET status = $3,
+                  status_reason = CASE WHEN $3 = 'active' THEN NULL ELSE 'manual' END,
+                  failing_since = CASE WHEN $3 = 'active' THEN NULL ELSE failing_since END,
+                  consecutive_failures = CASE WHEN $3 = 'active' THEN 0
+                                              ELSE consecutive_failures END,
+                  updated_at = now()
+            WHERE id = $1 AND tenant_id = $2
+            RETURNING ${WEBHOOK_COLUMNS}`,
           [webhookId, tenantId, status],
         ),
       );
@@ -116,7 +142,8 @@ export class WebhooksService {
           [webhookId, tenantId],
         );
       } else if (status === 'active') {
-        // Release what was held while paused, oldest first, and wake the workers.
+        // Release what was held while paused and wake the workers; the claim still gives the
+        // endpoint no more than its in-flight limit at once.
         await m.query(
           `WITH released AS (
              UPDATE webhook_deliveries SET next_attempt_at = now(), updated_at = now()
@@ -221,6 +248,7 @@ function toWebhookView(row: WebhookRow): WebhookView {
     endpoint_url: row.endpoint_url,
     events: row.events,
     status: row.status,
+    status_reason: row.status_reason,
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
   };

@@ -16,7 +16,12 @@ import {
 } from 'class-validator';
 import { toInteger } from '../../../common/http/params.js';
 import { EVENT_TYPES } from '../../events/event-types.js';
-import { WEBHOOK_STATUSES, type WebhookStatus } from '../entities/webhook.entity.js';
+import {
+  WEBHOOK_STATUS_REASONS,
+  WEBHOOK_STATUSES,
+  type WebhookStatus,
+  type WebhookStatusReason,
+} from '../entities/webhook.entity.js';
 
 export const SUBSCRIBABLE_EVENTS = [...EVENT_TYPES, '*'] as const;
 
@@ -86,6 +91,19 @@ export class WebhookView {
 
   @ApiProperty({ enum: WEBHOOK_STATUSES, example: 'active' })
   status!: WebhookStatus;
+
+  @ApiProperty({
+    enum: WEBHOOK_STATUS_REASONS,
+    nullable: true,
+    type: String,
+    example: null,
+    description:
+      'Why the webhook is not active; null when it is. `manual`: paused or revoked through the API. ' +
+      '`gone`: its receiver answered 410 Gone. `failing`: its deliveries failed without any success ' +
+      'for `WEBHOOK_DISABLE_AFTER` (default 5 days). Deliveries are held as for any pause; setting ' +
+      '`active` clears the reason.',
+  })
+  status_reason!: WebhookStatusReason | null;
 
   @ApiProperty({ example: '2026-11-22T10:00:00.000Z' })
   created_at!: string;

@@ -9,6 +9,13 @@ import {
 export const WEBHOOK_STATUSES = ['active', 'paused', 'revoked'] as const;
 export type WebhookStatus = (typeof WEBHOOK_STATUSES)[number];
 
+/**
+ * Why a webhook is not active: a caller paused or revoked it (`manual`), its receiver answered
+ * 410 (`gone`), or its attempts failed without a success for `WEBHOOK_DISABLE_AFTER` (`failing`).
+ */
+export const WEBHOOK_STATUS_REASONS = ['manual', 'gone', 'failing'] as const;
+export type WebhookStatusReason = (typeof WEBHOOK_STATUS_REASONS)[number];
+
 @Entity('webhooks')
 export class WebhookEntity {
   @PrimaryGeneratedColumn()
@@ -28,6 +35,22 @@ export class WebhookEntity {
 
   @Column('text')
   status!: WebhookStatus;
+
+  /** Null exactly when active (a check constraint). */
+  @Column({ name: 'status_reason', type: 'text', nullable: true })
+  statusReason!: WebhookStatusReason | null;
+
+  /** First failed attempt since the last success; null while the endpoint is healthy. */
+  @Column({ name: 'failing_since', type: 'timestamptz', nullable: true })
+  failingSince!: Date | null;
+
+  /** Failed attempts since the last success: each halves the endpoint's in-flight slots. */
+  @Column({ name: 'consecutive_failures', type: 'int', default: 0 })
+  consecutiveFailures!: number;
+
+  /** Its deliveries in `sending`, kept by triggers on `webhook_deliveries` (the claim's limit). */
+  @Column({ name: 'in_flight', type: 'int', default: 0 })
+  inFlight!: number;
 
   /** AES-256-GCM sealed signing secret (SecretBox); never leaves the service. */
   @Column({ name: 'secret_sealed', type: 'bytea', select: false })

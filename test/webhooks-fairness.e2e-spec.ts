@@ -1,0 +1,298 @@
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { DataSource } from 'typeorm';
+import { startTestApp, type TestApp } from './support/app.js';
+import { createCaller, type TestCaller } from './support/factories.js';
+import { call } from './support/http.js';
+import { type ServiceProcess, startService } from './support/service-process.js';
+import {
+  createWebhook,
+  deliveriesOf,
+  publishEvents,
+  type Receiver,
+  startReceiver,
+  waitFor,
+} from './support/webhook-factories.js';
+
+const WORKER_ENV = {
+  WORKERS_ENABLED: 'true',
+  WEBHOOK_ALLOW_HTTP: 'true',
+  WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+};
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Issue 19, scaled: tenant A has 50 webhooks on a receiver that never answers and 500 deliveries
+ * for them; a second later tenant B's event must reach B's healthy receiver within 2 s (it took
+ * 22.6 s when claims were oldest-first under one global limit).
+ */
+async function noisyNeighbour(opts: {
+  seed: TestApp;
+  baseUrls: string[];
+  receiver: Receiver;
+}): Promise<{ waitedMs: number }> {
+  const { seed, baseUrls, receiver } = opts;
+  const a = await createCaller(seed.app);
+  const b = await createCaller(seed.app);
+  for (let i = 0; i < 50; i++) {
+    receiver.reply(`/a/${i}`, 'hang');
+    await createWebhook(baseUrls[i % baseUrls.length]!, a.auth, receiver.url(`/a/${i}`));
+  }
+  await createWebhook(baseUrls[0]!, b.auth, receiver.url('/b'));
+  // 10 events × 50 webhooks
+  await publishEvents(seed.app, a.tenantId, 10);
+  await waitFor(() => receiver.received.length >= 20, 10_000, "A's first attempts");
+  await sleep(1_000);
+  const published = Date.now();
+  await publishEvents(seed.app, b.tenantId, 1);
+  const [first] = await waitFor(() => receiver.on('/b').length > 0 && receiver.on('/b'), 30_000);
+  return { waitedMs: first!.at - published };
+}
+
+describe('webhook fairness in one process', () => {
+  let t: TestApp;
+  let receiver: Receiver;
+  beforeAll(async () => {
+    receiver = await startReceiver();
+    t = await startTestApp({ ...WORKER_ENV, WEBHOOK_TIMEOUT_MS: '3000' });
+  });
+  afterAll(async () => {
+    await t.close();
+    await receiver.close();
+  });
+
+  it("reaches B's receiver within 2 s while A's 500 deliveries wait on a hanging receiver", async () => {
+    const { waitedMs } = await noisyNeighbour({ seed: t, baseUrls: [t.baseUrl], receiver });
+    console.info(`noisy neighbour, one process: B's first attempt ${waitedMs} ms after its event`);
+    expect(waitedMs).toBeLessThan(2_000);
+    // A is not starved either: no endpoint of A holds more than the limit
+    for (let i = 0; i < 50; i++) expect(receiver.on(`/a/${i}`).length).toBeLessThanOrEqual(4);
+
+    const metrics = await call(t.baseUrl, 'GET', '/metrics');
+    expect(Number(/^webhook_attempts_in_flight (\d+)$/m.exec(metrics.text)?.[1])).toBeGreaterThan(
+      0,
+    );
+    expect(
+      Number(/^webhook_event_to_first_attempt_seconds_count (\d+)$/m.exec(metrics.text)?.[1]),
+    ).toBeGreaterThan(1);
+    // once A's first attempts timed out, its endpoints count as failing
+    await waitFor(
+      async () => {
+        const text = (await call(t.baseUrl, 'GET', '/metrics')).text;
+        const failing = /^webhook_endpoints_failing\{state="active"\} (\d+)$/m.exec(text);
+        return Number(failing?.[1]) >= 1;
+      },
+      10_000,
+      'failing endpoints reported',
+    );
+    const text = (await call(t.baseUrl, 'GET', '/metrics')).text;
+    // no tenant id as a label (nor any label naming a tenant)
+    expect(text).not.toMatch(/tenant/);
+  }, 60_000);
+});
+
+describe('per-endpoint limits', () => {
+  let t: TestApp;
+  let receiver: Receiver;
+  let a: TestCaller;
+  beforeAll(async () => {
+    receiver = await startReceiver();
+    t = await startTestApp({
+      ...WORKER_ENV,
+      WEBHOOK_TIMEOUT_MS: '300',
+      WEBHOOK_RETRY_SCHEDULE: '100ms',
+    });
+    a = await createCaller(t.app);
+  });
+  afterAll(async () => {
+    await t.close();
+    await receiver.close();
+  });
+  const setStatus = (webhookId: number, status: string) =>
+    call(t.baseUrl, 'POST', `/webhooks/${webhookId}/status`, { auth: a.auth, body: { status } });
+  const statuses = async (webhookId: number) =>
+    (await deliveriesOf(t.app, webhookId)).map((d) => d.status);
+
+  it('keeps at most 4 attempts to one endpoint in flight, and one once it keeps failing', async () => {
+    receiver.reply('/limit', 'hang');
+    receiver.peakInFlight('/limit');
+    const created = await createWebhook(t.baseUrl, a.auth, receiver.url('/limit'));
+    await publishEvents(t.app, a.tenantId, 8);
+    await waitFor(() => receiver.on('/limit').length >= 4, 5_000, 'first attempts');
+    await waitFor(() => receiver.on('/limit').length >= 5, 5_000, 'attempts after time-outs');
+    expect(receiver.peakInFlight('/limit')).toBe(4);
+    // from now on (four failures, no success) a single slot
+    receiver.peakInFlight('/limi');
+    await waitFor(
+      async () => (await statuses(created.webhookId)).every((s) => s === 'failed'),
+      15_000,
+      'every delivery failed',
+    );
+    expect(receiver.peakInFlight('/limi')).toBe(1);
+    expect(receiver.on('/limit')).toHaveLength(16);
+  }, 30_000);
+
+  it('a replay and a re-activation release held deliveries within the limit', async () => {
+    receiver.reply('/held', 'hang');
+    const created = await createWebhook(t.baseUrl, a.auth, receiver.url('/held'));
+    await setStatus(created.webhookId, 'paused');
+    await publishEvents(t.app, a.tenantId, 6);
+    // six more that failed, replayed while paused
+    const ds = t.app.get(DataSource);
+    await publishEvents(t.app, a.tenantId, 6);
+    await ds.query(
+      `UPDATE webhook_deliveries SET status = 'failed', attempts = 2
+        WHERE id IN (SELECT id FROM webhook_deliveries WHERE webhook_id = $1 ORDER BY id DESC LIMIT 6)`,
+      [created.webhookId],
+    );
+    const failed = (await deliveriesOf(t.app, created.webhookId)).filter(
+      (d) => d.status === 'failed',
+    );
+    for (const d of failed) {
+      const res = await call(t.baseUrl, 'POST', `/webhook-deliveries/${d.id}/replay`, {
+        auth: a.auth,
+      });
+      expect(res.status).toBe(200);
+    }
+    receiver.peakInFlight('/held');
+    expect((await setStatus(created.webhookId, 'active')).status).toBe(200);
+    await waitFor(() => receiver.on('/held').length >= 4, 5_000, 'released deliveries');
+    await sleep(200);
+    expect(receiver.peakInFlight('/held')).toBe(4);
+    await setStatus(created.webhookId, 'revoked');
+  });
+});
+
+describe('endpoint health', () => {
+  let t: TestApp;
+  let receiver: Receiver;
+  let a: TestCaller;
+  beforeAll(async () => {
+    receiver = await startReceiver();
+    t = await startTestApp({
+      ...WORKER_ENV,
+      WEBHOOK_TIMEOUT_MS: '500',
+      WEBHOOK_RETRY_SCHEDULE: Array(40).fill('100ms').join(','),
+      WEBHOOK_DISABLE_AFTER: '1500ms',
+    });
+    a = await createCaller(t.app);
+  });
+  afterAll(async () => {
+    await t.close();
+    await receiver.close();
+  });
+  const webhook = async (webhookId: number) =>
+    (await call(t.baseUrl, 'GET', '/webhooks', { auth: a.auth })).body.data.find(
+      (w: { webhookId: number }) => w.webhookId === webhookId,
+    ) as { status: string; status_reason: string | null };
+
+  it('pauses a webhook that failed without a success for WEBHOOK_DISABLE_AFTER, as failing', async () => {
+    receiver.reply('/failing', 500);
+    const created = await createWebhook(t.baseUrl, a.auth, receiver.url('/failing'));
+    const started = Date.now();
+    const [eventId] = await publishEvents(t.app, a.tenantId, 1);
+    await waitFor(
+      async () => (await webhook(created.webhookId)).status === 'paused',
+      10_000,
+      'paused as failing',
+    );
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1_500);
+    expect(await webhook(created.webhookId)).toMatchObject({
+      status: 'paused',
+      status_reason: 'failing',
+    });
+    const [held] = await deliveriesOf(t.app, created.webhookId);
+    expect(held!.status).toBe('retry');
+    const attempts = receiver.on('/failing').length;
+    await sleep(500);
+    expect(receiver.on('/failing')).toHaveLength(attempts);
+
+    receiver.reply('/failing', 204);
+    const activated = await call(t.baseUrl, 'POST', `/webhooks/${created.webhookId}/status`, {
+      auth: a.auth,
+      body: { status: 'active' },
+    });
+    expect(activated.body).toMatchObject({ status: 'active', status_reason: null });
+    await waitFor(
+      async () => (await deliveriesOf(t.app, created.webhookId))[0]?.status === 'succeeded',
+      5_000,
+      'held delivery sent after re-activation',
+    );
+    expect(receiver.on('/failing').at(-1)!.headers['webhook-id']).toBe(eventId);
+    expect((await webhook(created.webhookId)).status_reason).toBeNull();
+  });
+
+  it('does not pause an endpoint whose failures are interrupted by successes', async () => {
+    const created = await createWebhook(t.baseUrl, a.auth, receiver.url('/flapping'));
+    const until = Date.now() + 2_500;
+    let n = 0;
+    while (Date.now() < until) {
+      // one failing delivery at a time, with a success in between every 600 ms
+      receiver.reply('/flapping', n % 2 === 0 ? 500 : 200);
+      await publishEvents(t.app, a.tenantId, 1);
+      await sleep(600);
+      n += 1;
+    }
+    expect(receiver.on('/flapping').length).toBeGreaterThan(4);
+    expect(await webhook(created.webhookId)).toMatchObject({
+      status: 'active',
+      status_reason: null,
+    });
+    await call(t.baseUrl, 'POST', `/webhooks/${created.webhookId}/status`, {
+      auth: a.auth,
+      body: { status: 'revoked' },
+    });
+  });
+});
+
+describe('webhook fairness across two service processes', () => {
+  const secretKey = randomBytes(32).toString('base64');
+  let seed: TestApp;
+  let receiver: Receiver;
+  const services: ServiceProcess[] = [];
+  beforeAll(async () => {
+    receiver = await startReceiver();
+    seed = await startTestApp({ WEBHOOK_SECRET_KEY: secretKey });
+    const env = {
+      ...WORKER_ENV,
+      DATABASE_URL: seed.database.url,
+      WEBHOOK_SECRET_KEY: secretKey,
+      WEBHOOK_TIMEOUT_MS: '3000',
+      RATE_LIMIT_API_PER_MINUTE: '0',
+      LOG_LEVEL: 'warn',
+    };
+    const started = await Promise.allSettled([startService(env), startService(env)]);
+    for (const s of started) if (s.status === 'fulfilled') services.push(s.value);
+    const failed = started.find((s) => s.status === 'rejected');
+    if (failed) throw failed.reason;
+  });
+  afterAll(async () => {
+    await Promise.allSettled(services.map((s) => s.stop('SIGTERM', 15_000)));
+    await seed?.close();
+    await receiver?.close();
+  });
+
+  it('holds the per-endpoint limit across both processes', async () => {
+    const c = await createCaller(seed.app);
+    receiver.reply('/shared', 'hang');
+    receiver.peakInFlight('/shared');
+    await createWebhook(services[0]!.baseUrl, c.auth, receiver.url('/shared'));
+    await publishEvents(seed.app, c.tenantId, 40);
+    await waitFor(() => receiver.on('/shared').length >= 4, 10_000, 'first attempts');
+    await sleep(1_500);
+    expect(receiver.peakInFlight('/shared')).toBe(4);
+    expect(receiver.on('/shared')).toHaveLength(4);
+  }, 30_000);
+
+  it("reaches B's receiver within 2 s while A's 500 deliveries wait on a hanging receiver", async () => {
+    const { waitedMs } = await noisyNeighbour({
+      seed,
+      baseUrls: services.map((s) => s.baseUrl),
+      receiver,
+    });
+    console.info(
+      `noisy neighbour, two processes: B's first attempt ${waitedMs} ms after its event`,
+    );
+    expect(waitedMs).toBeLessThan(2_000);
+  }, 60_000);
+});
