@@ -2,8 +2,13 @@ import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsInt, Max, Min } from 'class-validator';
 import { toInteger } from '../../../common/http/params.js';
+import { CursorQuery } from '../../../common/pagination/page-query.js';
 
-export class ListProjectsQuery {
+/**
+ * SPEC.md's `limit` and `offset`, and a `cursor` for deep walks (the `page.next_cursor` of the
+ * previous page; offset must then be 0 or absent).
+ */
+export class ListProjectsQuery extends CursorQuery {
   @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 100, default: 50, example: 50 })
   @Transform(toInteger)
   @IsInt()
