@@ -35,7 +35,9 @@ interface ListCase {
 const nextCursor = (body: any): string | null => body.next_cursor as string | null;
 
 function withQuery(path: string, query: Record<string, string | number>): string {
-  const q = new URLSearchParams(Object.entries(query).map(([k, v]) => [k, String(v)]));
+  const q = new URLSearchParams(
+    Object.entries(query).map(([k, v]): [string, string] => [k, String(v)]),
+  );
   return `${path}?${q.toString()}`;
 }
 
