@@ -27,6 +27,7 @@ import {
   sleep,
   startProcess,
 } from './harness.js';
+import { BIG, type BigTenant, seedBigTenant } from './big-tenant.js';
 import { CpuMeter } from './cpu-meter.js';
 import { startScriptFlags } from './service-flags.js';
 import {
@@ -52,7 +53,7 @@ const WARMUP = Number(process.env.BENCH_WARMUP ?? 3);
 const ONLY = process.env.BENCH_ONLY
   ? new Set(process.env.BENCH_ONLY.split(',').map((id) => id.trim()))
   : null;
-const wanted = (id: string): boolean => !ONLY || ONLY.has(id) || ONLY.has(id.replace(/[ab]$/, ''));
+const wanted = (id: string): boolean => !ONLY || ONLY.has(id) || ONLY.has(id.replace(/[a-z]$/, ''));
 /**
  * `BENCH_ADAPTERS=express,fastify` (the default): the HTTP adapters every scenario runs on, the
  * first one also cold-starting and seeding. One adapter only is a partial run (RESULTS-partial.md).
@@ -816,6 +817,21 @@ async function main(): Promise<void> {
       versions: s.versions,
       problems: s.problems,
     };
+    // issue 24: the big tenant, only when one of its scenarios runs (it takes a minute or two)
+    const GROUP_7 = ['7a', '7b', '7c', '7h', '7d', '7e', '7f', '7g'];
+    let big: BigTenant | undefined;
+    let bigProblem = 'not seeded';
+    if (GROUP_7.some(wanted)) {
+      const t = Date.now();
+      try {
+        big = await seedBigTenant(seeding.baseUrl, db.env, db.url(), ALL_SCOPES, log);
+        log(`seed: big tenant (${Date.now() - t} ms)`);
+      } catch (err) {
+        bigProblem = `big tenant seed failed: ${err instanceof Error ? err.message : String(err)}`;
+        s.problems.push(bigProblem);
+        log(bigProblem);
+      }
+    }
     // autovacuum's first pass over the freshly seeded tables would otherwise fall in the first
     // group's first turn, on one adapter only
     const vacuumStarted = Date.now();
@@ -947,6 +963,66 @@ async function main(): Promise<void> {
             ),
       ];
     });
+
+    // 7. issue 24: lists of a big tenant (bench/big-tenant.ts)
+    const s7: Record<string, string> = {
+      '7a': `GET /projects?limit=50, ${BIG.smallProjects}-project tenant`,
+      '7b': `GET /projects?limit=50, ${BIG.projects.toLocaleString('en')}-project tenant`,
+      '7c': `GET /projects/{id}/documents, first 1,000-row page of ${BIG.documents.toLocaleString('en')}`,
+      '7h': 'GET /projects/{id}/documents, last 1,000-row page (cursor)',
+      '7d': 'GET /webhook-deliveries?limit=50, first page of 1,000,000',
+      '7e': 'GET /webhook-deliveries?limit=50, last page of 1,000,000 (cursor)',
+      '7f': `GET /documents/{id}, ${BIG.versions.toLocaleString('en')} versions (index bounded at 1,000)`,
+      '7g': `GET /documents/{id}, ${VERSIONS} versions, beside 7f`,
+    };
+    await onEachAdapter(
+      GROUP_7.map((id) => [id, s7[id]!]),
+      async (svc) => {
+        const none = (why: string): Measured[] =>
+          GROUP_7.map((id) => unavailable(id, s7[id]!, why));
+        if (!big) return none(bigProblem);
+        const b = big;
+        const api = `${svc.baseUrl}/api/v1`;
+        const paths: Record<string, [path: string, token: string]> = {
+          '7a': ['/projects?limit=50', b.smallToken],
+          '7b': ['/projects?limit=50', b.token],
+          '7c': [`/projects/${b.projectId}/documents`, b.token],
+          '7h': [`/projects/${b.projectId}/documents?cursor=${b.lastDocumentPage}`, b.token],
+          '7d': ['/webhook-deliveries?limit=50', b.token],
+          '7e': [`/webhook-deliveries?limit=50&cursor=${b.lastDeliveryPage}`, b.token],
+          '7f': [`/documents/${b.documentId}`, b.token],
+          '7g': [docPath.replace('/api/v1', ''), s.token ?? ''],
+        };
+        for (const id of GROUP_7) {
+          const [path, token] = paths[id]!;
+          const why = await probe(svc.baseUrl, 'GET', `/api/v1${path}`, 200, { token });
+          if (why) return none(`${id}: ${why}`);
+        }
+        const run =
+          (id: string) =>
+          (seconds: number): Promise<LoadResult> => {
+            const [path, token] = paths[id]!;
+            return load({
+              url: `${api}${path}`,
+              headers: { authorization: `Bearer ${token}` },
+              durationSec: seconds,
+            });
+          };
+        const pair = (x: string, y: string, note: string) =>
+          measureInterleaved(
+            { id: x, name: s7[x]!, note, run: run(x) },
+            { id: y, name: s7[y]!, note, run: run(y) },
+            svc.pid,
+            PAIR_ROUNDS,
+          );
+        return [
+          ...(await pair('7a', '7b', 'issue 24: a page costs the same whatever the tenant size')),
+          ...(await pair('7c', '7h', 'issue 24: first and last page of a cursor walk')),
+          ...(await pair('7d', '7e', 'issue 24: first and last page of a cursor walk')),
+          ...(await pair('7f', '7g', 'issue 24: the big document read beside the small one')),
+        ];
+      },
+    );
 
     // 3. token endpoint
     const s3 = 'POST /oauth/token';
