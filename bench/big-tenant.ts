@@ -141,7 +141,7 @@ export async function seedBigTenant(
     await step(
       `${BIG.events} events`,
       `INSERT INTO events (event_id, tenant_id, type, payload)
-       SELECT 'evt_bench_' || $1 || '_' || n, $1, 'document.checked_in', '{}'::jsonb
+       SELECT 'evt_bench_' || $1::int || '_' || n, $1::int, 'document.checked_in', '{}'::jsonb
          FROM generate_series(1, $2::int) n`,
       [big.tenantId, BIG.events],
     );
