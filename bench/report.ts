@@ -167,6 +167,48 @@ export function evaluateTargets(rows: readonly Row[], info: RunInfo): Target[] {
   check(f, '1', '≥ 1.0 × raw floor (6)', floorRatio(rows, f), (v) => v >= 1, times);
   check(f, '1', '0 errors', measured(rows, '1', f)?.errors, (v) => v === 0, String);
 
+  // issue 24: lists that stay fast as tenants grow (the big tenant, group 7)
+  for (const adapter of ADAPTER_ORDER) {
+    const rps = (id: string): number | undefined => measured(rows, id, adapter)?.rps;
+    const ratio = (x: string, y: string): number | undefined => {
+      const a = rps(x);
+      const b = rps(y);
+      return a && b ? a / b : undefined;
+    };
+    check(
+      adapter,
+      '7b',
+      '50-row /projects page, 100,000 projects: within 1.5 × of the 5-project tenant (7a)',
+      ratio('7a', '7b'),
+      (v) => v <= 1.5,
+      (v) => `7a/7b ${v.toFixed(2)} ×`,
+    );
+    check(
+      adapter,
+      '7c',
+      '1,000-row page of documents: p99 ≤ 100 ms',
+      measured(rows, '7c', adapter)?.p99,
+      (v) => v <= 100,
+      ms,
+    );
+    check(
+      adapter,
+      '7e',
+      "a cursor walk's last page as fast as its first (deliveries, 7e vs 7d; ≥ 0.9 ×)",
+      ratio('7e', '7d'),
+      (v) => v >= 0.9,
+      times,
+    );
+    check(
+      adapter,
+      '7h',
+      "a cursor walk's last page as fast as its first (1,000 documents, 7h vs 7c; ≥ 0.9 ×)",
+      ratio('7h', '7c'),
+      (v) => v >= 0.9,
+      times,
+    );
+  }
+
   for (const adapter of ADAPTER_ORDER) {
     const a = measured(rows, '3a', adapter);
     const b = measured(rows, '3b', adapter);

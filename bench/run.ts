@@ -27,6 +27,7 @@ import {
   sleep,
   startProcess,
 } from './harness.js';
+import { BIG, type BigTenant, seedBigTenant } from './big-tenant.js';
 import { CpuMeter } from './cpu-meter.js';
 import { startScriptFlags } from './service-flags.js';
 import {
@@ -46,13 +47,13 @@ const WEBHOOK_EVENTS = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 5000);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 3);
 /**
  * `BENCH_ONLY=1,6,3a` runs those scenarios only (ids as in the table; `3` is 3, 3a and 3b, `5` is
- * 5a and 5b, `7` is 7a, 7b and 7c), for iterating on one path. Such a partial run writes bench/.tmp/RESULTS-partial.md,
+ * 5a and 5b, `7` is 7a-7h, `8` is 8a, 8b and 8c), for iterating on one path. Such a partial run writes bench/.tmp/RESULTS-partial.md,
  * never RESULTS.md.
  */
 const ONLY = process.env.BENCH_ONLY
   ? new Set(process.env.BENCH_ONLY.split(',').map((id) => id.trim()))
   : null;
-const wanted = (id: string): boolean => !ONLY || ONLY.has(id) || ONLY.has(id.replace(/[abc]$/, ''));
+const wanted = (id: string): boolean => !ONLY || ONLY.has(id) || ONLY.has(id.replace(/[a-z]$/, ''));
 /**
  * `BENCH_ADAPTERS=express,fastify` (the default): the HTTP adapters every scenario runs on, the
  * first one also cold-starting and seeding. One adapter only is a partial run (RESULTS-partial.md).
@@ -66,7 +67,7 @@ const ADAPTERS = [...new Set(ADAPTER_NAMES)].filter((name): name is Adapter =>
 );
 /** Alternations of the issue-3 pair (3a, 3b), each DURATION / PAIR_ROUNDS seconds long. */
 const PAIR_ROUNDS = 5;
-/** Token requests per case in the timing rows 7a-7c (issue 18 measured 2,000). */
+/** Token requests per case in the timing rows 8a-8c (issue 18 measured 2,000). */
 const TIMING_SAMPLES = Number(process.env.BENCH_TIMING_SAMPLES ?? 2000);
 const PROJECTS = 50;
 const VERSIONS = 20;
@@ -604,11 +605,10 @@ async function webhookScenario(
   return rows;
 }
 
-/** Bytes in a file (0 if it does not exist yet). */
 /**
  * Issue 18 item 5: the token endpoint's answer time for a known client id with a wrong secret, an
  * unknown id and a disabled id, interleaved one request each, sequentially (one connection, no
- * load): the three medians must not tell the cases apart. Rows 7a, 7b, 7c.
+ * load): the three medians must not tell the cases apart. Rows 8a, 8b, 8c.
  */
 async function tokenTimingScenario(
   svc: ManagedProcess,
@@ -616,7 +616,7 @@ async function tokenTimingScenario(
   disabledClientId: string | undefined,
   names: [string, string, string],
 ): Promise<Measured[]> {
-  const ids = ['7a', '7b', '7c'];
+  const ids = ['8a', '8b', '8c'];
   if (!s.clientId || !disabledClientId) {
     return ids.map((id, i) => unavailable(id, names[i]!, 'no client'));
   }
@@ -667,6 +667,7 @@ async function tokenTimingScenario(
   });
 }
 
+/** Bytes in a file (0 if it does not exist yet). */
 function sizeOf(file: string): number {
   try {
     return statSync(file).size;
@@ -882,6 +883,21 @@ async function main(): Promise<void> {
       versions: s.versions,
       problems: s.problems,
     };
+    // issue 24: the big tenant, only when one of its scenarios runs (it takes a minute or two)
+    const GROUP_7 = ['7a', '7b', '7c', '7h', '7d', '7e', '7f', '7g'];
+    let big: BigTenant | undefined;
+    let bigProblem = 'not seeded';
+    if (GROUP_7.some(wanted)) {
+      const t = Date.now();
+      try {
+        big = await seedBigTenant(seeding.baseUrl, db.env, db.url(), ALL_SCOPES, log);
+        log(`seed: big tenant (${Date.now() - t} ms)`);
+      } catch (err) {
+        bigProblem = `big tenant seed failed: ${err instanceof Error ? err.message : String(err)}`;
+        s.problems.push(bigProblem);
+        log(bigProblem);
+      }
+    }
     // autovacuum's first pass over the freshly seeded tables would otherwise fall in the first
     // group's first turn, on one adapter only
     const vacuumStarted = Date.now();
@@ -1014,6 +1030,66 @@ async function main(): Promise<void> {
       ];
     });
 
+    // 7. issue 24: lists of a big tenant (bench/big-tenant.ts)
+    const s7: Record<string, string> = {
+      '7a': `GET /projects?limit=50, ${BIG.smallProjects}-project tenant`,
+      '7b': `GET /projects?limit=50, ${BIG.projects.toLocaleString('en')}-project tenant`,
+      '7c': `GET /projects/{id}/documents, first 1,000-row page of ${BIG.documents.toLocaleString('en')}`,
+      '7h': 'GET /projects/{id}/documents, last 1,000-row page (cursor)',
+      '7d': 'GET /webhook-deliveries?limit=50, first page of 1,000,000',
+      '7e': 'GET /webhook-deliveries?limit=50, last page of 1,000,000 (cursor)',
+      '7f': `GET /documents/{id}, ${BIG.versions.toLocaleString('en')} versions (index bounded at 1,000)`,
+      '7g': `GET /documents/{id}, ${VERSIONS} versions, beside 7f`,
+    };
+    await onEachAdapter(
+      GROUP_7.map((id) => [id, s7[id]!]),
+      async (svc) => {
+        const none = (why: string): Measured[] =>
+          GROUP_7.map((id) => unavailable(id, s7[id]!, why));
+        if (!big) return none(bigProblem);
+        const b = big;
+        const api = `${svc.baseUrl}/api/v1`;
+        const paths: Record<string, [path: string, token: string]> = {
+          '7a': ['/projects?limit=50', b.smallToken],
+          '7b': ['/projects?limit=50', b.token],
+          '7c': [`/projects/${b.projectId}/documents`, b.token],
+          '7h': [`/projects/${b.projectId}/documents?cursor=${b.lastDocumentPage}`, b.token],
+          '7d': ['/webhook-deliveries?limit=50', b.token],
+          '7e': [`/webhook-deliveries?limit=50&cursor=${b.lastDeliveryPage}`, b.token],
+          '7f': [`/documents/${b.documentId}`, b.token],
+          '7g': [docPath.replace('/api/v1', ''), s.token ?? ''],
+        };
+        for (const id of GROUP_7) {
+          const [path, token] = paths[id]!;
+          const why = await probe(svc.baseUrl, 'GET', `/api/v1${path}`, 200, { token });
+          if (why) return none(`${id}: ${why}`);
+        }
+        const run =
+          (id: string) =>
+          (seconds: number): Promise<LoadResult> => {
+            const [path, token] = paths[id]!;
+            return load({
+              url: `${api}${path}`,
+              headers: { authorization: `Bearer ${token}` },
+              durationSec: seconds,
+            });
+          };
+        const pair = (x: string, y: string, note: string) =>
+          measureInterleaved(
+            { id: x, name: s7[x]!, note, run: run(x) },
+            { id: y, name: s7[y]!, note, run: run(y) },
+            svc.pid,
+            PAIR_ROUNDS,
+          );
+        return [
+          ...(await pair('7a', '7b', 'issue 24: a page costs the same whatever the tenant size')),
+          ...(await pair('7c', '7h', 'issue 24: first and last page of a cursor walk')),
+          ...(await pair('7d', '7e', 'issue 24: first and last page of a cursor walk')),
+          ...(await pair('7f', '7g', 'issue 24: the big document read beside the small one')),
+        ];
+      },
+    );
+
     // 3. token endpoint
     const s3 = 'POST /oauth/token';
     const tokenBody = JSON.stringify({
@@ -1036,13 +1112,13 @@ async function main(): Promise<void> {
     ]);
 
     // 7. token endpoint answer time: known id with a wrong secret, unknown id, disabled id
-    const s7: [string, string, string] = [
+    const s8: [string, string, string] = [
       'POST /oauth/token timing: known client id, wrong secret',
       'POST /oauth/token timing: unknown client id',
       'POST /oauth/token timing: disabled client id',
     ];
     let disabledClientId: string | undefined;
-    if (s.tenantId !== undefined && ['7a', '7b', '7c'].some(wanted)) {
+    if (s.tenantId !== undefined && ['8a', '8b', '8c'].some(wanted)) {
       try {
         const created = await cli<{ client_id: string }>(db.env, [
           'client',
@@ -1062,11 +1138,11 @@ async function main(): Promise<void> {
     }
     await onEachAdapter(
       [
-        ['7a', s7[0]],
-        ['7b', s7[1]],
-        ['7c', s7[2]],
+        ['8a', s8[0]],
+        ['8b', s8[1]],
+        ['8c', s8[2]],
       ],
-      (svc) => tokenTimingScenario(svc, s, disabledClientId, s7),
+      (svc) => tokenTimingScenario(svc, s, disabledClientId, s8),
     );
 
     // 4. staging with a 10 KiB body

@@ -33,7 +33,7 @@ export interface paths {
         };
         /**
          * List webhooks
-         * @description All webhooks of the tenant, oldest first. The signing secret is never included.
+         * @description The webhooks of the tenant, oldest first. The signing secret is never included. At most `limit` (default 1000) per page; `next_cursor` reads the next page.
          */
         get: operations["Webhooks_list"];
         put?: never;
@@ -77,7 +77,7 @@ export interface paths {
         };
         /**
          * List recent deliveries
-         * @description Deliveries of all webhooks of the tenant, newest first.
+         * @description Deliveries of all webhooks of the tenant, newest first (descending deliveryId), `limit` (default 50) per page; `next_cursor` reads the next, older page, down to the oldest.
          */
         get: operations["Webhooks_listDeliveries"];
         put?: never;
@@ -161,7 +161,7 @@ export interface paths {
         };
         /**
          * List projects
-         * @description The tenant's projects ordered by projectId, one page at a time.
+         * @description The tenant's projects ordered by projectId, one page at a time: by `offset` (SPEC.md), or by `cursor` for deep walks, which costs the same on any page. Every page carries `page.next_cursor` (`null` on the last page) and `page.total`, which is read from a counter kept with every create and delete, not counted per request.
          */
         get: operations["Projects_list"];
         put?: never;
@@ -201,7 +201,7 @@ export interface paths {
         };
         /**
          * List a project's file metadata
-         * @description Name, media type, size and checksum of each file; never where it is stored.
+         * @description Name, media type, size and checksum of each file, ascending fileId; never where it is stored. At most `limit` (default 1000) per page; `next_cursor` reads the next page.
          */
         get: operations["Projects_files"];
         put?: never;
@@ -221,7 +221,7 @@ export interface paths {
         };
         /**
          * List a project's documents
-         * @description The documents of one project of the tenant, ordered by documentId, without their versions.
+         * @description The documents of one project of the tenant, ordered by documentId, without their versions. At most `limit` (default 1000) per page; `next_cursor` reads the next page.
          */
         get: operations["Documents_list"];
         put?: never;
@@ -241,9 +241,29 @@ export interface paths {
         };
         /**
          * Get a document with its version index
-         * @description The index lists every version (ascending by number) without its content.
+         * @description The index lists the versions (ascending by number) without their content: all of them for a document with up to 1,000 versions; beyond that the first 1,000, and `versions_next_cursor` continues through GET /documents/{documentId}/versions.
          */
         get: operations["Documents_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/documents/{documentId}/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Walk a document's version index
+         * @description The entries of the version index (as in GET /documents/{documentId}), ascending by number, one page at a time. At most `limit` (default 1000) per page; `next_cursor` reads the next page. The document read's `versions_next_cursor` is a cursor of this list.
+         */
+        get: operations["Documents_versions"];
         put?: never;
         post?: never;
         delete?: never;
@@ -281,7 +301,7 @@ export interface paths {
         };
         /**
          * List the candidate revisions of a document
-         * @description All candidates of the document in ascending `revisionId`, with their decision. Content and the html preview are left out; read one candidate for them.
+         * @description The candidates of the document in ascending `revisionId`, with their decision. Content and the html preview are left out; read one candidate for them. At most `limit` (default 1000) per page; `next_cursor` reads the next page.
          */
         get: operations["Revisions_list"];
         put?: never;
@@ -474,6 +494,11 @@ export interface components {
             updated_at: string;
         };
         WebhookListView: {
+            /**
+             * @description Pass as `cursor` to read the next page; `null` on the last page. A client that reads only `data` gets the whole list whenever it has at most `limit` items (1000 by default).
+             * @example null
+             */
+            next_cursor: string | null;
             data: components["schemas"]["WebhookView"][];
         };
         CreateWebhookDto: {
@@ -569,6 +594,11 @@ export interface components {
             created_at: string;
         };
         DeliveryListView: {
+            /**
+             * @description Pass as `cursor` to read the next page; `null` on the last page. A client that reads only `data` gets the whole list whenever it has at most `limit` items (1000 by default).
+             * @example null
+             */
+            next_cursor: string | null;
             data: components["schemas"]["DeliveryView"][];
         };
         ReplayView: {
@@ -644,13 +674,21 @@ export interface components {
         PageInfo: {
             /** @example 50 */
             limit: number;
-            /** @example 0 */
-            offset: number;
             /**
-             * @description Projects of the tenant in all pages.
+             * @description The offset asked for; `null` when the page was addressed by `cursor`.
+             * @example 0
+             */
+            offset: number | null;
+            /**
+             * @description Projects of the tenant in all pages (as of the same snapshot as `data`).
              * @example 1
              */
             total: number;
+            /**
+             * @description Pass as `cursor` to read the page after this one (keyset paging: a deep page costs what the first one does, and projects created meanwhile neither repeat nor shift rows); `null` on the last page.
+             * @example null
+             */
+            next_cursor: string | null;
         };
         ProjectListResponse: {
             data: components["schemas"]["ProjectResponse"][];
@@ -679,6 +717,11 @@ export interface components {
             updated_at: string;
         };
         ProjectFileListResponse: {
+            /**
+             * @description Pass as `cursor` to read the next page; `null` on the last page. A client that reads only `data` gets the whole list whenever it has at most `limit` items (1000 by default).
+             * @example null
+             */
+            next_cursor: string | null;
             /** @description File metadata only: where the file is stored is never exposed. */
             data: components["schemas"]["ProjectFileResponse"][];
         };
@@ -708,6 +751,11 @@ export interface components {
             updated_at: string;
         };
         DocumentListResponse: {
+            /**
+             * @description Pass as `cursor` to read the next page; `null` on the last page. A client that reads only `data` gets the whole list whenever it has at most `limit` items (1000 by default).
+             * @example null
+             */
+            next_cursor: string | null;
             data: components["schemas"]["DocumentSummaryResponse"][];
         };
         VersionIndexEntryResponse: {
@@ -755,8 +803,21 @@ export interface components {
              * @example 2026-11-22T10:00:00.000Z
              */
             updated_at: string;
-            /** @description Every version of the document, ascending by number. */
+            /** @description The version index, ascending by number: every version of a document with up to 1,000 versions; beyond that, the first 1,000, and `versions_next_cursor` reads the rest through GET /documents/{documentId}/versions. */
             versions: components["schemas"]["VersionIndexEntryResponse"][];
+            /**
+             * @description `null` when `versions` is the whole index; otherwise the `cursor` for GET /documents/{documentId}/versions that continues it.
+             * @example null
+             */
+            versions_next_cursor: string | null;
+        };
+        VersionListResponse: {
+            /**
+             * @description Pass as `cursor` to read the next page; `null` on the last page. A client that reads only `data` gets the whole list whenever it has at most `limit` items (1000 by default).
+             * @example null
+             */
+            next_cursor: string | null;
+            data: components["schemas"]["VersionIndexEntryResponse"][];
         };
         VersionResponse: {
             /** @example 118 */
@@ -889,6 +950,11 @@ export interface components {
             decision_note: string | null;
         };
         RevisionListDto: {
+            /**
+             * @description Pass as `cursor` to read the next page; `null` on the last page. A client that reads only `data` gets the whole list whenever it has at most `limit` items (1000 by default).
+             * @example null
+             */
+            next_cursor: string | null;
             data: components["schemas"]["RevisionSummaryDto"][];
         };
         RevisionDetailDto: {
@@ -1067,7 +1133,12 @@ export interface operations {
     };
     Webhooks_list: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Opaque: the `next_cursor` of the previous page of this same list, passed back unchanged. Valid only for the tenant and the list that answered it; anything else (edited, of another list or another tenant) is 400 `validation_failed`. Omit for the first page. */
+                cursor?: string;
+                /** @description Items per page (never clamped: outside 1..1000 is 400). The default, 1000, answers a list of up to 1,000 items whole, in one page. */
+                limit?: number;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -1082,7 +1153,11 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookListView"];
                 };
             };
-            /** @description `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take. */
+            /**
+             * @description `validation_failed`: `limit` is outside 1..1000, or the cursor is malformed or not of this list and tenant.
+             *
+             *     `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1113,7 +1188,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description `rate_limited`: too many requests; wait the `Retry-After` seconds. */
+            /**
+             * @description `rate_limited`: too many requests; wait the `Retry-After` seconds.
+             *
+             *     `rate_limited`: too many requests; wait the `Retry-After` seconds.
+             */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -1124,7 +1203,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description `internal_error`: unexpected; the body carries no internals. Quote `request_id`. */
+            /**
+             * @description `internal_error`: unexpected; the body carries no internals. Quote `request_id`.
+             *
+             *     `internal_error`: unexpected; the body carries no internals. Quote `request_id`.
+             */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -1375,6 +1458,8 @@ export interface operations {
     Webhooks_listDeliveries: {
         parameters: {
             query?: {
+                /** @description Opaque: the `next_cursor` of the previous page of this same list, passed back unchanged. Valid only for the tenant and the list that answered it; anything else (edited, of another list or another tenant) is 400 `validation_failed`. Omit for the first page. */
+                cursor?: string;
                 limit?: number;
             };
             header?: never;
@@ -1392,7 +1477,7 @@ export interface operations {
                 };
             };
             /**
-             * @description `validation_failed`: `limit` not an integer in 1..100 (never clamped).
+             * @description `validation_failed`: `limit` not an integer in 1..100 (never clamped), or a cursor that is malformed or not of this list and tenant.
              *
              *     `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take.
              */
@@ -1811,6 +1896,8 @@ export interface operations {
     Projects_list: {
         parameters: {
             query?: {
+                /** @description Opaque: the `next_cursor` of the previous page of this same list, passed back unchanged. Valid only for the tenant and the list that answered it; anything else (edited, of another list or another tenant) is 400 `validation_failed`. Omit for the first page. */
+                cursor?: string;
                 limit?: number;
                 offset?: number;
             };
@@ -1829,7 +1916,7 @@ export interface operations {
                 };
             };
             /**
-             * @description `validation_failed`: limit not an integer in 1..100, offset not an integer in 0..2147483647 (never clamped), or a query parameter this route does not take.
+             * @description `validation_failed`: limit not an integer in 1..100, offset not an integer in 0..2147483647 (never clamped), offset > 0 with a cursor, a cursor that is malformed or not of this list and tenant, or a query parameter this route does not take.
              *
              *     `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take.
              */
@@ -1979,7 +2066,12 @@ export interface operations {
     };
     Projects_files: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Opaque: the `next_cursor` of the previous page of this same list, passed back unchanged. Valid only for the tenant and the list that answered it; anything else (edited, of another list or another tenant) is 400 `validation_failed`. Omit for the first page. */
+                cursor?: string;
+                /** @description Items per page (never clamped: outside 1..1000 is 400). The default, 1000, answers a list of up to 1,000 items whole, in one page. */
+                limit?: number;
+            };
             header?: never;
             path: {
                 projectId: number;
@@ -1997,7 +2089,7 @@ export interface operations {
                 };
             };
             /**
-             * @description `project_not_found`: the project is unknown or belongs to another tenant (answered alike, as SPEC.md asks: 400, not 404); `validation_failed`: projectId is not a positive integer.
+             * @description `project_not_found`: the project is unknown or belongs to another tenant (answered alike, as SPEC.md asks: 400, not 404); `validation_failed`: projectId is not a positive integer. Also `validation_failed` for `limit` outside 1..1000 or a cursor that is malformed or not of this list and tenant.
              *
              *     `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take.
              */
@@ -2063,7 +2155,12 @@ export interface operations {
     };
     Documents_list: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Opaque: the `next_cursor` of the previous page of this same list, passed back unchanged. Valid only for the tenant and the list that answered it; anything else (edited, of another list or another tenant) is 400 `validation_failed`. Omit for the first page. */
+                cursor?: string;
+                /** @description Items per page (never clamped: outside 1..1000 is 400). The default, 1000, answers a list of up to 1,000 items whole, in one page. */
+                limit?: number;
+            };
             header?: never;
             path: {
                 projectId: number;
@@ -2081,7 +2178,7 @@ export interface operations {
                 };
             };
             /**
-             * @description `project_not_found`: the project is unknown or belongs to another tenant; `validation_failed`: projectId is not a positive integer.
+             * @description `project_not_found`: the project is unknown or belongs to another tenant; `validation_failed`: projectId is not a positive integer, `limit` is outside 1..1000, or the cursor is malformed or not of this list and tenant.
              *
              *     `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take.
              */
@@ -2166,6 +2263,104 @@ export interface operations {
             };
             /**
              * @description `validation_failed`: an identifier is not a positive integer.
+             *
+             *     `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing (`unauthenticated`), or unknown, expired or revoked (`invalid_token`) bearer token. Comes with `WWW-Authenticate: Bearer realm="api"`. */
+            401: {
+                headers: {
+                    /** @description e.g. `Bearer realm="api", error="invalid_token"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Needs scope `documents:read` and entitlement `api.read` (`insufficient_scope`, `entitlement_required`, `ip_not_allowed`). */
+            403: {
+                headers: {
+                    /** @description With `insufficient_scope`: `Bearer realm="api", error="insufficient_scope", scope="…"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `not_found`: the document is unknown or belongs to another tenant. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /**
+             * @description `rate_limited`: too many requests; wait the `Retry-After` seconds.
+             *
+             *     `rate_limited`: too many requests; wait the `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /**
+             * @description `internal_error`: unexpected; the body carries no internals. Quote `request_id`.
+             *
+             *     `internal_error`: unexpected; the body carries no internals. Quote `request_id`.
+             */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    Documents_versions: {
+        parameters: {
+            query?: {
+                /** @description Opaque: the `next_cursor` of the previous page of this same list, passed back unchanged. Valid only for the tenant and the list that answered it; anything else (edited, of another list or another tenant) is 400 `validation_failed`. Omit for the first page. */
+                cursor?: string;
+                /** @description Items per page (never clamped: outside 1..1000 is 400). The default, 1000, answers a list of up to 1,000 items whole, in one page. */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                documentId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VersionListResponse"];
+                };
+            };
+            /**
+             * @description `validation_failed`: documentId is not a positive integer, `limit` is outside 1..1000, or the cursor is malformed or not of this list and tenant.
              *
              *     `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take.
              */
@@ -2348,7 +2543,12 @@ export interface operations {
     };
     Revisions_list: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Opaque: the `next_cursor` of the previous page of this same list, passed back unchanged. Valid only for the tenant and the list that answered it; anything else (edited, of another list or another tenant) is 400 `validation_failed`. Omit for the first page. */
+                cursor?: string;
+                /** @description Items per page (never clamped: outside 1..1000 is 400). The default, 1000, answers a list of up to 1,000 items whole, in one page. */
+                limit?: number;
+            };
             header?: never;
             path: {
                 documentId: number;
@@ -2366,7 +2566,7 @@ export interface operations {
                 };
             };
             /**
-             * @description `validation_failed`: documentId is not a positive integer.
+             * @description `validation_failed`: documentId is not a positive integer, `limit` is outside 1..1000, or the cursor is malformed or not of this list and tenant.
              *
              *     `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take.
              */

@@ -109,6 +109,19 @@ describe('isolation matrix: foreign ids answer exactly like missing ones', () =>
     };
   }
 
+  /**
+   * A second row in each of the caller's lists (a second file, document, candidate, webhook and
+   * delivery), so that a one-row page of each list answers a cursor.
+   */
+  async function populateSeconds(caller: TestCaller, own: TenantIds): Promise<void> {
+    await addProjectFile(t.app, caller.tenantId, own.projectId);
+    await createDocument(t.app, caller.tenantId, own.projectId);
+    const staged = await stage(t.baseUrl, caller.auth, own.documentId, { content: { n: 2 } });
+    expect(staged.status).toBe(201);
+    await createWebhook(t.baseUrl, caller.auth, 'https://example.invalid/second');
+    await publishEvents(t.app, caller.tenantId, 1);
+  }
+
   /** Every row of tenant B in every tenant table, as one string. */
   async function snapshotOfB(): Promise<string> {
     // audit lines are written a few milliseconds after their request: B's own set-up included
@@ -133,6 +146,7 @@ describe('isolation matrix: foreign ids answer exactly like missing ones', () =>
     // interleaved, so B's ids sit between A's and neither tenant owns a contiguous range
     ids.a = await populate(a);
     ids.b = await populate(b);
+    await populateSeconds(b, ids.b);
     const lockedProject = await createProject(t.app, b.tenantId);
     bLockedDocumentId = (await createDocument(t.app, b.tenantId, lockedProject)).documentId;
     bLockToken = (await checkout(t.baseUrl, b, bLockedDocumentId, 60)).lock_token;
@@ -222,6 +236,45 @@ describe('isolation matrix: foreign ids answer exactly like missing ones', () =>
     expect(matrix).toHaveLength(expectedCount);
   });
 
+  it("refuses tenant B's cursor on every cursor-paged list of A exactly like a malformed one", async () => {
+    const withCursor = routes.filter((r) => r.method === 'GET' && r.queryParams.includes('cursor'));
+    // GET /projects, documents, files, versions, external revisions, webhooks, deliveries
+    expect(withCursor.length).toBeGreaterThanOrEqual(7);
+    const fill = (op: Operation, own: TenantIds) =>
+      fillPath(
+        op.template,
+        Object.fromEntries(op.pathParams.map((k) => [k, String(own[k as keyof TenantIds])])),
+      );
+    const nextOf = (body: any): unknown => body?.page?.next_cursor ?? body?.next_cursor;
+    for (const op of withCursor) {
+      const theirs = await call(t.baseUrl, 'GET', `${fill(op, ids.b)}?limit=1`, { auth: b.auth });
+      const cursor = nextOf(theirs.body);
+      withMessage(`B's cursor of ${op.template}: ${theirs.text}`, () =>
+        expect(typeof cursor).toBe('string'),
+      );
+      for (const [credential, auth] of Object.entries({ 'client token': a.auth, PAT: aPat })) {
+        const path = fill(op, ids.a);
+        const q = (c: string) => `${path}?cursor=${encodeURIComponent(c)}`;
+        const foreign = await call(t.baseUrl, 'GET', q(cursor as string), { auth });
+        const malformed = await call(t.baseUrl, 'GET', q('not-a-cursor'), { auth });
+        const label = `GET ${path} with B's cursor (${credential})`;
+        withMessage(label, () =>
+          expect({ status: foreign.status, code: foreign.body?.code }).toEqual({
+            status: 400,
+            code: 'validation_failed',
+          }),
+        );
+        withMessage(label, () => expect(comparable(foreign)).toEqual(comparable(malformed)));
+        matrix.push({
+          route: `GET ${op.template}?cursor`,
+          kinds: 'cursor',
+          credential,
+          status: 400,
+        });
+      }
+    }
+  });
+
   it('left every row of tenant B as it was: no lock, no revision, no status change, no requeue', async () => {
     expect(await snapshotOfB()).toBe(bSnapshot);
     const db = t.app.get(DataSource);
@@ -234,7 +287,8 @@ describe('isolation matrix: foreign ids answer exactly like missing ones', () =>
       `SELECT id FROM external_revisions WHERE document_id = $1`,
       [ids.b.documentId],
     );
-    expect(revisions).toHaveLength(1);
+    // populate's candidate and populateSeconds' one: none staged through A's requests
+    expect(revisions).toHaveLength(2);
     const [webhook]: Array<{ status: string }> = await db.query(
       `SELECT status FROM webhooks WHERE id = $1`,
       [ids.b.webhookId],

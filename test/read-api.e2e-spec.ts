@@ -64,7 +64,7 @@ describe('read API', () => {
     it('lists the tenant projects by id with the page envelope and defaults', async () => {
       const res = await call(t.baseUrl, 'GET', '/projects', { auth: caller.auth });
       expect(res.status).toBe(200);
-      expect(res.body.page).toEqual({ limit: 50, offset: 0, total: 5 });
+      expect(res.body.page).toEqual({ limit: 50, offset: 0, total: 5, next_cursor: null });
       expect(res.body.data.map((p: { projectId: number }) => p.projectId)).toEqual(ids);
       expect(Object.keys(res.body.data[0]).sort()).toEqual(
         ['created_at', 'description', 'name', 'projectId', 'status', 'updated_at'].sort(),
@@ -76,18 +76,27 @@ describe('read API', () => {
         auth: caller.auth,
       });
       expect(one.status).toBe(200);
-      expect(one.body.page).toEqual({ limit: 1, offset: 2, total: 5 });
+      // a cursor to the page after this one (CONTRACT.md §10 "Lists"; tested in lists.e2e-spec.ts)
+      expect(one.body.page).toEqual({
+        limit: 1,
+        offset: 2,
+        total: 5,
+        next_cursor: expect.any(String),
+      });
       expect(one.body.data.map((p: { projectId: number }) => p.projectId)).toEqual([ids[2]]);
       const hundred = await call(t.baseUrl, 'GET', '/projects?limit=100', { auth: caller.auth });
       expect(hundred.status).toBe(200);
-      expect(hundred.body.page).toEqual({ limit: 100, offset: 0, total: 5 });
+      expect(hundred.body.page).toEqual({ limit: 100, offset: 0, total: 5, next_cursor: null });
       expect(hundred.body.data).toHaveLength(5);
     });
 
     it('an offset beyond the total gives empty data with the total', async () => {
       const res = await call(t.baseUrl, 'GET', '/projects?offset=10', { auth: caller.auth });
       expect(res.status).toBe(200);
-      expect(res.body).toEqual({ data: [], page: { limit: 50, offset: 10, total: 5 } });
+      expect(res.body).toEqual({
+        data: [],
+        page: { limit: 50, offset: 10, total: 5, next_cursor: null },
+      });
     });
 
     it.each([

@@ -1,8 +1,9 @@
-import { Controller, Get, Headers, HttpStatus, Param, Res } from '@nestjs/common';
+import { Controller, Get, Headers, HttpStatus, Param, Query, Res } from '@nestjs/common';
 import { ApiHeader, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { HttpResponse } from '../../common/http/platform/http-platform.js';
 import { ApiProblemResponses } from '../../common/http/api-problem-responses.js';
 import { ParseIdPipe } from '../../common/http/params.js';
+import { CursorPageQuery } from '../../common/pagination/page-query.js';
 import { Authorized } from '../auth/authorized.decorator.js';
 import { CurrentPrincipal } from '../auth/current-principal.decorator.js';
 import type { Principal } from '../auth/principal.js';
@@ -10,6 +11,7 @@ import { DocumentService } from './documents.service.js';
 import {
   DocumentListResponse,
   DocumentResponse,
+  VersionListResponse,
   VersionResponse,
 } from './dto/document.response.js';
 import { etagOf, ifNoneMatchHits } from './etag.js';
@@ -29,20 +31,22 @@ export class DocumentsController {
   @ApiOperation({
     summary: "List a project's documents",
     description:
-      'The documents of one project of the tenant, ordered by documentId, without their versions.',
+      'The documents of one project of the tenant, ordered by documentId, without their ' +
+      'versions. At most `limit` (default 1000) per page; `next_cursor` reads the next page.',
   })
   @ApiOkResponse({ type: DocumentListResponse })
   @ApiProblemResponses({
     status: 400,
     codes: ['project_not_found', 'validation_failed'],
     description:
-      '`project_not_found`: the project is unknown or belongs to another tenant; `validation_failed`: projectId is not a positive integer.',
+      '`project_not_found`: the project is unknown or belongs to another tenant; `validation_failed`: projectId is not a positive integer, `limit` is outside 1..1000, or the cursor is malformed or not of this list and tenant.',
   })
-  async list(
+  list(
     @CurrentPrincipal() principal: Principal,
     @Param('projectId', ParseIdPipe) projectId: number,
+    @Query() query: CursorPageQuery,
   ): Promise<DocumentListResponse> {
-    return { data: await this.documents.listProjectDocuments(principal.tenantId, projectId) };
+    return this.documents.listProjectDocuments(principal.tenantId, projectId, query);
   }
 
   @Get('documents/:documentId')
@@ -50,7 +54,10 @@ export class DocumentsController {
   @Authorized({ scope: 'documents:read', entitlement: 'api.read' })
   @ApiOperation({
     summary: 'Get a document with its version index',
-    description: 'The index lists every version (ascending by number) without its content.',
+    description:
+      'The index lists the versions (ascending by number) without their content: all of them ' +
+      'for a document with up to 1,000 versions; beyond that the first 1,000, and ' +
+      '`versions_next_cursor` continues through GET /documents/{documentId}/versions.',
   })
   @ApiOkResponse({ type: DocumentResponse })
   @ApiProblemResponses(INVALID_ID, {
@@ -62,6 +69,36 @@ export class DocumentsController {
     @Param('documentId', ParseIdPipe) documentId: number,
   ): Promise<DocumentResponse> {
     return this.documents.getDocument(principal.tenantId, documentId);
+  }
+
+  @Get('documents/:documentId/versions')
+  @ApiTags('documents')
+  @Authorized({ scope: 'documents:read', entitlement: 'api.read' })
+  @ApiOperation({
+    summary: "Walk a document's version index",
+    description:
+      'The entries of the version index (as in GET /documents/{documentId}), ascending by ' +
+      'number, one page at a time. At most `limit` (default 1000) per page; `next_cursor` reads ' +
+      "the next page. The document read's `versions_next_cursor` is a cursor of this list.",
+  })
+  @ApiOkResponse({ type: VersionListResponse })
+  @ApiProblemResponses(
+    {
+      status: 400,
+      description:
+        '`validation_failed`: documentId is not a positive integer, `limit` is outside 1..1000, or the cursor is malformed or not of this list and tenant.',
+    },
+    {
+      status: 404,
+      description: '`not_found`: the document is unknown or belongs to another tenant.',
+    },
+  )
+  versions(
+    @CurrentPrincipal() principal: Principal,
+    @Param('documentId', ParseIdPipe) documentId: number,
+    @Query() query: CursorPageQuery,
+  ): Promise<VersionListResponse> {
+    return this.documents.listVersions(principal.tenantId, documentId, query);
   }
 
   @Get('documents/:documentId/versions/:versionId')

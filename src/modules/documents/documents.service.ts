@@ -2,6 +2,15 @@ import { Injectable } from '@nestjs/common';
 import { isoTimestamp } from '../../common/database/sql-json.js';
 import { type OpeningRead, TenantTransactions } from '../../common/database/tenant-transactions.js';
 import { NotFoundError } from '../../common/http/app-error.js';
+import { Cursor, type CursorPage, type ListIdentity } from '../../common/pagination/cursor.js';
+import {
+  cursorPageOf,
+  firstKey,
+  keysetAfter,
+  keysetPageSql,
+  type KeysetPageRow,
+} from '../../common/pagination/keyset-page.js';
+import { MAX_PAGE_LIMIT } from '../../common/pagination/page-query.js';
 import { EventsService } from '../events/events.service.js';
 import { ProjectsService } from '../projects/projects.service.js';
 import { contentHash } from './content-hash.js';
@@ -51,7 +60,11 @@ export interface DocumentSummary {
 
 export interface DocumentView extends DocumentSummary {
   versions: VersionIndexEntry[];
+  versions_next_cursor: string | null;
 }
+
+/** Entries of the version index in `GET /documents/{documentId}`; the rest through `/versions`. */
+export const VERSION_INDEX_LIMIT = MAX_PAGE_LIMIT;
 
 /**
  * "The existing document service" of SPEC.md: documents and their versions. `createVersion` is the
@@ -61,16 +74,27 @@ export interface DocumentView extends DocumentSummary {
 @Injectable()
 export class DocumentService {
   private readonly versionListeners: VersionCreatedListener[] = [];
+  private readonly documentPageSql: string;
 
   constructor(
     private readonly tx: TenantTransactions,
     private readonly events: EventsService,
     private readonly projects: ProjectsService,
-  ) {}
+  ) {
+    this.documentPageSql = documentPageSql(projects.projectExistsSql('$1', '$2'));
+  }
 
   /** NotFoundError('document') for an unknown or foreign document. */
   async requireDocument(tenantId: number, documentId: number): Promise<DocumentRef> {
     return this.documentRef(tenantId, documentId, null);
+  }
+
+  /**
+   * For another context's one-statement reads (a document's candidate revisions): an SQL
+   * expression, true when the document is the tenant's. `tenant` and `document` are placeholders.
+   */
+  documentExistsSql(tenant: string, document: string): string {
+    return `EXISTS (SELECT 1 FROM documents WHERE tenant_id = ${tenant} AND id = ${document})`;
   }
 
   /** As `requireDocument`, holding the document row (`FOR UPDATE`) until the transaction ends. */
@@ -159,18 +183,46 @@ export class DocumentService {
   }
 
   /**
-   * GET /documents/{documentId}: the document with its version index, ascending by number. The
-   * hottest read of the API: PostgreSQL builds the whole body in one statement, sent with its
-   * transaction in one round trip.
+   * GET /documents/{documentId}: the document with its version index, ascending by number, at
+   * most VERSION_INDEX_LIMIT entries; `versions_next_cursor` continues the index through
+   * GET /documents/{documentId}/versions (null when the index is whole). The hottest read of the
+   * API: PostgreSQL builds the whole body in one statement, sent with its transaction in one
+   * round trip.
    */
   async getDocument(tenantId: number, documentId: number): Promise<DocumentView> {
-    const rows = await this.tx.readOnce<{ doc: DocumentView }>(tenantId, DOCUMENT_VIEW_SQL, [
-      tenantId,
-      documentId,
-    ]);
+    const rows = await this.tx.readOnce<{
+      doc: Omit<DocumentView, 'versions_next_cursor'>;
+      last_number: number | null;
+      more: boolean;
+    }>(tenantId, DOCUMENT_VIEW_SQL, [tenantId, documentId]);
     const row = rows[0];
     if (!row) throw new NotFoundError('document');
-    return row.doc;
+    const next =
+      row.more && row.last_number !== null
+        ? Cursor.encode(versionsList(tenantId, documentId), [row.last_number])
+        : null;
+    return { ...row.doc, versions_next_cursor: next };
+  }
+
+  /**
+   * GET /documents/{documentId}/versions: the version index entries, ascending by number, one
+   * page; 404 for an unknown or foreign document. A cursor of the document read's
+   * `versions_next_cursor` continues here.
+   */
+  async listVersions(
+    tenantId: number,
+    documentId: number,
+    page: { limit: number; cursor?: string },
+  ): Promise<CursorPage<VersionIndexEntry>> {
+    const identity = versionsList(tenantId, documentId);
+    const after = Cursor.decode(identity, page.cursor)?.[0] ?? firstKey('ASC');
+    const rows = await this.tx.readOnce<KeysetPageRow<VersionIndexEntry> & { found: boolean }>(
+      tenantId,
+      VERSION_PAGE_SQL,
+      [tenantId, documentId, after, page.limit],
+    );
+    if (!rows[0]?.found) throw new NotFoundError('document');
+    return cursorPageOf(rows[0], identity);
   }
 
   /** GET /documents/{documentId}/versions/{versionId}: 404 for unknown, foreign or mismatched. */
@@ -182,15 +234,24 @@ export class DocumentService {
     });
   }
 
-  /** GET /projects/{projectId}/documents: 400 `project_not_found` for an unknown or foreign project. */
-  listProjectDocuments(tenantId: number, projectId: number): Promise<DocumentSummary[]> {
-    return this.tx.run(tenantId, async () => {
-      await this.projects.requireProject(tenantId, projectId);
-      const rows = await this.tx
-        .repo(DocumentEntity)
-        .find({ where: { tenantId, projectId }, order: { id: 'ASC' } });
-      return rows.map(documentSummary);
-    });
+  /**
+   * GET /projects/{projectId}/documents, ascending documentId, one page, without versions; 400
+   * `project_not_found` for an unknown or foreign project. One statement in one round trip.
+   */
+  async listProjectDocuments(
+    tenantId: number,
+    projectId: number,
+    page: { limit: number; cursor?: string },
+  ): Promise<CursorPage<DocumentSummary>> {
+    const identity = { tenantId, list: 'project.documents', scope: [projectId] };
+    const after = Cursor.decode(identity, page.cursor)?.[0] ?? firstKey('ASC');
+    const rows = await this.tx.readOnce<KeysetPageRow<DocumentSummary> & { found: boolean }>(
+      tenantId,
+      this.documentPageSql,
+      [tenantId, projectId, after, page.limit],
+    );
+    if (!rows[0]?.found) throw this.projects.projectNotFound();
+    return cursorPageOf(rows[0], identity);
   }
 
   private async documentRef(
@@ -300,29 +361,72 @@ function documentRefOf(row: DocumentRefRow | undefined): DocumentRef {
   };
 }
 
+const VERSION_ENTRY = (v: string): string => `json_build_object(
+  'versionId', ${v}.id, 'number', ${v}.number, 'content_hash', ${v}.content_hash,
+  'created_at', ${ISO(`${v}.created_at`)}, 'source', ${v}.source)`;
+
+/**
+ * The document and the first VERSION_INDEX_LIMIT entries of its index (one more is read, only to
+ * tell whether the index goes on), by the (document_id, number) index. $1 tenant, $2 document.
+ */
 const DOCUMENT_VIEW_SQL = `
   SELECT json_build_object(
     'documentId', d.id, 'projectId', d.project_id, 'title', d.title, 'status', d.status,
     'current_version_id', d.current_version_id,
     'created_at', ${ISO('d.created_at')}, 'updated_at', ${ISO('d.updated_at')},
-    'versions', COALESCE((
-      SELECT json_agg(json_build_object(
-               'versionId', v.id, 'number', v.number, 'content_hash', v.content_hash,
-               'created_at', ${ISO('v.created_at')}, 'source', v.source) ORDER BY v.number)
-        FROM document_versions v
-       WHERE v.tenant_id = d.tenant_id AND v.document_id = d.id), '[]'::json)
-  ) AS doc
+    'versions', COALESCE(ix.versions, '[]'::json)) AS doc,
+    ix.last_number, COALESCE(ix.more, false) AS more
   FROM documents d
+  LEFT JOIN LATERAL (
+    SELECT json_agg(${VERSION_ENTRY('v')} ORDER BY v.number)
+             FILTER (WHERE v.n <= ${VERSION_INDEX_LIMIT}) AS versions,
+           max(v.number) FILTER (WHERE v.n <= ${VERSION_INDEX_LIMIT}) AS last_number,
+           count(*) > ${VERSION_INDEX_LIMIT} AS more
+      FROM (SELECT v.*, row_number() OVER (ORDER BY v.number) AS n
+              FROM (SELECT * FROM document_versions
+                     WHERE tenant_id = d.tenant_id AND document_id = d.id
+                     ORDER BY number LIMIT ${VERSION_INDEX_LIMIT + 1}) v) v
+  ) ix ON true
   WHERE d.tenant_id = $1 AND d.id = $2`;
 
-function documentSummary(d: DocumentEntity): DocumentSummary {
-  return {
-    documentId: d.id,
-    projectId: d.projectId,
-    title: d.title,
-    status: d.status,
-    current_version_id: d.currentVersionId,
-    created_at: d.createdAt.toISOString(),
-    updated_at: d.updatedAt.toISOString(),
-  };
+/** $1 tenant, $2 document, $3 the number after which the page starts, $4 limit. */
+const VERSION_PAGE_SQL = `
+  SELECT EXISTS (SELECT 1 FROM documents WHERE tenant_id = $1 AND id = $2) AS found, page.*
+    FROM (${keysetPageSql({
+      rows: `SELECT v.number AS k, v.id, v.number, v.content_hash, v.created_at, v.source
+               FROM document_versions v
+              WHERE v.tenant_id = $1 AND v.document_id = $2
+                AND ${keysetAfter('v.number', 'ASC', '$3::bigint')}
+              ORDER BY v.number LIMIT $4::int + 1`,
+      item: VERSION_ENTRY('r'),
+      order: 'ASC',
+      limit: '$4::int',
+    })}) page`;
+
+const DOCUMENT_ITEM = `json_build_object(
+  'documentId', r.id, 'projectId', r.project_id, 'title', r.title, 'status', r.status,
+  'current_version_id', r.current_version_id,
+  'created_at', ${ISO('r.created_at')}, 'updated_at', ${ISO('r.updated_at')})`;
+
+/**
+ * `projectExists`: the projects context's test that $2 is a project of tenant $1.
+ * $1 tenant, $2 project, $3 the documentId after which the page starts, $4 limit.
+ */
+const documentPageSql = (projectExists: string): string => `
+  SELECT ${projectExists} AS found, page.*
+    FROM (${keysetPageSql({
+      rows: `SELECT d.id AS k, d.id, d.project_id, d.title, d.status, d.current_version_id,
+                    d.created_at, d.updated_at
+               FROM documents d
+              WHERE d.tenant_id = $1 AND d.project_id = $2
+                AND ${keysetAfter('d.id', 'ASC', '$3::bigint')}
+              ORDER BY d.id LIMIT $4::int + 1`,
+      item: DOCUMENT_ITEM,
+      order: 'ASC',
+      limit: '$4::int',
+    })}) page`;
+
+/** The list of a document's versions: its cursors are also the document read's. */
+function versionsList(tenantId: number, documentId: number): ListIdentity {
+  return { tenantId, list: 'document.versions', scope: [documentId] };
 }

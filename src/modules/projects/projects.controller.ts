@@ -2,6 +2,7 @@ import { Controller, Get, Param, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiProblemResponses } from '../../common/http/api-problem-responses.js';
 import { ParseIdPipe } from '../../common/http/params.js';
+import { CursorPageQuery } from '../../common/pagination/page-query.js';
 import { Authorized } from '../auth/authorized.decorator.js';
 import { CurrentPrincipal } from '../auth/current-principal.decorator.js';
 import type { Principal } from '../auth/principal.js';
@@ -20,6 +21,13 @@ const PROJECT_NOT_FOUND = {
     '`project_not_found`: the project is unknown or belongs to another tenant (answered alike, as SPEC.md asks: 400, not 404); `validation_failed`: projectId is not a positive integer.',
 } as const;
 
+const LIST_REFUSED = {
+  ...PROJECT_NOT_FOUND,
+  description:
+    PROJECT_NOT_FOUND.description +
+    ' Also `validation_failed` for `limit` outside 1..1000 or a cursor that is malformed or not of this list and tenant.',
+} as const;
+
 @ApiTags('projects')
 @Controller('projects')
 export class ProjectsController {
@@ -29,19 +37,23 @@ export class ProjectsController {
   @Authorized({ scope: 'projects:read', entitlement: 'api.read' })
   @ApiOperation({
     summary: 'List projects',
-    description: "The tenant's projects ordered by projectId, one page at a time.",
+    description:
+      "The tenant's projects ordered by projectId, one page at a time: by `offset` (SPEC.md), or " +
+      'by `cursor` for deep walks, which costs the same on any page. Every page carries ' +
+      '`page.next_cursor` (`null` on the last page) and `page.total`, which is read from a ' +
+      'counter kept with every create and delete, not counted per request.',
   })
   @ApiOkResponse({ type: ProjectListResponse })
   @ApiProblemResponses({
     status: 400,
     description:
-      '`validation_failed`: limit not an integer in 1..100, offset not an integer in 0..2147483647 (never clamped), or a query parameter this route does not take.',
+      '`validation_failed`: limit not an integer in 1..100, offset not an integer in 0..2147483647 (never clamped), offset > 0 with a cursor, a cursor that is malformed or not of this list and tenant, or a query parameter this route does not take.',
   })
   list(
     @CurrentPrincipal() principal: Principal,
     @Query() query: ListProjectsQuery,
   ): Promise<ProjectListResponse> {
-    return this.projects.listProjects(principal.tenantId, query.limit, query.offset);
+    return this.projects.listProjects(principal.tenantId, query);
   }
 
   @Get(':projectId')
@@ -64,14 +76,17 @@ export class ProjectsController {
   @Authorized({ scope: 'projects:read', entitlement: 'api.read' })
   @ApiOperation({
     summary: "List a project's file metadata",
-    description: 'Name, media type, size and checksum of each file; never where it is stored.',
+    description:
+      'Name, media type, size and checksum of each file, ascending fileId; never where it is ' +
+      'stored. At most `limit` (default 1000) per page; `next_cursor` reads the next page.',
   })
   @ApiOkResponse({ type: ProjectFileListResponse })
-  @ApiProblemResponses(PROJECT_NOT_FOUND)
-  async files(
+  @ApiProblemResponses(LIST_REFUSED)
+  files(
     @CurrentPrincipal() principal: Principal,
     @Param('projectId', ParseIdPipe) projectId: number,
+    @Query() query: CursorPageQuery,
   ): Promise<ProjectFileListResponse> {
-    return { data: await this.projects.listFiles(principal.tenantId, projectId) };
+    return this.projects.listFiles(principal.tenantId, projectId, query);
   }
 }

@@ -1,7 +1,19 @@
 import { Injectable } from '@nestjs/common';
 import { isoTimestamp } from '../../common/database/sql-json.js';
 import { TenantTransactions } from '../../common/database/tenant-transactions.js';
-import { NotFoundError } from '../../common/http/app-error.js';
+import {
+  type AppError,
+  NotFoundError,
+  ValidationFailedError,
+} from '../../common/http/app-error.js';
+import { Cursor, type CursorPage } from '../../common/pagination/cursor.js';
+import {
+  cursorPageOf,
+  firstKey,
+  keysetAfter,
+  keysetPageSql,
+  type KeysetPageRow,
+} from '../../common/pagination/keyset-page.js';
 import { ProjectFile } from './entities/project-file.entity.js';
 import { Project, type ProjectStatus } from './entities/project.entity.js';
 import { ProjectNotFoundError } from './projects.errors.js';
@@ -28,7 +40,13 @@ export interface ProjectFileView {
 
 export interface ProjectPage {
   data: ProjectView[];
-  page: { limit: number; offset: number; total: number };
+  page: { limit: number; offset: number | null; total: number; next_cursor: string | null };
+}
+
+export interface ProjectPageRequest {
+  limit: number;
+  offset: number;
+  cursor?: string;
 }
 
 export interface NewProjectFile {
@@ -39,15 +57,55 @@ export interface NewProjectFile {
   storage_location: string;
 }
 
+const PROJECT_ITEM = `json_build_object(
+  'projectId', r.id, 'name', r.name, 'description', r.description, 'status', r.status,
+  'created_at', ${isoTimestamp('r.created_at')}, 'updated_at', ${isoTimestamp('r.updated_at')})`;
+
+/**
+ * A page of projects and the tenant's total in one statement (one snapshot), JSON built there.
+ * The page's ids come from the index alone (an index-only scan, also through a deep offset); only
+ * the page's own rows are read from the table. The total is the sum of the tenant's
+ * `project_counts` rows (migration 1764002400000), kept by triggers in the same transaction as
+ * every insert and delete: its cost does not grow with the tenant.
+ * $1 tenant, $2 limit, $3 the key after which the page starts, $4 offset.
+ */
 const PROJECT_PAGE_SQL = `
-  SELECT COALESCE((
-      SELECT json_agg(json_build_object(
-               'projectId', p.id, 'name', p.name, 'description', p.description,
-               'status', p.status, 'created_at', ${isoTimestamp('p.created_at')},
-               'updated_at', ${isoTimestamp('p.updated_at')}) ORDER BY p.id)
-        FROM (SELECT * FROM projects WHERE tenant_id = $1 ORDER BY id LIMIT $2 OFFSET $3) p
-    ), '[]'::json) AS data,
-    (SELECT count(*) FROM projects WHERE tenant_id = $1) AS total`;
+  SELECT page.data, page.last_key, page.more,
+         (SELECT COALESCE(sum(c.total), 0) FROM project_counts c WHERE c.tenant_id = $1) AS total
+    FROM (${keysetPageSql({
+      rows: `SELECT p.*, p.id AS k
+               FROM (SELECT id FROM projects
+                      WHERE tenant_id = $1 AND ${keysetAfter('id', 'ASC', '$3::bigint')}
+                      ORDER BY id LIMIT $2::int + 1 OFFSET $4::int) ids
+               JOIN projects p ON p.id = ids.id
+              WHERE p.tenant_id = $1`,
+      item: PROJECT_ITEM,
+      order: 'ASC',
+      limit: '$2::int',
+    })}) page`;
+
+const FILE_ITEM = `json_build_object(
+  'fileId', r.id, 'name', r.name, 'media_type', r.media_type, 'size_bytes', r.size_bytes,
+  'sha256', r.sha256, 'created_at', ${isoTimestamp('r.created_at')},
+  'updated_at', ${isoTimestamp('r.updated_at')})`;
+
+/**
+ * A page of a project's file metadata, and whether the project is the tenant's, in one statement.
+ * The storage location is never selected. $1 tenant, $2 project, $3 after key, $4 limit.
+ */
+const FILE_PAGE_SQL = `
+  SELECT EXISTS (SELECT 1 FROM projects WHERE tenant_id = $1 AND id = $2) AS found, page.*
+    FROM (${keysetPageSql({
+      rows: `SELECT f.id AS k, f.id, f.name, f.media_type, f.size_bytes, f.sha256,
+                    f.created_at, f.updated_at
+               FROM project_files f
+              WHERE f.tenant_id = $1 AND f.project_id = $2
+                AND ${keysetAfter('f.id', 'ASC', '$3::bigint')}
+              ORDER BY f.id LIMIT $4::int + 1`,
+      item: FILE_ITEM,
+      order: 'ASC',
+      limit: '$4::int',
+    })}) page`;
 
 /** Projects and their file metadata, tenant by tenant. */
 @Injectable()
@@ -85,17 +143,35 @@ export class ProjectsService {
     });
   }
 
-  /** One round trip: the page and the total in one statement (one snapshot), JSON built there. */
-  async listProjects(tenantId: number, limit: number, offset: number): Promise<ProjectPage> {
-    const rows = await this.tx.readOnce<{ data: ProjectView[]; total: string }>(
+  /**
+   * GET /projects: by `offset` (SPEC.md) or, for deep walks, by `cursor` (keyset: the last page of
+   * a walk costs what the first does). Either way `page.next_cursor` continues after this page.
+   * One round trip: the page and the total in one statement.
+   */
+  async listProjects(tenantId: number, request: ProjectPageRequest): Promise<ProjectPage> {
+    const { limit, offset, cursor } = request;
+    if (cursor !== undefined && offset !== 0) {
+      throw new ValidationFailedError([
+        { field: 'offset', message: 'cannot be combined with cursor (a cursor is a position)' },
+      ]);
+    }
+    const identity = { tenantId, list: 'projects' };
+    const after = Cursor.decode(identity, cursor)?.[0] ?? firstKey('ASC');
+    const rows = await this.tx.readOnce<KeysetPageRow<ProjectView> & { total: string }>(
       tenantId,
       PROJECT_PAGE_SQL,
-      [tenantId, limit, offset],
+      [tenantId, limit, after, offset],
     );
     const row = rows[0];
+    const { data, next_cursor } = cursorPageOf(row, identity);
     return {
-      data: row?.data ?? [],
-      page: { limit, offset, total: Number(row?.total ?? 0) },
+      data,
+      page: {
+        limit,
+        offset: cursor === undefined ? offset : null,
+        total: Number(row?.total ?? 0),
+        next_cursor,
+      },
     };
   }
 
@@ -104,14 +180,37 @@ export class ProjectsService {
     return this.tx.run(tenantId, () => this.requireProject(tenantId, projectId));
   }
 
-  listFiles(tenantId: number, projectId: number): Promise<ProjectFileView[]> {
-    return this.tx.run(tenantId, async () => {
-      await this.requireProject(tenantId, projectId);
-      const rows = await this.tx
-        .repo(ProjectFile)
-        .find({ where: { tenantId, projectId }, order: { id: 'ASC' } });
-      return rows.map(fileView);
-    });
+  /**
+   * GET /projects/{projectId}/files, ascending fileId, one page; 400 `project_not_found` for an
+   * unknown or foreign project. One statement in one round trip.
+   */
+  async listFiles(
+    tenantId: number,
+    projectId: number,
+    page: { limit: number; cursor?: string },
+  ): Promise<CursorPage<ProjectFileView>> {
+    const identity = { tenantId, list: 'project.files', scope: [projectId] };
+    const after = Cursor.decode(identity, page.cursor)?.[0] ?? firstKey('ASC');
+    const rows = await this.tx.readOnce<KeysetPageRow<ProjectFileView> & { found: boolean }>(
+      tenantId,
+      FILE_PAGE_SQL,
+      [tenantId, projectId, after, page.limit],
+    );
+    if (!rows[0]?.found) throw new ProjectNotFoundError();
+    return cursorPageOf(rows[0], identity);
+  }
+
+  /**
+   * For another context's one-statement reads (a project's documents): an SQL expression, true
+   * when the project is the tenant's. `tenant` and `project` are its placeholders.
+   */
+  projectExistsSql(tenant: string, project: string): string {
+    return `EXISTS (SELECT 1 FROM projects WHERE tenant_id = ${tenant} AND id = ${project})`;
+  }
+
+  /** What the project routes answer for an unknown or foreign project (400, as SPEC.md says). */
+  projectNotFound(): AppError {
+    return new ProjectNotFoundError();
   }
 
   /** Inside a tenant transaction: the project, or `null` when unknown or of another tenant. */
@@ -147,17 +246,5 @@ function projectView(p: Project): ProjectView {
     status: p.status,
     created_at: p.createdAt.toISOString(),
     updated_at: p.updatedAt.toISOString(),
-  };
-}
-
-function fileView(f: ProjectFile): ProjectFileView {
-  return {
-    fileId: f.id,
-    name: f.name,
-    media_type: f.mediaType,
-    size_bytes: f.sizeBytes,
-    sha256: f.sha256,
-    created_at: f.createdAt.toISOString(),
-    updated_at: f.updatedAt.toISOString(),
   };
 }

@@ -1,4 +1,4 @@
-import { Body, Controller, Get, Headers, Param, Post, Res } from '@nestjs/common';
+import { Body, Controller, Get, Headers, Param, Post, Query, Res } from '@nestjs/common';
 import {
   ApiBody,
   ApiCreatedResponse,
@@ -10,6 +10,7 @@ import {
 import type { HttpResponse } from '../../common/http/platform/http-platform.js';
 import { ApiProblemResponses } from '../../common/http/api-problem-responses.js';
 import { ParseIdPipe } from '../../common/http/params.js';
+import { CursorPageQuery } from '../../common/pagination/page-query.js';
 import { Audited, documentTarget } from '../audit/audited.decorator.js';
 import { Authorized } from '../auth/authorized.decorator.js';
 import { CurrentPrincipal } from '../auth/current-principal.decorator.js';
@@ -135,19 +136,25 @@ export class RevisionsController {
   @ApiOperation({
     summary: 'List the candidate revisions of a document',
     description:
-      'All candidates of the document in ascending `revisionId`, with their decision. Content and ' +
-      'the html preview are left out; read one candidate for them.',
+      'The candidates of the document in ascending `revisionId`, with their decision. Content and ' +
+      'the html preview are left out; read one candidate for them. At most `limit` (default ' +
+      '1000) per page; `next_cursor` reads the next page.',
   })
   @ApiOkResponse({ type: RevisionListDto })
   @ApiProblemResponses(
-    { status: 400, description: '`validation_failed`: documentId is not a positive integer.' },
+    {
+      status: 400,
+      description:
+        '`validation_failed`: documentId is not a positive integer, `limit` is outside 1..1000, or the cursor is malformed or not of this list and tenant.',
+    },
     { status: 404, description: '`not_found`: unknown document or one of another tenant.' },
   )
-  async list(
+  list(
     @CurrentPrincipal() principal: Principal,
     @Param('documentId', ParseIdPipe) documentId: number,
+    @Query() query: CursorPageQuery,
   ): Promise<RevisionListDto> {
-    return { data: await this.revisions.list(principal.tenantId, documentId) };
+    return this.revisions.list(principal.tenantId, documentId, query);
   }
 
   @Get(':revisionId')

@@ -13,6 +13,14 @@ import {
   ValidationFailedError,
 } from '../../common/http/app-error.js';
 import { findTextProblem, memberPath } from '../../common/http/text.js';
+import { Cursor, type CursorPage } from '../../common/pagination/cursor.js';
+import {
+  cursorPageOf,
+  firstKey,
+  keysetAfter,
+  keysetPageSql,
+  type KeysetPageRow,
+} from '../../common/pagination/keyset-page.js';
 import type { Principal } from '../auth/principal.js';
 import { canonicalJson, hashOfCanonical } from '../documents/content-hash.js';
 import { DocumentService } from '../documents/documents.service.js';
@@ -58,6 +66,8 @@ export function revisionLocation(documentId: number, revisionId: number): string
  */
 @Injectable()
 export class RevisionsService implements OnModuleInit {
+  private listSql: string | undefined;
+
   constructor(
     private readonly tx: TenantTransactions,
     private readonly documents: DocumentService,
@@ -198,29 +208,26 @@ export class RevisionsService implements OnModuleInit {
     });
   }
 
-  /** Candidates of a document, ascending id, without content and html. */
-  list(tenantId: number, documentId: number): Promise<RevisionSummaryDto[]> {
-    return this.tx.run(tenantId, async () => {
-      await this.documents.requireDocument(tenantId, documentId);
-      const rows = await this.tx.repo(ExternalRevision).find({
-        where: { tenantId, documentId },
-        order: { id: 'ASC' },
-        select: {
-          id: true,
-          documentId: true,
-          baseVersionId: true,
-          status: true,
-          contentHash: true,
-          sourceReference: true,
-          createdAt: true,
-          decidedAt: true,
-          decidedBy: true,
-          resultingVersionId: true,
-          decisionNote: true,
-        },
-      });
-      return rows.map(summaryView);
-    });
+  /**
+   * GET /documents/{documentId}/external-revisions: candidates of a document, ascending id,
+   * without content and html, one page; 404 for an unknown or foreign document. One statement in
+   * one round trip.
+   */
+  async list(
+    tenantId: number,
+    documentId: number,
+    page: { limit: number; cursor?: string },
+  ): Promise<CursorPage<RevisionSummaryDto>> {
+    const identity = { tenantId, list: 'document.external_revisions', scope: [documentId] };
+    const after = Cursor.decode(identity, page.cursor)?.[0] ?? firstKey('ASC');
+    this.listSql ??= revisionPageSql(this.documents.documentExistsSql('$1', '$2'));
+    const rows = await this.tx.readOnce<KeysetPageRow<RevisionSummaryDto> & { found: boolean }>(
+      tenantId,
+      this.listSql,
+      [tenantId, documentId, after, page.limit],
+    );
+    if (!rows[0]?.found) throw new NotFoundError('document');
+    return cursorPageOf(rows[0], identity);
   }
 
   /** One candidate with its content and html; 404 for unknown, foreign or of another document. */
@@ -389,3 +396,31 @@ function summaryView(r: ExternalRevision): RevisionSummaryDto {
     decision_note: r.decisionNote,
   };
 }
+
+const REVISION_ITEM = `json_build_object(
+  'revisionId', r.id, 'documentId', r.document_id, 'base_version_id', r.base_version_id,
+  'status', r.status, 'content_hash', r.content_hash, 'source_reference', r.source_reference,
+  'created_at', ${isoTimestamp('r.created_at')},
+  'decided_at', CASE WHEN r.decided_at IS NULL THEN NULL ELSE ${isoTimestamp('r.decided_at')} END,
+  'decided_by', r.decided_by, 'resulting_version_id', r.resulting_version_id,
+  'decision_note', r.decision_note)`;
+
+/**
+ * `documentExists`: the documents context's test that $2 is a document of tenant $1. Content and
+ * html are never read. $1 tenant, $2 document, $3 the revisionId after which the page starts,
+ * $4 limit.
+ */
+const revisionPageSql = (documentExists: string): string => `
+  SELECT ${documentExists} AS found, page.*
+    FROM (${keysetPageSql({
+      rows: `SELECT x.id AS k, x.id, x.document_id, x.base_version_id, x.status, x.content_hash,
+                    x.source_reference, x.created_at, x.decided_at, x.decided_by,
+                    x.resulting_version_id, x.decision_note
+               FROM external_revisions x
+              WHERE x.tenant_id = $1 AND x.document_id = $2
+                AND ${keysetAfter('x.id', 'ASC', '$3::bigint')}
+              ORDER BY x.id LIMIT $4::int + 1`,
+      item: REVISION_ITEM,
+      order: 'ASC',
+      limit: '$4::int',
+    })}) page`;

@@ -2,6 +2,7 @@ import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/com
 import { ApiBody, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { ApiProblemResponses } from '../../common/http/api-problem-responses.js';
 import { ParseIdPipe } from '../../common/http/params.js';
+import { CursorPageQuery } from '../../common/pagination/page-query.js';
 import { Audited } from '../audit/audited.decorator.js';
 import { Authorized } from '../auth/authorized.decorator.js';
 import { CurrentPrincipal } from '../auth/current-principal.decorator.js';
@@ -30,11 +31,21 @@ export class WebhooksController {
   @Authorized(READ)
   @ApiOperation({
     summary: 'List webhooks',
-    description: 'All webhooks of the tenant, oldest first. The signing secret is never included.',
+    description:
+      'The webhooks of the tenant, oldest first. The signing secret is never included. At most ' +
+      '`limit` (default 1000) per page; `next_cursor` reads the next page.',
   })
   @ApiResponse({ status: 200, type: WebhookListView })
-  async list(@CurrentPrincipal() principal: Principal): Promise<WebhookListView> {
-    return { data: await this.webhooks.list(principal.tenantId) };
+  @ApiProblemResponses({
+    status: 400,
+    description:
+      '`validation_failed`: `limit` is outside 1..1000, or the cursor is malformed or not of this list and tenant.',
+  })
+  list(
+    @CurrentPrincipal() principal: Principal,
+    @Query() query: CursorPageQuery,
+  ): Promise<WebhookListView> {
+    return this.webhooks.list(principal.tenantId, query);
   }
 
   @Post('webhooks')
@@ -139,18 +150,21 @@ export class WebhooksController {
   @Authorized(READ)
   @ApiOperation({
     summary: 'List recent deliveries',
-    description: 'Deliveries of all webhooks of the tenant, newest first.',
+    description:
+      'Deliveries of all webhooks of the tenant, newest first (descending deliveryId), `limit` ' +
+      '(default 50) per page; `next_cursor` reads the next, older page, down to the oldest.',
   })
   @ApiResponse({ status: 200, type: DeliveryListView })
   @ApiProblemResponses({
     status: 400,
-    description: '`validation_failed`: `limit` not an integer in 1..100 (never clamped).',
+    description:
+      '`validation_failed`: `limit` not an integer in 1..100 (never clamped), or a cursor that is malformed or not of this list and tenant.',
   })
-  async listDeliveries(
+  listDeliveries(
     @CurrentPrincipal() principal: Principal,
     @Query() query: ListDeliveriesQuery,
   ): Promise<DeliveryListView> {
-    return { data: await this.webhooks.listDeliveries(principal.tenantId, query.limit) };
+    return this.webhooks.listDeliveries(principal.tenantId, query);
   }
 
   @Post('webhook-deliveries/:deliveryId/replay')

@@ -3,7 +3,16 @@ import { Injectable } from '@nestjs/common';
 import { AppConfig } from '../../common/config/app-config.js';
 import { SecretBox } from '../../common/crypto/secret-box.js';
 import { TenantTransactions } from '../../common/database/tenant-transactions.js';
+import { isoTimestamp } from '../../common/database/sql-json.js';
 import { NotFoundError, ValidationFailedError } from '../../common/http/app-error.js';
+import { Cursor, type CursorPage } from '../../common/pagination/cursor.js';
+import {
+  cursorPageOf,
+  firstKey,
+  keysetAfter,
+  keysetPageSql,
+  type KeysetPageRow,
+} from '../../common/pagination/keyset-page.js';
 import { WEBHOOK_DELIVERIES_CHANNEL } from '../events/events.service.js';
 import type {
   CreateWebhookDto,
@@ -31,25 +40,59 @@ interface WebhookRow {
   updated_at: Date;
 }
 
-interface DeliveryRow {
-  id: string;
-  webhook_id: number;
-  event_id: string;
-  event_type: string;
-  status: string;
-  attempts: number;
-  last_attempt_at: Date | null;
-  next_attempt_at: Date | null;
-  last_response_status: number | null;
-  last_error: string | null;
-  created_at: Date;
-}
-
 const WEBHOOK_COLUMNS =
   'id, name, endpoint_url, events, status, status_reason, created_at, updated_at';
 
 /** Serialises the creations of one tenant's webhooks (the per-tenant limit); any fixed key. */
 const CREATE_LOCK_CLASS = 0x77686b;
+
+const ISO = isoTimestamp;
+const isoOrNull = (column: string): string =>
+  `CASE WHEN ${column} IS NULL THEN NULL ELSE ${ISO(column)} END`;
+
+/** $1 tenant, $2 the webhookId after which the page starts, $3 limit. Never the secret. */
+const WEBHOOK_PAGE_SQL = keysetPageSql({
+  rows: `SELECT w.id AS k, w.id, w.name, w.endpoint_url, w.events, w.status, w.created_at,
+                w.updated_at
+           FROM webhooks w
+          WHERE w.tenant_id = $1 AND ${keysetAfter('w.id', 'ASC', '$2::bigint')}
+          ORDER BY w.id LIMIT $3::int + 1`,
+  item: `json_build_object(
+    'webhookId', r.id, 'name', r.name, 'endpoint_url', r.endpoint_url, 'events', r.events,
+    'status', r.status, 'status_reason', r.status_reason, 'created_at', ${ISO('r.created_at')}, 'updated_at', ${ISO('r.updated_at')})`,
+  order: 'ASC',
+  limit: '$3::int',
+});
+
+/**
+ * $1 tenant, $2 the deliveryId before which the page starts (newest first), $3 limit. A `sending`
+ * row whose lease lapsed while its webhook is paused or revoked is shown as what it will be.
+ */
+const DELIVERY_PAGE_SQL = keysetPageSql({
+  rows: `SELECT d.id AS k, d.id, d.webhook_id, e.event_id, e.type AS event_type,
+                CASE WHEN d.status = 'sending' AND w.status <> 'active'
+                          AND d.lease_expires_at < now()
+                     THEN CASE WHEN d.attempts > 0 THEN 'retry' ELSE 'queued' END
+                     ELSE d.status END AS status,
+                d.attempts, d.last_attempt_at,
+                CASE WHEN d.status IN ('queued', 'retry', 'sending') THEN d.next_attempt_at END
+                  AS next_attempt_at,
+                d.last_response_status, d.last_error, d.created_at
+           FROM webhook_deliveries d
+           JOIN events e ON e.id = d.event_id
+           JOIN webhooks w ON w.id = d.webhook_id
+          WHERE d.tenant_id = $1 AND ${keysetAfter('d.id', 'DESC', '$2::bigint')}
+          ORDER BY d.id DESC LIMIT $3::int + 1`,
+  item: `json_build_object(
+    'deliveryId', r.id, 'webhookId', r.webhook_id, 'event_id', r.event_id,
+    'event_type', r.event_type, 'status', r.status, 'attempts', r.attempts,
+    'last_attempt_at', ${isoOrNull('r.last_attempt_at')},
+    'next_attempt_at', ${isoOrNull('r.next_attempt_at')},
+    'last_response_status', r.last_response_status, 'last_error', r.last_error,
+    'created_at', ${ISO('r.created_at')})`,
+  order: 'DESC',
+  limit: '$3::int',
+});
 
 /** Standard Webhooks secret: `whsec_` + standard padded base64 of 32 random bytes. */
 export function mintWebhookSecret(): string {
@@ -89,14 +132,19 @@ export class WebhooksService {
     return { ...toWebhookView(row), secret };
   }
 
-  list(tenantId: number): Promise<WebhookView[]> {
-    return this.tx.run(tenantId, async () => {
-      const rows: WebhookRow[] = await this.tx.manager.query(
-        `SELECT ${WEBHOOK_COLUMNS} FROM webhooks WHERE tenant_id = $1 ORDER BY id`,
-        [tenantId],
-      );
-      return rows.map(toWebhookView);
-    });
+  /** GET /webhooks: the tenant's webhooks, oldest first, one page; one statement. */
+  async list(
+    tenantId: number,
+    page: { limit: number; cursor?: string },
+  ): Promise<CursorPage<WebhookView>> {
+    const identity = { tenantId, list: 'webhooks' };
+    const after = Cursor.decode(identity, page.cursor)?.[0] ?? firstKey('ASC');
+    const rows = await this.tx.readOnce<KeysetPageRow<WebhookView>>(tenantId, WEBHOOK_PAGE_SQL, [
+      tenantId,
+      after,
+      page.limit,
+    ]);
+    return cursorPageOf(rows[0], identity);
   }
 
   /**
@@ -159,28 +207,22 @@ export class WebhooksService {
     });
   }
 
-  listDeliveries(tenantId: number, limit: number): Promise<DeliveryView[]> {
-    return this.tx.run(tenantId, async () => {
-      const rows: DeliveryRow[] = await this.tx.manager.query(
-        `SELECT d.id, d.webhook_id, e.event_id, e.type AS event_type,
-                CASE WHEN d.status = 'sending' AND w.status <> 'active'
-                          AND d.lease_expires_at < now()
-                     THEN CASE WHEN d.attempts > 0 THEN 'retry' ELSE 'queued' END
-                     ELSE d.status END AS status,
-                d.attempts, d.last_attempt_at,
-                CASE WHEN d.status IN ('queued', 'retry', 'sending') THEN d.next_attempt_at END
-                  AS next_attempt_at,
-                d.last_response_status, d.last_error, d.created_at
-           FROM webhook_deliveries d
-           JOIN events e ON e.id = d.event_id
-           JOIN webhooks w ON w.id = d.webhook_id
-          WHERE d.tenant_id = $1
-          ORDER BY d.id DESC
-          LIMIT $2`,
-        [tenantId, limit],
-      );
-      return rows.map(toDeliveryView);
-    });
+  /**
+   * GET /webhook-deliveries: the tenant's deliveries, newest first (descending deliveryId), one
+   * page; one statement. Older deliveries are reached by walking `next_cursor`.
+   */
+  async listDeliveries(
+    tenantId: number,
+    page: { limit: number; cursor?: string },
+  ): Promise<CursorPage<DeliveryView>> {
+    const identity = { tenantId, list: 'webhook_deliveries' };
+    const after = Cursor.decode(identity, page.cursor)?.[0] ?? firstKey('DESC');
+    const rows = await this.tx.readOnce<KeysetPageRow<DeliveryView>>(tenantId, DELIVERY_PAGE_SQL, [
+      tenantId,
+      after,
+      page.limit,
+    ]);
+    return cursorPageOf(rows[0], identity);
   }
 
   /**
@@ -251,21 +293,5 @@ function toWebhookView(row: WebhookRow): WebhookView {
     status_reason: row.status_reason,
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
-  };
-}
-
-function toDeliveryView(row: DeliveryRow): DeliveryView {
-  return {
-    deliveryId: Number(row.id),
-    webhookId: row.webhook_id,
-    event_id: row.event_id,
-    event_type: row.event_type,
-    status: row.status,
-    attempts: row.attempts,
-    last_attempt_at: row.last_attempt_at?.toISOString() ?? null,
-    next_attempt_at: row.next_attempt_at?.toISOString() ?? null,
-    last_response_status: row.last_response_status,
-    last_error: row.last_error,
-    created_at: row.created_at.toISOString(),
   };
 }

@@ -1,4 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { CursorPageResponse } from '../../../common/pagination/page.response.js';
 
 const HASH = '3f0a6f9b1a4a1b3f7c4b3e2e9d4c1a0b5e6f7a8b9c0d1e2f3a4b5c6d7e8f9a0b';
 const TIME = '2026-11-22T10:00:00.000Z';
@@ -26,7 +27,7 @@ export class DocumentSummaryResponse {
   updated_at!: string;
 }
 
-export class DocumentListResponse {
+export class DocumentListResponse extends CursorPageResponse {
   @ApiProperty({ type: [DocumentSummaryResponse] })
   data!: DocumentSummaryResponse[];
 }
@@ -54,9 +55,27 @@ export class VersionIndexEntryResponse {
 export class DocumentResponse extends DocumentSummaryResponse {
   @ApiProperty({
     type: [VersionIndexEntryResponse],
-    description: 'Every version of the document, ascending by number.',
+    description:
+      'The version index, ascending by number: every version of a document with up to 1,000 ' +
+      'versions; beyond that, the first 1,000, and `versions_next_cursor` reads the rest ' +
+      'through GET /documents/{documentId}/versions.',
   })
   versions!: VersionIndexEntryResponse[];
+
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: null,
+    description:
+      '`null` when `versions` is the whole index; otherwise the `cursor` for ' +
+      'GET /documents/{documentId}/versions that continues it.',
+  })
+  versions_next_cursor!: string | null;
+}
+
+export class VersionListResponse extends CursorPageResponse {
+  @ApiProperty({ type: [VersionIndexEntryResponse] })
+  data!: VersionIndexEntryResponse[];
 }
 
 export class VersionResponse {

@@ -4,8 +4,13 @@ import { IsInt, Max, Min } from 'class-validator';
 import { MAX_OFFSET, toInteger } from '../../../common/http/params.js';
 
 const OFFSET_RANGE = `must be an integer from 0 to ${MAX_OFFSET}`;
+import { CursorQuery } from '../../../common/pagination/page-query.js';
 
-export class ListProjectsQuery {
+/**
+ * SPEC.md's `limit` and `offset`, and a `cursor` for deep walks (the `page.next_cursor` of the
+ * previous page; offset must then be 0 or absent).
+ */
+export class ListProjectsQuery extends CursorQuery {
   @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 100, default: 50, example: 50 })
   @Transform(toInteger)
   @IsInt()

@@ -1,4 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { CursorPageResponse } from '../../../common/pagination/page.response.js';
 
 export class ProjectResponse {
   @ApiProperty({ example: 3 })
@@ -24,11 +25,30 @@ export class PageInfo {
   @ApiProperty({ example: 50 })
   limit!: number;
 
-  @ApiProperty({ example: 0 })
-  offset!: number;
+  @ApiProperty({
+    type: Number,
+    nullable: true,
+    example: 0,
+    description: 'The offset asked for; `null` when the page was addressed by `cursor`.',
+  })
+  offset!: number | null;
 
-  @ApiProperty({ example: 1, description: 'Projects of the tenant in all pages.' })
+  @ApiProperty({
+    example: 1,
+    description: 'Projects of the tenant in all pages (as of the same snapshot as `data`).',
+  })
   total!: number;
+
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: null,
+    description:
+      'Pass as `cursor` to read the page after this one (keyset paging: a deep page costs what ' +
+      'the first one does, and projects created meanwhile neither repeat nor shift rows); `null` ' +
+      'on the last page.',
+  })
+  next_cursor!: string | null;
 }
 
 export class ProjectListResponse {
@@ -66,7 +86,7 @@ export class ProjectFileResponse {
   updated_at!: string;
 }
 
-export class ProjectFileListResponse {
+export class ProjectFileListResponse extends CursorPageResponse {
   @ApiProperty({
     type: [ProjectFileResponse],
     description: 'File metadata only: where the file is stored is never exposed.',

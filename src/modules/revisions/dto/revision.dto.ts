@@ -1,4 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { CursorPageResponse } from '../../../common/pagination/page.response.js';
 import { REVISION_STATUSES, type RevisionStatus } from '../entities/external-revision.entity.js';
 
 const HASH_EXAMPLE = '3f0a1c9d2b7e4f6a8c5d0e1f2a3b4c5d6e7f8091a2b3c4d5e6f708192a3b4c5d';
@@ -58,7 +59,7 @@ export class RevisionSummaryDto extends StagedRevisionDto {
   decision_note!: string | null;
 }
 
-export class RevisionListDto {
+export class RevisionListDto extends CursorPageResponse {
   @ApiProperty({ type: [RevisionSummaryDto] })
   data!: RevisionSummaryDto[];
 }

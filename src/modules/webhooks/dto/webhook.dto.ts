@@ -15,6 +15,8 @@ import {
   MinLength,
 } from 'class-validator';
 import { toInteger } from '../../../common/http/params.js';
+import { CursorQuery } from '../../../common/pagination/page-query.js';
+import { CursorPageResponse } from '../../../common/pagination/page.response.js';
 import { EVENT_TYPES } from '../../events/event-types.js';
 import {
   WEBHOOK_STATUS_REASONS,
@@ -66,7 +68,8 @@ export class UpdateWebhookStatusDto {
   status!: WebhookStatus;
 }
 
-export class ListDeliveriesQuery {
+/** SPEC.md's `limit` (1..100, default 50) and the shared `cursor`. */
+export class ListDeliveriesQuery extends CursorQuery {
   @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 100, default: 50, example: 50 })
   @IsOptional()
   @Transform(toInteger)
@@ -121,7 +124,7 @@ export class CreatedWebhookView extends WebhookView {
   secret!: string;
 }
 
-export class WebhookListView {
+export class WebhookListView extends CursorPageResponse {
   @ApiProperty({ type: [WebhookView] })
   data!: WebhookView[];
 }
@@ -174,7 +177,7 @@ export class DeliveryView {
   created_at!: string;
 }
 
-export class DeliveryListView {
+export class DeliveryListView extends CursorPageResponse {
   @ApiProperty({ type: [DeliveryView] })
   data!: DeliveryView[];
 }

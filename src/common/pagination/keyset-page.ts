@@ -1,0 +1,59 @@
+import { Cursor, type CursorPage, type ListIdentity } from './cursor.js';
+
+/**
+ * One page of a keyset-paged list as ONE statement that answers one row:
+ * `data` (the page's items as a JSON array built by PostgreSQL, `[]` when empty), `last_key`
+ * (the sort key of its last item) and `more` (whether a row follows it). No entity is hydrated
+ * and no row object is built in Node: the driver parses one JSON value per page.
+ *
+ * `rows` is a SELECT of at most `limit + 1` rows (the extra row only tells whether there is a
+ * next page), already filtered past the cursor (`keysetAfter`) and ordered, with the sort key as
+ * column `k`; `item` is the JSON of one row, over alias `r`.
+ */
+export function keysetPageSql(page: {
+  rows: string;
+  item: string;
+  order: 'ASC' | 'DESC';
+  /** A placeholder or an integer literal: the page size. */
+  limit: string;
+}): string {
+  const { rows, item, order, limit } = page;
+  const last = order === 'ASC' ? 'max' : 'min';
+  return `
+    SELECT COALESCE(json_agg(${item} ORDER BY r.k ${order}) FILTER (WHERE r._n <= ${limit}),
+                    '[]'::json) AS data,
+           ${last}(r.k) FILTER (WHERE r._n <= ${limit}) AS last_key,
+           count(*) > ${limit} AS more
+      FROM (SELECT r.*, row_number() OVER (ORDER BY r.k ${order}) AS _n FROM (${rows}) r) r`;
+}
+
+/**
+ * The keyset condition of a walk in `order`: rows strictly after the cursor's key. Without a
+ * cursor, pass `firstKey(order)`, a key before every row.
+ */
+export function keysetAfter(key: string, order: 'ASC' | 'DESC', after: string): string {
+  return `${key} ${order === 'ASC' ? '>' : '<'} ${after}`;
+}
+
+/** A key before every row in `order` (keys are positive integers). */
+export const firstKey = (order: 'ASC' | 'DESC'): number =>
+  order === 'ASC' ? 0 : Number.MAX_SAFE_INTEGER;
+
+/** What `keysetPageSql` answers, as the driver returns it (bigint keys arrive as strings). */
+export interface KeysetPageRow<T> {
+  data: T[];
+  last_key: number | string | null;
+  more: boolean;
+}
+
+/** `{ data, next_cursor }` from the row `keysetPageSql` answered; `next_cursor` null on the last page. */
+export function cursorPageOf<T>(
+  row: KeysetPageRow<T> | undefined,
+  identity: ListIdentity,
+): CursorPage<T> {
+  const more = row?.more === true && row.last_key !== null;
+  return {
+    data: row?.data ?? [],
+    next_cursor: more ? Cursor.encode(identity, [Number(row.last_key)]) : null,
+  };
+}

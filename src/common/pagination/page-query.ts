@@ -1,0 +1,46 @@
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { Transform } from 'class-transformer';
+import { IsInt, IsOptional, IsString, Max, Min } from 'class-validator';
+import { toInteger } from '../http/params.js';
+import { MAX_CURSOR_LENGTH } from './cursor.js';
+
+/** Largest page of the cursor-paged lists (CONTRACT.md §10 "Lists"). */
+export const MAX_PAGE_LIMIT = 1000;
+
+export const CURSOR_DESCRIPTION =
+  'Opaque: the `next_cursor` of the previous page of this same list, passed back unchanged. ' +
+  'Valid only for the tenant and the list that answered it; anything else (edited, of another ' +
+  'list or another tenant) is 400 `validation_failed`. Omit for the first page.';
+
+/** `cursor`: declared once, for every list that pages by cursor. */
+export class CursorQuery {
+  @ApiPropertyOptional({
+    type: String,
+    maxLength: MAX_CURSOR_LENGTH,
+    description: CURSOR_DESCRIPTION,
+    example: 'WzEsMSwicHJvamVjdC5kb2N1bWVudHMiLFszXSxbMTIwXV0',
+  })
+  @IsOptional()
+  @IsString()
+  // its length is checked by Cursor.decode, which answers every bad cursor alike
+  cursor?: string;
+}
+
+/** `limit` (1..1000, default 1000) and `cursor`: the query of every cursor-paged list. */
+export class CursorPageQuery extends CursorQuery {
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 1,
+    maximum: MAX_PAGE_LIMIT,
+    default: MAX_PAGE_LIMIT,
+    example: 100,
+    description:
+      'Items per page (never clamped: outside 1..1000 is 400). The default, 1000, answers a list ' +
+      'of up to 1,000 items whole, in one page.',
+  })
+  @Transform(toInteger)
+  @IsInt()
+  @Min(1)
+  @Max(MAX_PAGE_LIMIT)
+  limit: number = MAX_PAGE_LIMIT;
+}

@@ -1,0 +1,483 @@
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
+import { DataSource } from 'typeorm';
+import { startTestApp, type TestApp } from './support/app.js';
+import { withMessage } from './support/expect-message.js';
+import { createCaller, type TestCaller } from './support/factories.js';
+import { call, type ApiResponse } from './support/http.js';
+import { addProjectFile, createDocument, createProject } from './support/read-factories.js';
+import { createPlatformVersion, stage } from './support/revision-factories.js';
+import { createWebhook, publishEvents } from './support/webhook-factories.js';
+
+/**
+ * CONTRACT.md §10 "Lists": every list is bounded (`limit`) and walked with an opaque `cursor`
+ * bound to its tenant and its list. The order each list is walked in, which these tests hold it to:
+ * ascending id (projects, documents, files, candidate revisions, webhooks), ascending version
+ * number (a document's versions), descending id, newest first (webhook deliveries).
+ */
+jest.setTimeout(180_000);
+
+type Order = 'asc' | 'desc';
+
+interface ListCase {
+  name: string;
+  path: () => string;
+  /** The id of one item of `data`. */
+  key: string;
+  order: Order;
+  /** Largest `limit` the list takes. */
+  maxLimit: number;
+  /** Adds one row to the list; answers its key. */
+  insert: () => Promise<number>;
+  /** `page.next_cursor` (GET /projects) or `next_cursor`. */
+  nextOf?: (body: any) => string | null;
+}
+
+const nextCursor = (body: any): string | null => body.next_cursor as string | null;
+
+function withQuery(path: string, query: Record<string, string | number>): string {
+  const q = new URLSearchParams(
+    Object.entries(query).map(([k, v]): [string, string] => [k, String(v)]),
+  );
+  return `${path}?${q.toString()}`;
+}
+
+describe('lists: bounded pages walked by cursor', () => {
+  let t: TestApp;
+  let a: TestCaller;
+  let b: TestCaller;
+  let db: DataSource;
+  let projectId: number;
+  let otherProjectId: number;
+  let documentId: number;
+  let revisionDocumentId: number;
+  const cases: ListCase[] = [];
+
+  async function get(path: string, caller: TestCaller = a): Promise<ApiResponse> {
+    return call(t.baseUrl, 'GET', path, { auth: caller.auth });
+  }
+
+  /** Walks a list to its end with `limit`, running `between` after every page. */
+  async function walk(
+    c: ListCase,
+    limit: number,
+    between: () => Promise<void> = async () => undefined,
+  ): Promise<{ keys: number[]; pages: number }> {
+    const keys: number[] = [];
+    let cursor: string | null = null;
+    let pages = 0;
+    do {
+      const query: Record<string, string | number> = { limit };
+      if (cursor) query['cursor'] = cursor;
+      const res = await get(withQuery(c.path(), query));
+      withMessage(`${c.name} page ${pages + 1}: ${res.text}`, () => expect(res.status).toBe(200));
+      const data = res.body.data as Array<Record<string, number>>;
+      expect(data.length).toBeLessThanOrEqual(limit);
+      keys.push(...data.map((item) => item[c.key]!));
+      cursor = (c.nextOf ?? nextCursor)(res.body);
+      // a page that says there is more is full; the last page says so with null
+      if (cursor !== null) expect(data).toHaveLength(limit);
+      pages += 1;
+      await between();
+    } while (cursor !== null && pages < 1000);
+    return { keys, pages };
+  }
+
+  const sorted = (keys: number[], order: Order): number[] =>
+    [...keys].sort((x, y) => (order === 'asc' ? x - y : y - x));
+
+  beforeAll(async () => {
+    t = await startTestApp({ RATE_LIMIT_API_PER_MINUTE: '1000000' });
+    db = t.app.get(DataSource);
+    a = await createCaller(t.app, { plan: 'enterprise' });
+    b = await createCaller(t.app, { plan: 'enterprise' });
+    // tenant B's rows interleave with A's, so neither tenant owns a contiguous id range
+    const webhookUrl = 'https://example.invalid/hook';
+    await createWebhook(t.baseUrl, b.auth, webhookUrl);
+    projectId = await createProject(t.app, a.tenantId);
+    otherProjectId = await createProject(t.app, a.tenantId);
+    documentId = (await createDocument(t.app, a.tenantId, projectId, { versions: 3 })).documentId;
+    revisionDocumentId = (await createDocument(t.app, a.tenantId, otherProjectId)).documentId;
+    const bProject = await createProject(t.app, b.tenantId);
+    await createDocument(t.app, b.tenantId, bProject);
+
+    cases.push(
+      {
+        name: 'GET /projects',
+        path: () => '/projects',
+        key: 'projectId',
+        order: 'asc',
+        maxLimit: 100,
+        insert: () => createProject(t.app, a.tenantId),
+        nextOf: (body) => body.page.next_cursor as string | null,
+      },
+      {
+        name: 'GET /projects/{projectId}/documents',
+        path: () => `/projects/${projectId}/documents`,
+        key: 'documentId',
+        order: 'asc',
+        maxLimit: 1000,
+        insert: async () => (await createDocument(t.app, a.tenantId, projectId)).documentId,
+      },
+      {
+        name: 'GET /projects/{projectId}/files',
+        path: () => `/projects/${projectId}/files`,
+        key: 'fileId',
+        order: 'asc',
+        maxLimit: 1000,
+        insert: () => addProjectFile(t.app, a.tenantId, projectId),
+      },
+      {
+        name: 'GET /documents/{documentId}/versions',
+        path: () => `/documents/${documentId}/versions`,
+        key: 'number',
+        order: 'asc',
+        maxLimit: 1000,
+        insert: async () => {
+          await createPlatformVersion(t.app, a.tenantId, documentId, { n: Math.random() });
+          const [row]: Array<{ n: number }> = await db.query(
+            `SELECT max(number) AS n FROM document_versions WHERE document_id = $1`,
+            [documentId],
+          );
+          return row!.n;
+        },
+      },
+      {
+        name: 'GET /documents/{documentId}/external-revisions',
+        path: () => `/documents/${revisionDocumentId}/external-revisions`,
+        key: 'revisionId',
+        order: 'asc',
+        maxLimit: 1000,
+        insert: async () => {
+          const res = await stage(t.baseUrl, a.auth, revisionDocumentId, { content: { n: 1 } });
+          expect(res.status).toBe(201);
+          return res.body.revisionId as number;
+        },
+      },
+      {
+        name: 'GET /webhooks',
+        path: () => '/webhooks',
+        key: 'webhookId',
+        order: 'asc',
+        maxLimit: 1000,
+        insert: async () => (await createWebhook(t.baseUrl, a.auth, webhookUrl)).webhookId,
+      },
+      {
+        name: 'GET /webhook-deliveries',
+        path: () => '/webhook-deliveries',
+        key: 'deliveryId',
+        order: 'desc',
+        maxLimit: 100,
+        insert: async () => {
+          await publishEvents(t.app, a.tenantId, 1);
+          const [row]: Array<{ id: string }> = await db.query(
+            `SELECT max(id) AS id FROM webhook_deliveries WHERE tenant_id = $1`,
+            [a.tenantId],
+          );
+          return Number(row!.id);
+        },
+      },
+    );
+    // at least 11 rows in each list, tenant B's rows created in between
+    for (const c of cases) {
+      let n = 0;
+      while ((await walk(c, c.maxLimit)).keys.length < 11) {
+        await c.insert();
+        if (n++ % 4 === 0) await createProject(t.app, b.tenantId);
+      }
+    }
+  });
+
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('covers every cursor-paged route of the OpenAPI document', async () => {
+    const doc = (await get('/openapi.json')).body as {
+      paths: Record<string, Record<string, { parameters?: Array<{ name: string; in: string }> }>>;
+    };
+    const withCursor = Object.entries(doc.paths)
+      .filter(([, ops]) =>
+        ops['get']?.parameters?.some((p) => p.in === 'query' && p.name === 'cursor'),
+      )
+      .map(([path]) => path.replace('/api/v1', ''))
+      .sort();
+    expect(withCursor).toEqual(cases.map((c) => c.name.replace('GET ', '')).sort());
+  });
+
+  it('walks every list in its stated order, each row exactly once, rows inserted between pages', async () => {
+    for (const c of cases) {
+      // other lists' inserts add rows too (stagings and versions publish deliveries)
+      const before = (await walk(c, c.maxLimit)).keys;
+      expect(before.length).toBeGreaterThanOrEqual(11);
+      const inserted: number[] = [];
+      const { keys, pages } = await walk(c, 3, async () => {
+        inserted.push(await c.insert());
+      });
+      withMessage(`${c.name}: ${JSON.stringify({ keys, before, inserted })}`, () => {
+        expect(pages).toBeGreaterThanOrEqual(4);
+        // in the stated order, no row twice
+        expect(keys).toEqual(sorted(keys, c.order));
+        expect(new Set(keys).size).toBe(keys.length);
+        // every row that existed when the walk began, exactly once
+        for (const key of before) expect(keys.filter((k) => k === key)).toHaveLength(1);
+        if (c.order === 'asc') {
+          // newer rows sort after the cursor: the walk reaches each one inserted before its end
+          // (the last one was inserted after the last page)
+          expect(keys).toEqual(sorted([...before, ...inserted.slice(0, -1)], 'asc'));
+        } else {
+          // newest first: rows inserted meanwhile sort before the cursor and are not revisited
+          expect(keys).toEqual(before);
+        }
+      });
+    }
+  });
+
+  it('visits every row once while other connections insert concurrently', async () => {
+    for (const c of cases.filter((x) => x.name !== 'GET /documents/{documentId}/versions')) {
+      // other lists' inserts add rows too (stagings and versions publish deliveries)
+      const before = (await walk(c, c.maxLimit)).keys;
+      let inserting = true;
+      const inserter = (async () => {
+        let n = 0;
+        while (inserting && n < 8) {
+          await c.insert();
+          n += 1;
+        }
+      })();
+      const { keys } = await walk(c, 2);
+      inserting = false;
+      await inserter;
+      withMessage(`${c.name}: ${JSON.stringify({ keys, before })}`, () => {
+        expect(keys).toEqual(sorted(keys, c.order));
+        expect(new Set(keys).size).toBe(keys.length);
+        for (const key of before) expect(keys).toContain(key);
+      });
+    }
+  });
+
+  it('a whole list under its limit is one page with next_cursor null (what a client reading only data gets)', async () => {
+    for (const c of cases) {
+      const all = (await walk(c, c.maxLimit)).keys;
+      const res = await get(c.path());
+      expect(res.status).toBe(200);
+      const keys = (res.body.data as Array<Record<string, number>>).map((x) => x[c.key]);
+      if (all.length <= (c.maxLimit === 100 ? 50 : 1000)) {
+        withMessage(c.name, () => expect(keys).toEqual(all));
+        expect((c.nextOf ?? nextCursor)(res.body)).toBeNull();
+      }
+    }
+  });
+
+  it('refuses limits outside the range with 400, never clamped, and takes the bounds', async () => {
+    for (const c of cases) {
+      for (const limit of ['0', '-1', String(c.maxLimit + 1), '1.5', 'abc', '1e3', '']) {
+        const res = await get(`${c.path()}?limit=${encodeURIComponent(limit)}`);
+        withMessage(`${c.name} limit=${limit}`, () => {
+          expect(res.status).toBe(400);
+          expect(res.body.code).toBe('validation_failed');
+        });
+      }
+      for (const limit of [1, c.maxLimit]) {
+        const res = await get(`${c.path()}?limit=${limit}`);
+        withMessage(`${c.name} limit=${limit}`, () => expect(res.status).toBe(200));
+        expect((res.body.data as unknown[]).length).toBeLessThanOrEqual(limit);
+      }
+    }
+  });
+
+  it('refuses malformed, edited, foreign-list and foreign-tenant cursors alike with 400 validation_failed', async () => {
+    const cursorOf = async (c: ListCase, caller: TestCaller = a): Promise<string> => {
+      const res = await get(withQuery(c.path(), { limit: 1 }), caller);
+      const cursor = (c.nextOf ?? nextCursor)(res.body);
+      if (!cursor) throw new Error(`${c.name}: no cursor`);
+      return cursor;
+    };
+    const refused = async (path: string, cursor: string, caller: TestCaller = a) => {
+      const res = await get(withQuery(path, { cursor }), caller);
+      withMessage(`${path} cursor=${cursor}: ${res.text}`, () => {
+        expect(res.status).toBe(400);
+        expect(res.body.code).toBe('validation_failed');
+        expect(JSON.stringify(res.body)).toContain('cursor');
+      });
+      return { status: res.status, errors: res.body.errors };
+    };
+    const edit = (cursor: string, change: (payload: unknown[]) => unknown[]): string =>
+      Buffer.from(
+        JSON.stringify(change(JSON.parse(Buffer.from(cursor, 'base64url').toString()))),
+      ).toString('base64url');
+
+    for (const c of cases) {
+      const own = await cursorOf(c);
+      // its own cursor works
+      expect((await get(withQuery(c.path(), { cursor: own }))).status).toBe(200);
+      const malformed = await refused(c.path(), 'not-a-cursor!');
+      for (const bad of ['x', 'e30', 'W10', own.slice(0, -3), `${own}x`, 'A'.repeat(600)]) {
+        expect(await refused(c.path(), bad)).toEqual(malformed);
+      }
+      // the same list of another tenant: the cursor is refused, whatever the ids in it
+      expect(await refused(c.path(), own, b)).toEqual(malformed);
+      // an edited key of the wrong type
+      expect(
+        await refused(
+          c.path(),
+          edit(own, (p) => [...p.slice(0, 4), ['1']]),
+        ),
+      ).toEqual(malformed);
+      // every other list of the same tenant refuses it
+      for (const other of cases.filter((x) => x !== c)) {
+        expect(await refused(other.path(), own)).toEqual(malformed);
+      }
+    }
+    // the same list bound to another parent: documents of another project
+    const docsCursor = await cursorOf(cases[1]!);
+    await refused(`/projects/${otherProjectId}/documents`, docsCursor);
+  });
+
+  it('GET /projects: offset and cursor together are refused; a cursor page reports offset null', async () => {
+    const first = await get('/projects?limit=2');
+    const cursor = first.body.page.next_cursor as string;
+    expect(typeof cursor).toBe('string');
+    const both = await get(withQuery('/projects', { limit: 2, offset: 2, cursor }));
+    expect(both.status).toBe(400);
+    expect(both.body.code).toBe('validation_failed');
+    const next = await get(withQuery('/projects', { limit: 2, cursor }));
+    expect(next.status).toBe(200);
+    expect(next.body.page).toMatchObject({ limit: 2, offset: null });
+    // the cursor page is the offset page at 2
+    const byOffset = await get('/projects?limit=2&offset=2');
+    expect(next.body.data).toEqual(byOffset.body.data);
+    expect(next.body.page.total).toBe(byOffset.body.page.total);
+  });
+
+  it('GET /projects: page.total equals the rows under concurrent creates and deletes', async () => {
+    const count = async (): Promise<number> => {
+      const [row]: Array<{ n: number }> = await db.query(
+        `SELECT count(*)::int AS n FROM projects WHERE tenant_id = $1`,
+        [a.tenantId],
+      );
+      return row!.n;
+    };
+    const total = async (): Promise<number> =>
+      (await get('/projects?limit=1')).body.page.total as number;
+    expect(await total()).toBe(await count());
+
+    // projects with no documents or files can be deleted (as the platform would)
+    const spare = await Promise.all(
+      Array.from({ length: 12 }, () => createProject(t.app, a.tenantId)),
+    );
+    const reads: number[] = [];
+    await Promise.all([
+      // 30 concurrent creates, each its own transaction on its own connection
+      ...Array.from({ length: 30 }, () => createProject(t.app, a.tenantId)),
+      // and deletes, one row or several per statement, in transactions of the app role
+      ...spare.map((id, i) =>
+        i % 3 === 0
+          ? db.query(`DELETE FROM projects WHERE id = ANY($1)`, [spare.slice(i, i + 2)])
+          : db.query(`DELETE FROM projects WHERE id = $1`, [id]),
+      ),
+      // a rolled-back create leaves the count alone
+      db
+        .transaction(async (m) => {
+          await m.query(`INSERT INTO projects (tenant_id, name) VALUES ($1, 'rolled back')`, [
+            a.tenantId,
+          ]);
+          throw new Error('roll back');
+        })
+        .catch(() => undefined),
+      ...Array.from({ length: 5 }, async () => reads.push(await total())),
+    ]);
+    expect(await total()).toBe(await count());
+    // B's count never moved with A's
+    const bTotal = (await get('/projects?limit=1', b)).body.page.total as number;
+    const [bRow]: Array<{ n: number }> = await db.query(
+      `SELECT count(*)::int AS n FROM projects WHERE tenant_id = $1`,
+      [b.tenantId],
+    );
+    expect(bTotal).toBe(bRow!.n);
+    for (const r of reads) expect(r).toBeGreaterThan(0);
+  });
+
+  it('GET /projects: the total is read from the counter, not counted per request', async () => {
+    // the counter is the source of the total: a count that disagreed with it would show
+    const before = (await get('/projects?limit=1')).body.page.total as number;
+    await db.query(
+      `UPDATE project_counts SET total = total + 1000 WHERE tenant_id = $1 AND slot = (
+         SELECT min(slot) FROM project_counts WHERE tenant_id = $1)`,
+      [a.tenantId],
+    );
+    try {
+      expect((await get('/projects?limit=1')).body.page.total).toBe(before + 1000);
+    } finally {
+      await db.query(
+        `UPDATE project_counts SET total = total - 1000 WHERE tenant_id = $1 AND slot = (
+           SELECT min(slot) FROM project_counts WHERE tenant_id = $1)`,
+        [a.tenantId],
+      );
+    }
+  });
+
+  it('GET /documents/{id}: the version index stops at 1000 and versions_next_cursor continues it', async () => {
+    const project = await createProject(t.app, a.tenantId);
+    const small = await createDocument(t.app, a.tenantId, project, { versions: 2 });
+    const smallRead = await get(`/documents/${small.documentId}`);
+    expect(smallRead.body.versions).toHaveLength(2);
+    expect(smallRead.body.versions_next_cursor).toBeNull();
+
+    const big = await createDocument(t.app, a.tenantId, project);
+    // 1,004 versions in all, written in bulk (the versions themselves are what is read)
+    await db.query(
+      `INSERT INTO document_versions (tenant_id, document_id, number, content, content_hash, source)
+       SELECT $1, $2, n, jsonb_build_object('n', n), lpad(to_hex(n), 64, '0'), 'platform'
+         FROM generate_series(2, 1004) n`,
+      [a.tenantId, big.documentId],
+    );
+    const read = await get(`/documents/${big.documentId}`);
+    expect(read.status).toBe(200);
+    const numbers = (read.body.versions as Array<{ number: number }>).map((v) => v.number);
+    expect(numbers).toEqual(Array.from({ length: 1000 }, (_, i) => i + 1));
+    const cursor = read.body.versions_next_cursor as string;
+    expect(typeof cursor).toBe('string');
+    const rest = await get(withQuery(`/documents/${big.documentId}/versions`, { cursor }));
+    expect(rest.status).toBe(200);
+    expect((rest.body.data as Array<{ number: number }>).map((v) => v.number)).toEqual([
+      1001, 1002, 1003, 1004,
+    ]);
+    expect(rest.body.next_cursor).toBeNull();
+    // the index entries are the same in both
+    const page = await get(`/documents/${big.documentId}/versions?limit=1000`);
+    expect(page.body.data).toEqual(read.body.versions);
+    expect(page.body.next_cursor).toBe(cursor);
+    // exactly 1000: a whole index, no cursor
+    await db.query(`DELETE FROM document_versions WHERE document_id = $1 AND number > 1000`, [
+      big.documentId,
+    ]);
+    const whole = await get(`/documents/${big.documentId}`);
+    expect(whole.body.versions).toHaveLength(1000);
+    expect(whole.body.versions_next_cursor).toBeNull();
+  });
+
+  it('answers an unknown parent like before: 400 project_not_found, 404 not_found', async () => {
+    const missing = 2_000_000_000;
+    for (const path of [`/projects/${missing}/documents`, `/projects/${missing}/files`]) {
+      const res = await get(path);
+      expect({ status: res.status, code: res.body.code }).toEqual({
+        status: 400,
+        code: 'project_not_found',
+      });
+    }
+    for (const path of [
+      `/documents/${missing}/versions`,
+      `/documents/${missing}/external-revisions`,
+    ]) {
+      const res = await get(path);
+      expect({ status: res.status, code: res.body.code }).toEqual({
+        status: 404,
+        code: 'not_found',
+      });
+    }
+    // an empty list of an existing parent is 200 with an empty page
+    const empty = await createProject(t.app, a.tenantId);
+    const res = await get(`/projects/${empty}/files`);
+    expect(res.body).toEqual({ data: [], next_cursor: null });
+  });
+});
