@@ -35,7 +35,7 @@ describe('unknown query parameters', () => {
     ['GET', '/projects?limit=5&limt=10', ['limt']],
     ['GET', '/webhook-deliveries?page=2', ['page']],
     // routes that take no query at all
-    ['GET', '/webhooks?limit=10', ['limit']],
+    ['GET', '/webhooks?sort=name', ['sort']],
     ['GET', '/projects/{projectId}?expand=all', ['expand']],
     ['GET', '/projects/{projectId}/documents?x=1&y=2&x=3', ['x', 'y']],
     ['POST', '/webhooks?dry_run=true', ['dry_run']],

@@ -52,8 +52,8 @@ const isoOrNull = (column: string): string =>
 
 /** $1 tenant, $2 the webhookId after which the page starts, $3 limit. Never the secret. */
 const WEBHOOK_PAGE_SQL = keysetPageSql({
-  rows: `SELECT w.id AS k, w.id, w.name, w.endpoint_url, w.events, w.status, w.created_at,
-                w.updated_at
+  rows: `SELECT w.id AS k, w.id, w.name, w.endpoint_url, w.events, w.status, w.status_reason,
+                w.created_at, w.updated_at
            FROM webhooks w
           WHERE w.tenant_id = $1 AND ${keysetAfter('w.id', 'ASC', '$2::bigint')}
           ORDER BY w.id LIMIT $3::int + 1`,
