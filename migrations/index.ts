@@ -2,6 +2,7 @@ import { InitialSchema1764000000000 } from './1764000000000-initial-schema.js';
 import { AuditLog1764000100000 } from './1764000100000-audit-log.js';
 import { IdempotentReplayVerbatim1764000200000 } from './1764000200000-idempotent-replay-verbatim.js';
 import { CredentialChangeNotify1764000300000 } from './1764000300000-credential-change-notify.js';
+import { Retention1764002300000 } from './1764002300000-retention.js';
 
 /** Every migration, in order. Listed explicitly so the build, the CLI and the tests agree. */
 export const MIGRATIONS = [
@@ -9,4 +10,5 @@ export const MIGRATIONS = [
   AuditLog1764000100000,
   IdempotentReplayVerbatim1764000200000,
   CredentialChangeNotify1764000300000,
+  Retention1764002300000,
 ];
