@@ -217,13 +217,13 @@ export class AppConfig {
   @Transform(toInt)
   @IsInt()
   @Min(1)
-  RETENTION_MAX_BATCHES = 20;
+  RETENTION_MAX_BATCHES = 100;
 
   /** Milliseconds between sweeps. */
   @Transform(toInt)
   @IsInt()
   @Min(100)
-  RETENTION_INTERVAL_MS = 60_000;
+  RETENTION_INTERVAL_MS = 10_000;
 
   /** Seconds the events' retention window in force (RETENTION_EVENT_SECONDS or the days). */
   get retentionEventSeconds(): number {
