@@ -3,6 +3,7 @@ import { AuditLog1764000100000 } from './1764000100000-audit-log.js';
 import { IdempotentReplayVerbatim1764000200000 } from './1764000200000-idempotent-replay-verbatim.js';
 import { CredentialChangeNotify1764000300000 } from './1764000300000-credential-change-notify.js';
 import { WebhookEndpointHealth1764000400000 } from './1764000400000-webhook-endpoint-health.js';
+import { Retention1764002300000 } from './1764002300000-retention.js';
 import { ProjectCounts1764002400000 } from './1764002400000-project-counts.js';
 
 /** Every migration, in order. Listed explicitly so the build, the CLI and the tests agree. */
@@ -12,5 +13,6 @@ export const MIGRATIONS = [
   IdempotentReplayVerbatim1764000200000,
   CredentialChangeNotify1764000300000,
   WebhookEndpointHealth1764000400000,
+  Retention1764002300000,
   ProjectCounts1764002400000,
 ];

@@ -17,6 +17,7 @@ import { MetricsModule } from './modules/metrics/metrics.module.js';
 import { RateLimitModule } from './modules/rate-limit/rate-limit.module.js';
 import { LocksModule } from './modules/locks/locks.module.js';
 import { ProjectsModule } from './modules/projects/projects.module.js';
+import { RetentionModule } from './modules/retention/retention.module.js';
 import { RevisionsModule } from './modules/revisions/revisions.module.js';
 import { DemoModule } from './modules/tenancy/demo/demo.module.js';
 import { TenancyModule } from './modules/tenancy/tenancy.module.js';
@@ -55,6 +56,7 @@ export class AppModule {
         DocumentsModule,
         RevisionsModule,
         DemoModule,
+        RetentionModule,
         // keep last: its catch-all route must come after every real route
         NotFoundModule.register(options.platform),
       ],

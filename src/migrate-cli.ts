@@ -7,5 +7,5 @@ if (!config.DATABASE_URL) {
   process.stderr.write('DATABASE_URL is required (embedded mode migrates at start)\n');
   process.exit(2);
 }
-const ran = await runMigrations(config.DATABASE_URL);
+const ran = await runMigrations(config.DATABASE_URL, config.DATABASE_POOL_MODE);
 process.stdout.write(`${JSON.stringify({ applied: ran })}\n`);

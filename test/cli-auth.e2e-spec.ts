@@ -75,7 +75,7 @@ describe('administration CLI: tenants, clients, PATs, demo seed', () => {
   beforeAll(async () => {
     if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` first`);
     database = await createTestDatabase();
-    env.DATABASE_URL = database.url;
+    Object.assign(env, database.env);
     env.WEBHOOK_SECRET_KEY = randomBytes(32).toString('base64');
     rememberSecret(env.WEBHOOK_SECRET_KEY);
     t = await startTestApp({ TRUST_PROXY: '1' }, database);

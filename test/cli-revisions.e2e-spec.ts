@@ -41,7 +41,7 @@ describe('revision accept / reject (CLI)', () => {
         {
           env: {
             PATH: process.env.PATH,
-            DATABASE_URL: t.database.url,
+            ...t.database.env,
             WEBHOOK_SECRET_KEY: t.config.WEBHOOK_SECRET_KEY,
             LOG_LEVEL: 'warn',
           },

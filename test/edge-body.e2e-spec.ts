@@ -423,7 +423,7 @@ describe('request bodies at the edge (CONTRACT.md §10 "Edge")', () => {
 
     beforeAll(async () => {
       service = await startService({
-        DATABASE_URL: t.database.url,
+        ...t.database.env,
         WEBHOOK_SECRET_KEY: t.config.WEBHOOK_SECRET_KEY!,
         WORKERS_ENABLED: 'false',
         BODY_LIMIT: '1mb',

@@ -9,7 +9,13 @@ import {
   startEmbeddedDatabase,
 } from '../src/common/database/embedded-database.js';
 import { runMigrations } from '../src/common/database/migrate.js';
-import { PG_SERVER_URL_ENV, TEMPLATE_DB_ENV } from './support/database.js';
+import {
+  PG_SERVER_URL_ENV,
+  POOLER_MODE_ENV,
+  POOLER_URL_ENV,
+  TEMPLATE_DB_ENV,
+} from './support/database.js';
+import { startPgBouncer } from './support/pgbouncer.js';
 import { adminQuery, withDatabase } from './support/pg-url.js';
 
 /**
@@ -100,7 +106,26 @@ export async function startTestDatabase(): Promise<() => Promise<void>> {
   process.env[PG_SERVER_URL_ENV] = url;
   process.env[TEMPLATE_DB_ENV] = template;
 
+  const poolMode = process.env.TEST_PGBOUNCER;
+  let pooler: Awaited<ReturnType<typeof startPgBouncer>> | undefined;
+  if (poolMode) {
+    if (poolMode !== 'transaction' && poolMode !== 'session') {
+      throw new Error(`TEST_PGBOUNCER must be transaction or session, not ${poolMode}`);
+    }
+    // 5 server connections per test database, for a service pool of 20 (DATABASE_POOL_SIZE)
+    pooler = await startPgBouncer({ serverUrl: url, mode: poolMode, poolSize: 5 }).catch(
+      async (err: unknown) => {
+        await adminQuery(url, `DROP DATABASE IF EXISTS ${template} WITH (FORCE)`).catch(() => {});
+        await stop();
+        throw err;
+      },
+    );
+    process.env[POOLER_URL_ENV] = pooler.url;
+    process.env[POOLER_MODE_ENV] = poolMode;
+  }
+
   return async () => {
+    await pooler?.stop();
     await adminQuery(url, `DROP DATABASE IF EXISTS ${template} WITH (FORCE)`).catch(() => {});
     await stop();
   };

@@ -4,6 +4,7 @@ import { DataSource } from 'typeorm';
 import { PreparedStatements } from '../src/common/database/prepared-statements.js';
 import { TenantTransactions } from '../src/common/database/tenant-transactions.js';
 import { startTestApp, type TestApp } from './support/app.js';
+import { createTestDatabase, type TestDatabase } from './support/database.js';
 import { createTenant } from './support/factories.js';
 
 type Rows = Array<Record<string, unknown>>;
@@ -37,17 +38,25 @@ async function serverSideNames(client: pg.Client): Promise<string[]> {
   return rows.map((r) => r.name);
 }
 
+// session mode on PostgreSQL itself, whatever pooler the run goes through: what is prepared
+// lives in the server session (test/pool-modes.e2e-spec.ts covers transaction mode)
 describe('prepared statements', () => {
   let t: TestApp;
+  let database: TestDatabase;
   let client: pg.Client;
   beforeAll(async () => {
-    t = await startTestApp();
-    client = new pg.Client({ connectionString: t.database.url });
+    database = await createTestDatabase();
+    t = await startTestApp(
+      { DATABASE_URL: database.directUrl, DATABASE_POOL_MODE: 'session', DATABASE_LISTEN_URL: '' },
+      database,
+    );
+    client = new pg.Client({ connectionString: database.directUrl });
     await client.connect();
   });
   afterAll(async () => {
     await client.end();
     await t.close();
+    await database.drop();
   });
 
   describe('PreparedStatements (simple query protocol)', () => {
@@ -83,7 +92,7 @@ describe('prepared statements', () => {
     });
 
     it('after a failed round trip, knows which of its PREPAREs ran and reuses them', async () => {
-      const fresh = new pg.Client({ connectionString: t.database.url });
+      const fresh = new pg.Client({ connectionString: database.directUrl });
       await fresh.connect();
       try {
         const prepared = new PreparedStatements();

@@ -38,7 +38,7 @@ describe('scale-out: two service instances on one database', () => {
     // the in-process app only seeds and decides revisions, as the host platform would
     t = await startTestApp({ WEBHOOK_SECRET_KEY: secretKey }, database);
     const env = {
-      DATABASE_URL: database.url,
+      ...database.env,
       WEBHOOK_SECRET_KEY: secretKey,
       WORKERS_ENABLED: 'true',
       WEBHOOK_ALLOW_HTTP: 'true',

@@ -5,8 +5,8 @@ import { startService } from './support/service-process.js';
 
 /** `node dist/src/main.js` as `npm start` runs it: on Node 24, on the adapter HTTP_ADAPTER names. */
 describe('service start-up', () => {
-  const env = (database: string, adapter?: string): Record<string, string> => ({
-    DATABASE_URL: database,
+  const env = (database: Record<string, string>, adapter?: string): Record<string, string> => ({
+    ...database,
     WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64'),
     WORKERS_ENABLED: 'false',
     LOG_LEVEL: 'info',
@@ -20,7 +20,7 @@ describe('service start-up', () => {
     ['fastify', 'fastify'],
   ])('names Node 24 and %s (HTTP_ADAPTER=%s) and serves the Swagger UI', async (name, adapter) => {
     const db = await createTestDatabase();
-    const service = await startService(env(db.url, adapter));
+    const service = await startService(env(db.env, adapter));
     try {
       expect(service.output()).toMatch(
         new RegExp(`"msg":"GRC Integration API listening \\(Node v24\\.\\d+\\.\\d+, ${name}\\)`),
@@ -38,7 +38,7 @@ describe('service start-up', () => {
   it('refuses an unknown adapter, naming the variable and the choices', async () => {
     const db = await createTestDatabase();
     try {
-      const refused = await startService(env(db.url, 'koa')).then(
+      const refused = await startService(env(db.env, 'koa')).then(
         async (service) => {
           await service.stop();
           return 'started';

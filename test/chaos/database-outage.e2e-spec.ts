@@ -74,7 +74,12 @@ describe('database outage: PostgreSQL stopped and restarted under load', () => {
     receiver = await startChaosReceiver();
     const seed = await startTestApp(
       { WEBHOOK_SECRET_KEY: secretKey },
-      { url: db.url, drop: async () => undefined },
+      {
+        url: db.url,
+        directUrl: db.url,
+        env: { DATABASE_URL: db.url },
+        drop: async () => undefined,
+      },
     );
     try {
       caller = await createCaller(seed.app);

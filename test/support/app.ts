@@ -31,7 +31,7 @@ export async function startTestApp(
 ): Promise<TestApp> {
   const db = database ?? (await createTestDatabase());
   const config = loadConfig({
-    DATABASE_URL: db.url,
+    ...db.env,
     WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64'),
     LOG_LEVEL: 'info',
     SEED_DEMO: 'false',

@@ -25,7 +25,7 @@ export function runCli(t: TestApp, ...args: string[]): Promise<CliResult> {
       {
         env: {
           ...process.env,
-          DATABASE_URL: t.config.DATABASE_URL,
+          ...t.database.env,
           WEBHOOK_SECRET_KEY: t.config.WEBHOOK_SECRET_KEY,
           LOG_LEVEL: 'warn',
         },

@@ -10,6 +10,10 @@ describe('loadConfig', () => {
     expect(config.TRUST_PROXY).toBe(false);
     expect(config.WEBHOOK_TIMEOUT_MS).toBe(10_000);
     expect(config.LOG_LEVEL).toBe('info');
+    expect(config.DATABASE_POOL_MODE).toBe('session');
+    expect(config.DATABASE_POOL_SIZE).toBe(20);
+    expect(config.RETENTION_EVENT_DAYS).toBe(30);
+    expect(config.retentionEventSeconds).toBe(30 * 86_400);
   });
 
   it('parses sizes, booleans and integers', () => {
@@ -56,6 +60,10 @@ describe('loadConfig', () => {
     ['WEBHOOK_RETRY_SCHEDULE', '5s,soon'],
     ['BODY_LIMIT', 'huge'],
     ['WEBHOOK_LEASE_MARGIN_MS', '500'],
+    ['DATABASE_POOL_MODE', 'statement'],
+    ['DATABASE_POOL_SIZE', '0'],
+    ['DATABASE_LISTEN_URL', 'http://x'],
+    ['RETENTION_EVENT_DAYS', '0'],
   ])('refuses %s=%s with a message naming the variable', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(

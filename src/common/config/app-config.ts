@@ -15,6 +15,9 @@ import {
 
 import { HTTP_ADAPTERS, type HttpAdapterName } from '../http/platform/http-platform.js';
 
+export const POOL_MODES = ['session', 'transaction'] as const;
+export type PoolMode = (typeof POOL_MODES)[number];
+
 const toInt = ({ value }: { value: unknown }): unknown =>
   typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value) : value;
 
@@ -272,6 +275,84 @@ export class AppConfig {
   @IsOptional()
   @IsString()
   READY_FILE?: string;
+  // --- Database pooling and retention (issue 23) ---
+
+  /**
+   * `session`: each pooled connection is a session of its own (PostgreSQL itself or a session
+   * pooler). `transaction`: behind a transaction pooler (PgBouncer `pool_mode = transaction`):
+   * nothing is prepared and nothing relies on session state outside a transaction.
+   */
+  @IsIn(POOL_MODES, { message: `DATABASE_POOL_MODE must be one of: ${POOL_MODES.join(', ')}` })
+  DATABASE_POOL_MODE: PoolMode = 'session';
+
+  /** Connections this process's pool may open (LISTEN connections come on top). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(1000)
+  DATABASE_POOL_SIZE = 20;
+
+  /**
+   * Where LISTEN connects (PostgreSQL itself or a session pool). Unset: DATABASE_URL in session
+   * mode; in transaction mode, no LISTEN (webhook wake-ups fall back to polling, no credential
+   * cache).
+   */
+  @IsOptional()
+  @Matches(/^postgres(ql)?:\/\/.+/, { message: 'DATABASE_LISTEN_URL must be a postgres:// URL' })
+  DATABASE_LISTEN_URL?: string;
+
+  /** Runs the retention sweeper (with WORKERS_ENABLED); off keeps every row. */
+  @Transform(toBool)
+  @IsBoolean()
+  RETENTION_ENABLED = true;
+
+  /** Seconds an expired or revoked access token is kept before it is deleted. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  RETENTION_TOKEN_GRACE_SECONDS = 86_400;
+
+  /** Days events, their deliveries and attempts are kept (a pending delivery is never deleted). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  RETENTION_EVENT_DAYS = 30;
+
+  /**
+   * Seconds instead of RETENTION_EVENT_DAYS when set (tests and the soak benchmark use a short
+   * window); unset in production.
+   */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  RETENTION_EVENT_SECONDS?: number;
+
+  /** Rows deleted per table per statement; small batches keep locks and WAL bursts short. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(100_000)
+  RETENTION_BATCH_SIZE = 1_000;
+
+  /** Batches per table per sweep: bounds one sweep's work (the next sweep goes on). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  RETENTION_MAX_BATCHES = 100;
+
+  /** Milliseconds between sweeps. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  RETENTION_INTERVAL_MS = 10_000;
+
+  /** Seconds the events' retention window in force (RETENTION_EVENT_SECONDS or the days). */
+  get retentionEventSeconds(): number {
+    return this.RETENTION_EVENT_SECONDS ?? this.RETENTION_EVENT_DAYS * 86_400;
+  }
+
+  // --- end issue 23 ---
 
   get embedded(): boolean {
     return !this.DATABASE_URL;
@@ -288,6 +369,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     'REDIS_URL',
     'ADMIN_SOCKET',
     'READY_FILE',
+    'DATABASE_LISTEN_URL',
+    'RETENTION_EVENT_SECONDS',
   );
   const raw: Record<string, string> = {};
   for (const key of known) {

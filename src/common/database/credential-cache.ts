@@ -1,7 +1,7 @@
 import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { CREDENTIALS_CHANGED_CHANNEL } from '../../../migrations/1764000300000-credential-change-notify.js';
 import { AppConfig } from '../config/app-config.js';
-import { ListenConnection } from './listen-connection.js';
+import { ListenConnection, listenUrl } from './listen-connection.js';
 
 const LISTEN_RECONNECT_MS = 1_000;
 /** Far above any real working set; a flood of distinct credentials cannot grow memory unbounded. */
@@ -38,6 +38,7 @@ interface Entry<V> {
 export class CredentialCache implements OnApplicationShutdown {
   private readonly logger = new Logger(CredentialCache.name);
   private readonly ttlMs: number;
+  private readonly listenUrl: string | undefined;
   private readonly entries = new Map<string, Entry<unknown>>();
   private readonly loading = new Map<string, Promise<unknown>>();
   private listener: ListenConnection | null = null;
@@ -46,8 +47,10 @@ export class CredentialCache implements OnApplicationShutdown {
   /** Notifications received (observability; the tests read it). */
   readonly stats = { invalidations: 0 };
 
-  constructor(private readonly config: AppConfig) {
-    this.ttlMs = config.AUTH_CACHE_TTL_MS;
+  constructor(config: AppConfig) {
+    this.listenUrl = listenUrl(config);
+    // without a connection that hears changes, nothing may be answered from memory
+    this.ttlMs = this.listenUrl === undefined ? 0 : config.AUTH_CACHE_TTL_MS;
   }
 
   /** Whether answers may come from memory now (observability; the tests read it). */
@@ -111,7 +114,7 @@ export class CredentialCache implements OnApplicationShutdown {
 
   private startListening(): void {
     this.listener = new ListenConnection({
-      connectionString: this.config.DATABASE_URL,
+      connectionString: this.listenUrl,
       channel: CREDENTIALS_CHANGED_CHANNEL,
       applicationName: 'grc-credential-cache',
       logger: this.logger,

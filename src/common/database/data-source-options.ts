@@ -1,8 +1,37 @@
 import type { DataSourceOptions } from 'typeorm';
+import type { ClientBase as PgClient } from 'pg';
 import { MIGRATIONS } from '../../../migrations/index.js';
+import type { PoolMode } from '../config/app-config.js';
+
+/** A statement stuck behind a dead or overloaded database fails instead of hanging a request. */
+export const STATEMENT_TIMEOUT_MS = 15_000;
+/** A transaction its client forgot (a crashed caller) gives its locks back. */
+export const IDLE_IN_TRANSACTION_TIMEOUT_MS = 30_000;
+
+/**
+ * The timeouts as statements rather than startup parameters, which PgBouncer refuses ("unsupported
+ * startup parameter") in every pool mode. `LOCAL`: for the current transaction only, which is
+ * what a transaction pooler allows; each transaction the service opens sends them first.
+ */
+export function timeoutStatements(scope: 'SESSION' | 'LOCAL'): string[] {
+  return [
+    `SET ${scope} statement_timeout = ${STATEMENT_TIMEOUT_MS}`,
+    `SET ${scope} idle_in_transaction_session_timeout = ${IDLE_IN_TRANSACTION_TIMEOUT_MS}`,
+  ];
+}
+
+export interface PoolOptions {
+  mode: PoolMode;
+  size: number;
+}
+
+const DEFAULT_POOL: PoolOptions = { mode: 'session', size: 20 };
 
 /** Shared by the application, the CLI and the migration runner; `synchronize` is never on. */
-export function dataSourceOptions(url: string): DataSourceOptions {
+export function dataSourceOptions(
+  url: string,
+  pool: PoolOptions = DEFAULT_POOL,
+): DataSourceOptions {
   return {
     type: 'postgres',
     url,
@@ -12,14 +41,23 @@ export function dataSourceOptions(url: string): DataSourceOptions {
     migrationsTransactionMode: 'each',
     logging: false,
     extra: {
-      max: 20,
+      max: pool.size,
       // pipelining: a transaction's last statement and its COMMIT go out together, one round trip
       // (TenantTransactions.queryAndCommit); a connection is still used by one caller at a time
       pipeline: true,
       connectionTimeoutMillis: 5_000,
-      // a statement stuck behind a dead database must fail, not hang the request forever
-      statement_timeout: 15_000,
-      idle_in_transaction_session_timeout: 30_000,
+      // no startup parameters but the application name (every pooler accepts that one). In
+      // session mode the connection is ours: the timeouts are set once, for the session, and also
+      // cover statements sent outside a transaction. In transaction mode a session SET would leak
+      // to whichever client gets the server connection next; every transaction sets them LOCAL
+      // (TenantTransactions), and the pooler's query_timeout bounds the single statements.
+      ...(pool.mode === 'session'
+        ? {
+            onConnect: async (client: PgClient) => {
+              await client.query(timeoutStatements('SESSION').join('; '));
+            },
+          }
+        : {}),
       application_name: 'grc-integration-api',
     },
   };

@@ -1,9 +1,22 @@
-import { Global, Module } from '@nestjs/common';
+import { Global, Injectable, Logger, Module, type OnApplicationBootstrap } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AppConfig } from '../config/app-config.js';
 import { dataSourceOptions } from './data-source-options.js';
 import { CredentialCache } from './credential-cache.js';
 import { TenantTransactions } from './tenant-transactions.js';
+import { listenUrl, NO_LISTEN_NOTICE } from './listen-connection.js';
+
+/** Says at start-up what this process gives up when it cannot LISTEN. */
+@Injectable()
+export class ListenNotice implements OnApplicationBootstrap {
+  private readonly logger = new Logger('Database');
+
+  constructor(private readonly config: AppConfig) {}
+
+  onApplicationBootstrap(): void {
+    if (listenUrl(this.config) === undefined) this.logger.warn(NO_LISTEN_NOTICE);
+  }
+}
 
 @Global()
 @Module({
@@ -11,7 +24,10 @@ import { TenantTransactions } from './tenant-transactions.js';
     TypeOrmModule.forRootAsync({
       inject: [AppConfig],
       useFactory: (config: AppConfig) => ({
-        ...dataSourceOptions(config.DATABASE_URL!),
+        ...dataSourceOptions(config.DATABASE_URL!, {
+          mode: config.DATABASE_POOL_MODE,
+          size: config.DATABASE_POOL_SIZE,
+        }),
         autoLoadEntities: true,
         // fail fast at start instead of retrying for half a minute
         retryAttempts: 2,
@@ -19,7 +35,7 @@ import { TenantTransactions } from './tenant-transactions.js';
       }),
     }),
   ],
-  providers: [TenantTransactions, CredentialCache],
+  providers: [TenantTransactions, CredentialCache, ListenNotice],
   exports: [TenantTransactions, CredentialCache],
 })
 export class DatabaseModule {}

@@ -1,5 +1,21 @@
 import type { Logger } from '@nestjs/common';
 import pg from 'pg';
+import type { AppConfig } from '../config/app-config.js';
+
+/**
+ * Where LISTEN connects, or undefined when this process cannot listen. A notification reaches only
+ * the server session that asked for it, which a transaction pooler does not keep: behind one,
+ * LISTEN needs DATABASE_LISTEN_URL (PostgreSQL itself or a session pool).
+ */
+export function listenUrl(config: AppConfig): string | undefined {
+  if (config.DATABASE_LISTEN_URL) return config.DATABASE_LISTEN_URL;
+  return config.DATABASE_POOL_MODE === 'session' ? config.DATABASE_URL : undefined;
+}
+
+/** What start-up says when this process cannot listen (see `listenUrl`). */
+export const NO_LISTEN_NOTICE =
+  'DATABASE_POOL_MODE=transaction without DATABASE_LISTEN_URL: webhook wake-ups fall back to ' +
+  'polling (about 1 s) and the credential cache is off (every request looks its credential up)';
 
 export interface ListenConnectionOptions {
   connectionString: string | undefined;

@@ -1,9 +1,10 @@
 import { DataSource } from 'typeorm';
+import type { PoolMode } from '../config/app-config.js';
 import { dataSourceOptions } from './data-source-options.js';
 
 /** Applies pending migrations; returns the names of those it ran. */
-export async function runMigrations(url: string): Promise<string[]> {
-  const ds = new DataSource(dataSourceOptions(url));
+export async function runMigrations(url: string, mode: PoolMode = 'session'): Promise<string[]> {
+  const ds = new DataSource(dataSourceOptions(url, { mode, size: 2 }));
   await ds.initialize();
   try {
     const done = await ds.runMigrations({ transaction: 'each' });

@@ -12,7 +12,9 @@ import type {
 } from 'typeorm';
 import { APP_ROLE } from '../../../migrations/1764000000000-initial-schema.js';
 import { CREDENTIAL_GENERATION } from '../../../migrations/1764000300000-credential-change-notify.js';
+import { AppConfig } from '../config/app-config.js';
 import { verifiedCredential } from './credential-freshness.js';
+import { timeoutStatements } from './data-source-options.js';
 import {
   type CompiledCalls,
   driverStatementName,
@@ -133,8 +135,23 @@ interface TransactionScope {
 export class TenantTransactions {
   private readonly scope = new AsyncLocalStorage<TransactionScope>();
   private readonly prepared = PREPARED;
+  /**
+   * False behind a transaction pooler: consecutive transactions of one pooled connection may run
+   * on different server connections, so nothing is prepared (the pooler would answer "prepared
+   * statement … does not exist", or "already exists"), and the timeouts are set in each
+   * transaction, since no session of ours outlives it.
+   */
+  private readonly sessionBound: boolean;
+  /** Statements sent right after START TRANSACTION, before anything else. */
+  private readonly opening: readonly string[];
 
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    config: AppConfig,
+  ) {
+    this.sessionBound = config.DATABASE_POOL_MODE === 'session';
+    this.opening = this.sessionBound ? [] : timeoutStatements('LOCAL');
+  }
 
   run<T>(tenantId: number, work: () => Promise<T>): Promise<T> {
     if (!isTenantId(tenantId)) return Promise.reject(invalidTenant());
@@ -196,7 +213,7 @@ export class TenantTransactions {
     const scope = this.scope.getStore();
     if (!scope) return this.manager.query(sql, [...params]);
     assertOpen(scope);
-    const result = await scope.client.query(named(sql, params));
+    const result = await scope.client.query(this.statement(sql, params));
     return result.rows as R[];
   }
 
@@ -215,7 +232,7 @@ export class TenantTransactions {
     const scope = this.scope.getStore();
     if (!scope || scope.joined || !pipelines(scope.client)) return this.query(sql, params);
     assertOpen(scope);
-    const result = scope.client.query(named(sql, params));
+    const result = scope.client.query(this.statement(sql, params));
     const commit = scope.client.query('COMMIT');
     // awaited by inTransaction, which also sees its failure; never an unhandled rejection here
     commit.catch(() => undefined);
@@ -253,18 +270,18 @@ export class TenantTransactions {
   ): Promise<Rows[]> {
     let compiled: CompiledCalls | undefined;
     try {
-      compiled = await this.prepared.compile(client, [pinTenant(tenantId), ...calls]);
-      const sql = [
+      compiled = await this.compile(client, [pinTenant(tenantId), ...calls]);
+      const head = [
         `START TRANSACTION${readOnly ? ' READ ONLY' : ''}`,
+        ...this.opening,
         `SET LOCAL ROLE ${APP_ROLE}`,
         ...compiled.prepares,
-        ...compiled.executes,
-        ...(readOnly ? ['COMMIT'] : []),
       ];
+      const sql = [...head, ...compiled.executes, ...(readOnly ? ['COMMIT'] : [])];
       const results = (await client.query(sql.join('; '))) as unknown as PgResult[];
       this.prepared.confirm(client, compiled);
-      // one result per statement: START, SET, the PREPAREs, then the pin and the calls
-      const at = 2 + compiled.prepares.length;
+      // one result per statement: START, the SETs, the PREPAREs, then the pin and the calls
+      const at = head.length;
       return results.slice(at, at + 1 + calls.length).map((r) => r.rows);
     } catch (err) {
       // a failed statement leaves the transaction open and aborted on this connection
@@ -308,7 +325,7 @@ export class TenantTransactions {
       let generation: unknown;
       if (tenantId === null) {
         try {
-          await client.query('START TRANSACTION');
+          await client.query(['START TRANSACTION', ...this.opening].join('; '));
         } catch (err) {
           release(await rollback(client));
           throw err;
@@ -366,13 +383,47 @@ export class TenantTransactions {
     }
   }
 
-  /** A pooled connection and the function that returns it (pass an error to discard it). */
-  private connection(): Promise<[PgClient, (broken?: unknown) => void]> {
-    return (
+  /** `calls` as the statements to send: prepared once per connection when it is ours. */
+  private async compile(client: PgClient, calls: readonly IntegerCall[]): Promise<CompiledCalls> {
+    if (this.sessionBound) return this.prepared.compile(client, calls);
+    return { prepares: [], executes: calls.map(inlined), pending: [] };
+  }
+
+  /**
+   * A parameterised statement: named (parsed and planned once per connection) when the
+   * connection is ours, unnamed behind a transaction pooler.
+   */
+  private statement(sql: string, params: readonly unknown[]): QueryConfig {
+    const values = [...params];
+    return this.sessionBound
+      ? { name: driverStatementName(sql), text: sql, values }
+      : { text: sql, values };
+  }
+
+  /**
+   * A pooled connection and the function that returns it (pass an error to discard it). While it
+   * is out, an error the connection itself emits (the server or a pooler closed it) is caught and
+   * discards it: the pool listens only to idle connections, and an unheard 'error' event would end
+   * the process. The query in flight fails with that error as well.
+   */
+  private async connection(): Promise<[PgClient, (broken?: unknown) => void]> {
+    const [client, release] = await (
       this.dataSource.driver as unknown as {
         obtainMasterConnection(): Promise<[PgClient, (broken?: unknown) => void]>;
       }
     ).obtainMasterConnection();
+    let lost: unknown;
+    const onError = (err: unknown) => {
+      lost = err ?? new Error('connection lost');
+    };
+    client.on('error', onError);
+    return [
+      client,
+      (broken?: unknown) => {
+        client.removeListener('error', onError);
+        release(broken ?? lost);
+      },
+    ];
   }
 }
 
@@ -387,11 +438,6 @@ async function rollback(client: PgClient): Promise<unknown> {
   } catch (err) {
     return err ?? new Error('ROLLBACK failed');
   }
-}
-
-/** A named (driver-prepared) statement: parsed and planned once per connection. */
-function named(sql: string, params: readonly unknown[]): QueryConfig {
-  return { name: driverStatementName(sql), text: sql, values: [...params] };
 }
 
 /** Whether the pool made `client` with `pipeline: true` (data-source-options.ts). */

@@ -1,3 +1,4 @@
+import { TokenRetention } from './token-retention.js';
 import { Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { PassportModule } from '@nestjs/passport';
@@ -22,6 +23,7 @@ import { OAuthTokenService } from './token.service.js';
   ],
   controllers: [OAuthController],
   providers: [
+    TokenRetention,
     CredentialsService,
     CredentialAdminService,
     OAuthTokenService,
@@ -29,6 +31,6 @@ import { OAuthTokenService } from './token.service.js';
     BodyAdmissionService,
     { provide: APP_GUARD, useClass: ApiAuthGuard },
   ],
-  exports: [CredentialsService, CredentialAdminService, BodyAdmissionService],
+  exports: [CredentialsService, CredentialAdminService, BodyAdmissionService, TokenRetention],
 })
 export class AuthModule {}

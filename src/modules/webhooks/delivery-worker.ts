@@ -9,7 +9,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '../../common/config/app-config.js';
 import { SecretBox } from '../../common/crypto/secret-box.js';
-import { ListenConnection } from '../../common/database/listen-connection.js';
+import { ListenConnection, listenUrl } from '../../common/database/listen-connection.js';
 import { WEBHOOK_DELIVERIES_CHANNEL } from '../events/events.service.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { nextRetryDelayMs, parseDuration, parseRetrySchedule } from './delivery/retry-schedule.js';
@@ -128,19 +128,24 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
       allowPrivateNetworks: this.config.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
     });
     this.running = true;
-    this.listener = new ListenConnection({
-      connectionString: this.config.DATABASE_URL,
-      channel: WEBHOOK_DELIVERIES_CHANNEL,
-      applicationName: 'grc-webhook-listener',
-      logger: this.logger,
-      reconnectMs: LISTEN_RECONNECT_MS,
-      onNotification: () => this.wake(),
-      // anything committed while we were not listening is picked up now
-      onListening: () => this.wake(),
-      // the 1 s poll carries on meanwhile
-      onLost: () => undefined,
-    });
-    await this.listener.start();
+    const url = listenUrl(this.config);
+    // without one (a transaction pooler and no DATABASE_LISTEN_URL) the 1 s poll alone carries on
+    this.listener =
+      url === undefined
+        ? null
+        : new ListenConnection({
+            connectionString: url,
+            channel: WEBHOOK_DELIVERIES_CHANNEL,
+            applicationName: 'grc-webhook-listener',
+            logger: this.logger,
+            reconnectMs: LISTEN_RECONNECT_MS,
+            onNotification: () => this.wake(),
+            // anything committed while we were not listening is picked up now
+            onListening: () => this.wake(),
+            // the 1 s poll carries on meanwhile
+            onLost: () => undefined,
+          });
+    await this.listener?.start();
     this.wake();
   }
 

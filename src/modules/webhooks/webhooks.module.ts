@@ -1,3 +1,4 @@
+import { DeliveryRetention } from './delivery-retention.js';
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AppConfig } from '../../common/config/app-config.js';
@@ -17,6 +18,7 @@ import { WebhooksService } from './webhooks.service.js';
   ],
   controllers: [WebhooksController],
   providers: [
+    DeliveryRetention,
     {
       provide: SecretBox,
       inject: [AppConfig],
@@ -28,6 +30,6 @@ import { WebhooksService } from './webhooks.service.js';
     WebhooksService,
     DeliveryWorker,
   ],
-  exports: [WebhooksService],
+  exports: [WebhooksService, DeliveryRetention],
 })
 export class WebhooksModule {}
