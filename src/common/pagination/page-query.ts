@@ -17,8 +17,8 @@ export class CursorQuery {
   @ApiPropertyOptional({
     type: String,
     maxLength: MAX_CURSOR_LENGTH,
+    // no example: Swagger UI would fill it in, and a cursor of another list is a 400
     description: CURSOR_DESCRIPTION,
-    example: 'WzEsMSwicHJvamVjdC5kb2N1bWVudHMiLFszXSxbMTIwXV0',
   })
   @IsOptional()
   @IsString()
