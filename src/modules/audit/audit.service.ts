@@ -133,7 +133,7 @@ export class AuditService implements OnModuleDestroy {
   async prune(before: Date, tenantId: number | null, batch: number): Promise<number> {
     const bound = before.toISOString();
     let deleted = 0;
-    let failed: unknown = null;
+    let failed: Error | null = null;
     try {
       for (;;) {
         const count = await this.tx.runAsSystem(async () => {
@@ -153,7 +153,7 @@ export class AuditService implements OnModuleDestroy {
         if (count < batch) break;
       }
     } catch (err) {
-      failed = err;
+      failed = err instanceof Error ? err : new Error(String(err));
     }
     await this.db.query(
       `INSERT INTO audit_log (tenant_id, credential_ref, action, target, outcome, detail)
