@@ -5,6 +5,7 @@ import { CredentialChangeNotify1764000300000 } from './1764000300000-credential-
 import { WebhookEndpointHealth1764000400000 } from './1764000400000-webhook-endpoint-health.js';
 import { Retention1764002300000 } from './1764002300000-retention.js';
 import { ProjectCounts1764002400000 } from './1764002400000-project-counts.js';
+import { AuditPrune1764002500000 } from './1764002500000-audit-prune.js';
 
 /** Every migration, in order. Listed explicitly so the build, the CLI and the tests agree. */
 export const MIGRATIONS = [
@@ -15,4 +16,5 @@ export const MIGRATIONS = [
   WebhookEndpointHealth1764000400000,
   Retention1764002300000,
   ProjectCounts1764002400000,
+  AuditPrune1764002500000,
 ];

@@ -1,6 +1,8 @@
 import { Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
+import { AUDIT_PRUNE_SETTING } from '../../../migrations/1764002500000-audit-prune.js';
+import { TenantTransactions } from '../../common/database/tenant-transactions.js';
 
 export type AuditOutcome = 'success' | 'failure';
 
@@ -52,7 +54,10 @@ export class AuditService implements OnModuleDestroy {
   private timer: NodeJS.Timeout | undefined;
   private flushing: Promise<void> = Promise.resolve();
 
-  constructor(@InjectDataSource() private readonly db: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly db: DataSource,
+    private readonly tx: TenantTransactions,
+  ) {}
 
   record(entry: AuditEntry): Promise<void> {
     return new Promise((done) => {
@@ -116,6 +121,52 @@ export class AuditService implements OnModuleDestroy {
     } finally {
       for (const p of batch) p.done();
     }
+  }
+
+  /**
+   * The one way audit rows are deleted (`audit prune`): rows created before `before` (of one
+   * tenant, or of all), `batch` per statement in a transaction of its own that announces the bound
+   * to the append-only trigger with SET LOCAL, until none is left. Then one entry records the
+   * prune itself (who, bound, count, and a failure part-way); it is newer than the bound, which
+   * the trigger requires to be at least a day old, so no prune deletes it. Returns rows deleted.
+   */
+  async prune(before: Date, tenantId: number | null, batch: number): Promise<number> {
+    const bound = before.toISOString();
+    let deleted = 0;
+    let failed: Error | null = null;
+    try {
+      for (;;) {
+        const count = await this.tx.runAsSystem(async () => {
+          const m = this.tx.manager;
+          await m.query(`SELECT set_config($1, $2, true)`, [AUDIT_PRUNE_SETTING, bound]);
+          const [, n]: [unknown, number] = await m.query(
+            `DELETE FROM audit_log WHERE id IN (
+               SELECT id FROM audit_log
+                WHERE created_at < $1 AND ($2::int IS NULL OR tenant_id = $2)
+                LIMIT $3
+                FOR UPDATE SKIP LOCKED)`,
+            [bound, tenantId, batch],
+          );
+          return n;
+        });
+        deleted += count;
+        if (count < batch) break;
+      }
+    } catch (err) {
+      failed = err instanceof Error ? err : new Error(String(err));
+    }
+    await this.db.query(
+      `INSERT INTO audit_log (tenant_id, credential_ref, action, target, outcome, detail)
+       VALUES ($1, 'cli', 'audit.prune', $2, $3, $4)`,
+      [
+        tenantId,
+        tenantId === null ? 'audit_log' : `audit_log:tenant:${tenantId}`,
+        failed ? 'failure' : 'success',
+        `before=${bound} deleted=${deleted}`,
+      ],
+    );
+    if (failed) throw failed;
+    return deleted;
   }
 
   async list(tenantId: number, limit: number): Promise<AuditRecord[]> {

@@ -6,6 +6,8 @@ import {
   runCommand,
   UsageError,
 } from '../../../cli/cli-output.js';
+import { AppConfig } from '../../../common/config/app-config.js';
+import { TenancyService } from '../../tenancy/tenancy.service.js';
 import { AuditService } from '../audit.service.js';
 
 interface AuditListOptions {
@@ -40,7 +42,88 @@ export class AuditListCommand extends JsonCommand {
   }
 }
 
-@Command({ name: 'audit', description: 'the audit trail', subCommands: [AuditListCommand] })
+const DAY_MS = 86_400_000;
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2}))?$/;
+const AGE = /^(\d{1,6})(d|h)$/;
+
+/**
+ * The bound of `audit prune --before`: an ISO date (`2025-01-31`, midnight UTC) or date-time with
+ * its zone, or an age (`400d`, `36h`) before `now`. Refused unless at least a day before `now`.
+ */
+export function parsePruneBound(text: string, now: Date): Date {
+  let bound: Date;
+  const age = AGE.exec(text);
+  if (age) {
+    bound = new Date(now.getTime() - Number(age[1]) * (age[2] === 'd' ? DAY_MS : DAY_MS / 24));
+  } else if (ISO_DATE.test(text)) {
+    bound = new Date(text);
+    // Date rolls 2025-02-30 over to March 2: refuse a day that does not exist
+    if (
+      Number.isNaN(bound.getTime()) ||
+      (text.length === 10 && bound.toISOString().slice(0, 10) !== text)
+    ) {
+      throw new UsageError(`--before ${text} is not a valid date`);
+    }
+  } else {
+    throw new UsageError(
+      '--before must be an ISO date (2025-01-31, 2025-01-31T12:00:00Z) or an age such as 400d or 36h',
+    );
+  }
+  if (bound.getTime() > now.getTime() - DAY_MS) {
+    throw new UsageError('--before must be at least 1 day in the past');
+  }
+  return bound;
+}
+
+interface AuditPruneOptions {
+  json?: boolean;
+  before?: string;
+  tenant?: string;
+}
+
+@SubCommand({
+  name: 'prune',
+  description: 'delete audit entries older than a bound (the only way audit entries are deleted)',
+})
+export class AuditPruneCommand extends JsonCommand {
+  constructor(
+    private readonly audit: AuditService,
+    private readonly tenants: TenancyService,
+    private readonly config: AppConfig,
+  ) {
+    super();
+  }
+
+  @Option({
+    flags: '--before <when>',
+    description: 'ISO date or age (400d, 36h); at least 1 day ago',
+  })
+  parseBefore(v: string): string {
+    return v;
+  }
+
+  @Option({ flags: '--tenant <id>', description: "only this tenant's entries" })
+  parseTenant(v: string): string {
+    return v;
+  }
+
+  async run(_: string[], o: AuditPruneOptions): Promise<void> {
+    await runCommand(o, async () => {
+      if (!o.before) throw new UsageError('--before is required');
+      const before = parsePruneBound(o.before, new Date());
+      const tenantId = o.tenant ? positiveInt('tenant', o.tenant) : null;
+      if (tenantId !== null) await this.tenants.view(tenantId);
+      const deleted = await this.audit.prune(before, tenantId, this.config.RETENTION_BATCH_SIZE);
+      return { deleted, before: before.toISOString() };
+    });
+  }
+}
+
+@Command({
+  name: 'audit',
+  description: 'the audit trail',
+  subCommands: [AuditListCommand, AuditPruneCommand],
+})
 export class AuditCommand extends CommandGroup {}
 
-export const AUDIT_COMMANDS = [AuditCommand, AuditListCommand];
+export const AUDIT_COMMANDS = [AuditCommand, AuditListCommand, AuditPruneCommand];
