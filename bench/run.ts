@@ -557,6 +557,9 @@ async function webhookScenario(
     log(`scenario ${id}: ${name}`);
     const paused = await setStatus(token, webhookId, 'paused');
     if (paused.status !== 200) return unavailable(id, name, `pausing answered ${paused.status}`);
+    // 5d's webhook already carries 5c's deliveries: count only what this row queues
+    const before = await deliveryCounts(dbUrl, webhookId);
+    receiver.reset();
     await load({
       url: stagingUrl,
       method: 'POST',
@@ -566,7 +569,7 @@ async function webhookScenario(
     });
     // autocannon may finish a few requests beyond `amount`: count what the service queued
     await sleep(1000);
-    const queued = total(await deliveryCounts(dbUrl, webhookId));
+    const queued = total(await deliveryCounts(dbUrl, webhookId)) - total(before);
     // a paused webhook must hold its deliveries: anything that arrived already is reported
     const whilePaused = receiver.received;
     receiver.reset();
@@ -585,7 +588,7 @@ async function webhookScenario(
       errors: Math.max(0, queued - whilePaused - receiver.received),
       rssMb,
       cpu: cpu.cost(receiver.received),
-      note: `${receiver.received}/${queued} queued events arrived after re-activation, ${whilePaused} while paused, ${receiver.duplicates} duplicates (deliveries: ${describeCounts({}, after)}); rate = first to last arrival`,
+      note: `${receiver.received}/${queued} queued events arrived after re-activation, ${whilePaused} while paused, ${receiver.duplicates} duplicates (deliveries: ${describeCounts(before, after)}); rate = first to last arrival`,
     };
   };
 
