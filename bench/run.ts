@@ -43,11 +43,20 @@ import { WebhookReceiver } from './webhook-receiver.js';
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const WEBHOOK_EVENTS = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 5000);
+/** Issue 19's noisy neighbour (5c, 5d): tenant A's webhooks, all on a receiver that never answers. */
+const NEIGHBOUR_WEBHOOKS = 50;
+/** Tenant A's backlog, queued by SQL: NEIGHBOUR_DELIVERIES / NEIGHBOUR_WEBHOOKS events × its webhooks. */
+const NEIGHBOUR_DELIVERIES = 5000;
+/** The benchmark tenant's events in 5c, one staging every NEIGHBOUR_SPACING_MS. */
+const NEIGHBOUR_EVENTS = Number(process.env.BENCH_NEIGHBOUR_EVENTS ?? 200);
+const NEIGHBOUR_SPACING_MS = Number(process.env.BENCH_NEIGHBOUR_SPACING_MS ?? 50);
+/** A's attempts hanging before 5c starts: the delivery worker's share of one tenant (32 of 64). */
+const MIN_A_IN_FLIGHT = 32;
 /** Seconds of unmeasured load at the same concurrency before each measured row. */
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 3);
 /**
  * `BENCH_ONLY=1,6,3a` runs those scenarios only (ids as in the table; `3` is 3, 3a and 3b, `5` is
- * 5a and 5b, `7` is 7a-7h, `8` is 8a, 8b and 8c), for iterating on one path. Such a partial run writes bench/.tmp/RESULTS-partial.md,
+ * 5a-5d, `7` is 7a-7h, `8` is 8a, 8b and 8c), for iterating on one path. Such a partial run writes bench/.tmp/RESULTS-partial.md,
  * never RESULTS.md.
  */
 const ONLY = process.env.BENCH_ONLY
@@ -471,138 +480,336 @@ const describeCounts = (before: Record<string, number>, after: Record<string, nu
     .map((k) => `${k} ${after[k]! - (before[k] ?? 0)}`)
     .join(', ');
 
+/** Scenario names of group 5 (the noisy neighbour's after A's backlog size is known). */
+const NAMES_5: Record<string, string> = {
+  '5a': `webhook deliveries/s, backlog of ${WEBHOOK_EVENTS} drained`,
+  '5b': 'webhook live: stagings at 32 conns, event → first attempt',
+  '5c': `noisy neighbour: B's event → first attempt, A's ${NEIGHBOUR_DELIVERIES.toLocaleString('en')} deliveries on a hanging receiver`,
+  '5d': `noisy neighbour: backlog of ${WEBHOOK_EVENTS} drained beside A's hanging backlog`,
+};
+const IDS_5 = ['5a', '5b', '5c', '5d'];
+
+/** Tenant A of the noisy-neighbour rows (5c, 5d): created once, its webhooks once per turn. */
+interface Neighbour {
+  tenantId: number;
+  token: string;
+}
+
+/**
+ * Group 5: 5a/5b (the benchmark tenant's webhook on its own), then 5c/5d (the same tenant beside
+ * tenant A, whose backlog waits on a receiver that never answers). `neighbour` makes or returns
+ * tenant A.
+ */
 async function webhookScenario(
   svc: ManagedProcess,
   dbUrl: string,
   s: Seed,
   stagingBody: string,
+  neighbour: () => Promise<Neighbour>,
 ): Promise<Measured[]> {
   const rows: Measured[] = [];
-  const nameA = `webhook deliveries/s, backlog of ${WEBHOOK_EVENTS} drained`;
-  const nameB = 'webhook live: stagings at 32 conns, event → first attempt';
-  if (!s.token || !s.documentId) {
-    rows.push(
-      unavailable('5a', nameA, 'seed incomplete'),
-      unavailable('5b', nameB, 'seed incomplete'),
-    );
-    return rows;
-  }
-  const receiver = new WebhookReceiver();
-  await receiver.start();
-  try {
+  const none = (ids: string[], why: string): Measured[] =>
+    ids.map((id) => unavailable(id, NAMES_5[id]!, why));
+  if (!s.token || !s.documentId) return none(IDS_5, 'seed incomplete');
+  const token = s.token;
+  const createHook = async (owner: string, url: string, name: string): Promise<number | string> => {
     const created = await http(svc.baseUrl, 'POST', '/api/v1/webhooks', {
-      token: s.token,
-      body: {
-        name: 'benchmark receiver',
-        endpoint_url: `http://127.0.0.1:${receiver.port}/hook`,
-        events: ['*'],
-      },
+      token: owner,
+      body: { name, endpoint_url: url, events: ['*'] },
     });
-    if (created.status !== 201) {
-      const why = `POST /webhooks answered ${created.status}`;
-      rows.push(unavailable('5a', nameA, why), unavailable('5b', nameB, why));
-      return rows;
-    }
-    const webhookId = (created.body as { webhookId: number }).webhookId;
-    const setStatus = (status: string) =>
-      http(svc.baseUrl, 'POST', `/api/v1/webhooks/${webhookId}/status`, {
-        token: s.token,
-        body: { status },
-      });
-    const stagingUrl = `${svc.baseUrl}/api/v1/documents/${s.documentId}/external-revisions`;
-    const stagingHeaders = {
-      authorization: `Bearer ${s.token}`,
-      'content-type': 'application/json',
-    };
-    const waitFor = async (expected: number, stallMs: number): Promise<void> => {
-      let last = -1;
-      let lastChange = Date.now();
-      while (receiver.received < expected && Date.now() - lastChange < stallMs) {
-        await sleep(100);
-        if (receiver.received !== last) {
-          last = receiver.received;
-          lastChange = Date.now();
-        }
+    return created.status === 201
+      ? (created.body as { webhookId: number }).webhookId
+      : `POST /webhooks answered ${created.status}`;
+  };
+  const setStatus = (owner: string, webhookId: number, status: string) =>
+    http(svc.baseUrl, 'POST', `/api/v1/webhooks/${webhookId}/status`, {
+      token: owner,
+      body: { status },
+    });
+  const stagingUrl = `${svc.baseUrl}/api/v1/documents/${s.documentId}/external-revisions`;
+  const stagingHeaders = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+  const waitFor = async (
+    receiver: WebhookReceiver,
+    expected: number,
+    stallMs: number,
+  ): Promise<void> => {
+    let last = -1;
+    let lastChange = Date.now();
+    while (receiver.received < expected && Date.now() - lastChange < stallMs) {
+      await sleep(100);
+      if (receiver.received !== last) {
+        last = receiver.received;
+        lastChange = Date.now();
       }
-    };
-
-    // 5a: pure delivery throughput — events queued while paused, then drained at once
-    log(`scenario 5a: ${nameA}`);
-    const paused = await setStatus('paused');
-    if (paused.status !== 200) {
-      rows.push(unavailable('5a', nameA, `pausing answered ${paused.status}`));
-    } else {
-      await load({
-        url: stagingUrl,
-        method: 'POST',
-        headers: stagingHeaders,
-        body: stagingBody,
-        amount: WEBHOOK_EVENTS,
-      });
-      // autocannon may finish a few requests beyond `amount`: count what the service queued
-      await sleep(1000);
-      const queued = total(await deliveryCounts(dbUrl, webhookId));
-      // a paused webhook must hold its deliveries: anything that arrived already is reported
-      const whilePaused = receiver.received;
-      receiver.reset();
-      const rss = new RssSampler(svc.pid).start();
-      const cpu = new CpuMeter(svc.pid).begin();
-      await setStatus('active');
-      await waitFor(queued, 15_000);
-      cpu.end();
-      const rssMb = rss.stop();
-      const after = await deliveryCounts(dbUrl, webhookId);
-      rows.push({
-        id: '5a',
-        name: nameA,
-        available: true,
-        rps: receiver.rate(),
-        errors: Math.max(0, queued - whilePaused - receiver.received),
-        rssMb,
-        cpu: cpu.cost(receiver.received),
-        note: `${receiver.received}/${queued} queued events arrived after re-activation, ${whilePaused} while paused, ${receiver.duplicates} duplicates (deliveries: ${describeCounts({}, after)}); rate = first to last arrival`,
-      });
     }
+  };
 
-    // 5b: latency under load — the webhook active while stagings run at full speed
-    log(`scenario 5b: ${nameB}`);
-    await setStatus('active');
-    await sleep(200);
+  /**
+   * Pure delivery throughput (5a, 5d): the webhook paused, WEBHOOK_EVENTS stagings queue one
+   * delivery each, then it is re-activated and drained; rate = first to last arrival.
+   */
+  const drain = async (
+    id: string,
+    webhookId: number,
+    receiver: WebhookReceiver,
+  ): Promise<Measured> => {
+    const name = NAMES_5[id]!;
+    log(`scenario ${id}: ${name}`);
+    const paused = await setStatus(token, webhookId, 'paused');
+    if (paused.status !== 200) return unavailable(id, name, `pausing answered ${paused.status}`);
+    // 5d's webhook already carries 5c's deliveries: count only what this row queues
     const before = await deliveryCounts(dbUrl, webhookId);
     receiver.reset();
-    const rss = new RssSampler(svc.pid).start();
-    const cpu = new CpuMeter(svc.pid).begin();
-    const gen = await load({
+    await load({
       url: stagingUrl,
       method: 'POST',
       headers: stagingHeaders,
       body: stagingBody,
-      durationSec: DURATION,
+      amount: WEBHOOK_EVENTS,
     });
-    await sleep(500);
-    const produced = total(await deliveryCounts(dbUrl, webhookId)) - total(before);
-    await waitFor(produced, 15_000);
+    // autocannon may finish a few requests beyond `amount`: count what the service queued
+    await sleep(1000);
+    const queued = total(await deliveryCounts(dbUrl, webhookId)) - total(before);
+    // a paused webhook must hold its deliveries: anything that arrived already is reported
+    const whilePaused = receiver.received;
+    receiver.reset();
+    const rss = new RssSampler(svc.pid).start();
+    const cpu = new CpuMeter(svc.pid).begin();
+    await setStatus(token, webhookId, 'active');
+    await waitFor(receiver, queued, 15_000);
     cpu.end();
     const rssMb = rss.stop();
     const after = await deliveryCounts(dbUrl, webhookId);
-    rows.push({
-      id: '5b',
-      name: nameB,
+    return {
+      id,
+      name,
       available: true,
       rps: receiver.rate(),
-      p50: receiver.percentile(50),
-      p99: receiver.percentile(99),
-      errors: Math.max(0, produced - receiver.received) + gen.errors,
+      errors: Math.max(0, queued - whilePaused - receiver.received),
       rssMb,
-      // per event: its staging and its delivery
-      cpu: cpu.cost(produced),
-      note: `${receiver.received}/${produced} events arrived (stagings ${gen.requestsPerSec.toFixed(0)}/s, ${gen.errors} staging errors), ${receiver.duplicates} duplicates (deliveries: ${describeCounts(before, after)}); p50/p99 = payload timestamp → arrival`,
-    });
-    await setStatus('revoked');
-  } finally {
-    await receiver.stop();
+      cpu: cpu.cost(receiver.received),
+      note: `${receiver.received}/${queued} queued events arrived after re-activation, ${whilePaused} while paused, ${receiver.duplicates} duplicates (deliveries: ${describeCounts(before, after)}); rate = first to last arrival`,
+    };
+  };
+
+  if (IDS_5.slice(0, 2).some(wanted)) {
+    const receiver = new WebhookReceiver();
+    await receiver.start();
+    try {
+      const webhookId = await createHook(
+        token,
+        `http://127.0.0.1:${receiver.port}/hook`,
+        'benchmark receiver',
+      );
+      if (typeof webhookId === 'string') {
+        rows.push(...none(['5a', '5b'], webhookId));
+      } else {
+        rows.push(await drain('5a', webhookId, receiver));
+
+        // 5b: latency under load — the webhook active while stagings run at full speed
+        const nameB = NAMES_5['5b']!;
+        log(`scenario 5b: ${nameB}`);
+        await setStatus(token, webhookId, 'active');
+        await sleep(200);
+        const before = await deliveryCounts(dbUrl, webhookId);
+        receiver.reset();
+        const rss = new RssSampler(svc.pid).start();
+        const cpu = new CpuMeter(svc.pid).begin();
+        const gen = await load({
+          url: stagingUrl,
+          method: 'POST',
+          headers: stagingHeaders,
+          body: stagingBody,
+          durationSec: DURATION,
+        });
+        await sleep(500);
+        const produced = total(await deliveryCounts(dbUrl, webhookId)) - total(before);
+        await waitFor(receiver, produced, 15_000);
+        cpu.end();
+        const rssMb = rss.stop();
+        const after = await deliveryCounts(dbUrl, webhookId);
+        rows.push({
+          id: '5b',
+          name: nameB,
+          available: true,
+          rps: receiver.rate(),
+          p50: receiver.percentile(50),
+          p99: receiver.percentile(99),
+          errors: Math.max(0, produced - receiver.received) + gen.errors,
+          rssMb,
+          // per event: its staging and its delivery
+          cpu: cpu.cost(produced),
+          note: `${receiver.received}/${produced} events arrived (stagings ${gen.requestsPerSec.toFixed(0)}/s, ${gen.errors} staging errors), ${receiver.duplicates} duplicates (deliveries: ${describeCounts(before, after)}); p50/p99 = payload timestamp → arrival`,
+        });
+        await setStatus(token, webhookId, 'revoked');
+      }
+    } finally {
+      await receiver.stop();
+    }
+  } else {
+    rows.push(...none(['5a', '5b'], 'not run (BENCH_ONLY)'));
   }
+
+  if (IDS_5.slice(2).some(wanted)) rows.push(...(await noisyNeighbour()));
+  else rows.push(...none(['5c', '5d'], 'not run (BENCH_ONLY)'));
   return rows;
+
+  /**
+   * Issue 19: tenant A's NEIGHBOUR_WEBHOOKS webhooks on a receiver that never answers, with
+   * NEIGHBOUR_DELIVERIES deliveries queued by SQL; beside it, the benchmark tenant ("B") sends
+   * NEIGHBOUR_EVENTS events spaced NEIGHBOUR_SPACING_MS apart to a receiver that answers at once
+   * (5c: payload timestamp → arrival), then drains a backlog as 5a does (5d).
+   */
+  async function noisyNeighbour(): Promise<Measured[]> {
+    let a: Neighbour;
+    try {
+      a = await neighbour();
+    } catch (err) {
+      return none(['5c', '5d'], `tenant A: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    const hanging = new WebhookReceiver({ hang: true });
+    const receiver = new WebhookReceiver();
+    await hanging.start();
+    await receiver.start();
+    const hooksA: number[] = [];
+    const out: Measured[] = [];
+    try {
+      for (let i = 0; i < NEIGHBOUR_WEBHOOKS; i++) {
+        const id = await createHook(
+          a.token,
+          `http://127.0.0.1:${hanging.port}/a/${i}`,
+          `neighbour hanging ${i}`,
+        );
+        if (typeof id === 'string') return none(['5c', '5d'], `tenant A's webhook ${i}: ${id}`);
+        hooksA.push(id);
+      }
+      const backlog = await seedNeighbourBacklog(dbUrl, a.tenantId, hooksA);
+      log(`noisy neighbour: tenant A ${hooksA.length} webhooks, ${backlog} deliveries queued`);
+      // A's first attempts hang (the worker gives A at most its per-tenant share), then a second
+      for (let i = 0; i < 100 && hanging.open < MIN_A_IN_FLIGHT; i++) await sleep(100);
+      await sleep(1000);
+      const aState = async (): Promise<string> => {
+        const counts = await neighbourCounts(dbUrl, a.tenantId);
+        return `A: ${hanging.requests} attempts reached its hanging receiver so far, ${hanging.open} open now; A's deliveries ${describeCounts({}, counts)}`;
+      };
+      const aBefore = await aState();
+
+      const webhookId = await createHook(
+        token,
+        `http://127.0.0.1:${receiver.port}/hook`,
+        'benchmark receiver beside a neighbour',
+      );
+      if (typeof webhookId === 'string') return none(['5c', '5d'], webhookId);
+
+      if (wanted('5c')) {
+        const name = NAMES_5['5c']!;
+        log(`scenario 5c: ${name}`);
+        receiver.reset();
+        const before = await deliveryCounts(dbUrl, webhookId);
+        const rss = new RssSampler(svc.pid).start();
+        const cpu = new CpuMeter(svc.pid).begin();
+        const started = Date.now();
+        let stagingErrors = 0;
+        for (let i = 0; i < NEIGHBOUR_EVENTS; i++) {
+          const r = await stage(svc.baseUrl, token, s.documentId!, contentOf(0));
+          if (r.status !== 201) stagingErrors++;
+          const next = started + (i + 1) * NEIGHBOUR_SPACING_MS;
+          if (next > Date.now()) await sleep(next - Date.now());
+        }
+        await sleep(500);
+        const produced = total(await deliveryCounts(dbUrl, webhookId)) - total(before);
+        await waitFor(receiver, produced, 15_000);
+        cpu.end();
+        const rssMb = rss.stop();
+        out.push({
+          id: '5c',
+          name,
+          available: true,
+          rps: receiver.rate(),
+          p50: receiver.percentile(50),
+          p99: receiver.percentile(99),
+          errors: Math.max(0, produced - receiver.received) + stagingErrors,
+          rssMb,
+          cpu: cpu.cost(produced),
+          note: `${receiver.received}/${produced} events arrived, one staging every ${NEIGHBOUR_SPACING_MS} ms (${stagingErrors} staging errors), ${receiver.duplicates} duplicates; p50/p99 = payload timestamp → arrival; before: ${aBefore}; after: ${await aState()}`,
+        });
+      } else {
+        out.push(unavailable('5c', NAMES_5['5c']!, 'not run (BENCH_ONLY)'));
+      }
+      if (wanted('5d')) {
+        const row = await drain('5d', webhookId, receiver);
+        out.push({ ...row, note: `${row.note}; beside ${await aState()}` });
+      } else {
+        out.push(unavailable('5d', NAMES_5['5d']!, 'not run (BENCH_ONLY)'));
+      }
+      await setStatus(token, webhookId, 'revoked');
+      return out;
+    } finally {
+      // A's webhooks are revoked (its backlog is cancelled as attempts come back), so that the
+      // next adapter's turn starts without it and may create its own 50
+      for (const id of hooksA) await setStatus(a.token, id, 'revoked').catch(() => undefined);
+      await cancelNeighbourBacklog(dbUrl, a.tenantId);
+      await receiver.stop();
+      await hanging.stop();
+    }
+  }
+}
+
+/** Tenant A's backlog: NEIGHBOUR_DELIVERIES / webhooks events, one queued delivery per webhook. */
+async function seedNeighbourBacklog(
+  dbUrl: string,
+  tenantId: number,
+  webhookIds: number[],
+): Promise<number> {
+  const events = Math.ceil(NEIGHBOUR_DELIVERIES / webhookIds.length);
+  const client = new pg.Client({ connectionString: dbUrl });
+  await client.connect();
+  try {
+    await client.query('BEGIN');
+    const tag = randomBytes(4).toString('hex');
+    await client.query(
+      `INSERT INTO events (event_id, tenant_id, type, payload)
+       SELECT 'evt_neighbour_' || $3 || '_' || n, $1::int, 'document.checked_in',
+              jsonb_build_object('n', n)
+         FROM generate_series(1, $2::int) n`,
+      [tenantId, events, tag],
+    );
+    const r = await client.query(
+      `INSERT INTO webhook_deliveries (tenant_id, webhook_id, event_id)
+       SELECT $1, w, e.id
+         FROM events e CROSS JOIN unnest($2::int[]) w
+        WHERE e.tenant_id = $1 AND e.event_id LIKE 'evt_neighbour_' || $3 || '_%'`,
+      [tenantId, webhookIds, tag],
+    );
+    await client.query('COMMIT');
+    return r.rowCount ?? 0;
+  } finally {
+    await client.end();
+  }
+}
+
+/** Tenant A's deliveries by status. */
+async function neighbourCounts(dbUrl: string, tenantId: number): Promise<Record<string, number>> {
+  const client = new pg.Client({ connectionString: dbUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ status: string; n: number }>(
+      'SELECT status, count(*)::int AS n FROM webhook_deliveries WHERE tenant_id = $1 GROUP BY status',
+      [tenantId],
+    );
+    return Object.fromEntries(rows.map((r) => [r.status, r.n]));
+  } finally {
+    await client.end();
+  }
+}
+
+/** What is left of A's backlog once its webhooks are revoked: not sent in later rows. */
+async function cancelNeighbourBacklog(dbUrl: string, tenantId: number): Promise<void> {
+  await adminQuery(
+    dbUrl,
+    `UPDATE webhook_deliveries SET status = 'cancelled', updated_at = now()
+      WHERE tenant_id = ${Number(tenantId)} AND status IN ('queued', 'retry')`,
+  ).catch((err: unknown) => log(`cancelling tenant A's backlog: ${String(err)}`));
 }
 
 /**
@@ -1183,22 +1390,51 @@ async function main(): Promise<void> {
       ];
     });
 
-    // 5. webhooks
-    const s5a = `webhook deliveries/s, backlog of ${WEBHOOK_EVENTS} drained`;
-    const s5b = 'webhook live: stagings at 32 conns, event → first attempt';
+    // 5. webhooks: 5a/5b on their own, 5c/5d beside a noisy neighbour (tenant A, made once)
+    let neighbour: Promise<Neighbour> | undefined;
+    /** Tenant A, its client and a token (kept in the database, so valid after a restart). */
+    const makeNeighbour = (baseUrl: string): Promise<Neighbour> =>
+      (neighbour ??= (async () => {
+        const t = await cli<{ tenant_id: number }>(db.env, [
+          'tenant',
+          'create',
+          '--name',
+          'Noisy neighbour',
+          '--plan',
+          'enterprise',
+        ]);
+        const c = await cli<{ client_id: string; client_secret: string }>(db.env, [
+          'client',
+          'create',
+          '--tenant',
+          String(t.tenant_id),
+          '--name',
+          'neighbour',
+          '--scopes',
+          'webhooks:read webhooks:write',
+        ]);
+        const r = await http(baseUrl, 'POST', '/api/v1/oauth/token', {
+          body: {
+            grant_type: 'client_credentials',
+            client_id: c.client_id,
+            client_secret: c.client_secret,
+            ttl: 86400,
+          },
+        });
+        if (r.status !== 200) throw new Error(`token: status ${r.status}`);
+        return { tenantId: t.tenant_id, token: (r.body as { access_token: string }).access_token };
+      })());
     await onEachAdapter(
-      [
-        ['5a', s5a],
-        ['5b', s5b],
-      ],
+      IDS_5.map((id) => [id, NAMES_5[id]!]),
       async (svc, adapter) => {
         // scenario 4 probed staging on this adapter, unless BENCH_ONLY left it out
         const why = staging.has(adapter) ? staging.get(adapter) : await stagingProbe(svc);
         if (why) {
-          const because = `staging not available: ${why}`;
-          return [unavailable('5a', s5a, because), unavailable('5b', s5b, because)];
+          return IDS_5.map((id) => unavailable(id, NAMES_5[id]!, `staging not available: ${why}`));
         }
-        return webhookScenario(svc, db.url(), s, JSON.stringify({ content: contentOf(0) }));
+        return webhookScenario(svc, db.url(), s, JSON.stringify({ content: contentOf(0) }), () =>
+          makeNeighbour(svc.baseUrl),
+        );
       },
     );
 

@@ -4,9 +4,17 @@ import { createServer, type Server } from 'node:http';
  * Local webhook endpoint for scenario 5. Answers 200 at once, and records for each event id its
  * first arrival and the delay from the payload's `timestamp` (set when the event was published,
  * inside the committing transaction) to that arrival.
+ *
+ * With `{ hang: true }` (the noisy neighbour's receiver, 5c/5d) it reads each request and never
+ * answers: the service's `WEBHOOK_TIMEOUT_MS` ends every attempt. It then counts requests
+ * (`requests`, and `open` for those still waiting), not event ids.
  */
 export class WebhookReceiver {
   private server: Server | undefined;
+  /** Every request that arrived, answered or not. */
+  requests = 0;
+  /** Requests whose connection is still open (hang mode: attempts the service has in flight). */
+  open = 0;
   private firstArrival = new Map<string, number>();
   private latencies: number[] = [];
   duplicates = 0;
@@ -14,8 +22,18 @@ export class WebhookReceiver {
   lastAt = 0;
   port = 0;
 
+  constructor(private readonly opts: { hang?: boolean } = {}) {}
+
   async start(): Promise<void> {
     this.server = createServer((req, res) => {
+      this.requests++;
+      if (this.opts.hang) {
+        this.open++;
+        res.once('close', () => this.open--);
+        // read the body, never answer
+        req.resume();
+        return;
+      }
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
