@@ -1,6 +1,7 @@
 import { Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
+import { outsideRequests } from '../../common/logging/background.js';
 
 export type AuditOutcome = 'success' | 'failure';
 
@@ -77,10 +78,14 @@ export class AuditService implements OnModuleDestroy {
   private flushSoon(delayMs: number): void {
     if (this.timer && delayMs > 0) return;
     clearTimeout(this.timer);
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      void this.flush();
-    }, delayMs);
+    // a batch holds many requests' entries: its write (and its failure's log line) belongs to
+    // none of them, not to the request that happened to schedule it
+    this.timer = outsideRequests(() =>
+      setTimeout(() => {
+        this.timer = undefined;
+        void this.flush();
+      }, delayMs),
+    );
   }
 
   private flush(): Promise<void> {
