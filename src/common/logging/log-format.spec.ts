@@ -48,7 +48,7 @@ describe('log format', () => {
     loggerInto(lines, undefined, false).info({ n: 1 }, 'hello');
     await new Promise((r) => setImmediate(r));
     expect(lines).toHaveLength(1);
-    expect(JSON.parse(lines[0])).toMatchObject({ level: 30, msg: 'hello', n: 1 });
+    expect(JSON.parse(lines[0] ?? '')).toMatchObject({ level: 30, msg: 'hello', n: 1 });
   });
 
   it('writes one readable line an event on a terminal, synchronously, without colours into a given sink', () => {
