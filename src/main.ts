@@ -12,6 +12,7 @@ import {
 } from './common/database/embedded-database.js';
 import { runMigrations } from './common/database/migrate.js';
 import { gracefulClose } from './common/http/graceful-close.js';
+import { logStream } from './common/logging/log-format.js';
 import { API_PREFIX } from './openapi.js';
 import { onFirstStart } from './first-start.js';
 import { type AdminServer, startAdminServer } from './cli/admin-server.js';
@@ -35,7 +36,10 @@ const SHUTDOWN_REQUESTS_MS = 10_000;
 
 async function main(): Promise<void> {
   const config = loadConfig();
-  const log = pino({ level: config.LOG_LEVEL, base: { component: 'bootstrap' } });
+  const log = pino(
+    { level: config.LOG_LEVEL, base: { component: 'bootstrap' } },
+    logStream(config),
+  );
   const started = Date.now();
   let embedded: EmbeddedDatabase | undefined;
   if (config.embedded) {

@@ -34,6 +34,8 @@ export async function startTestApp(
     ...db.env,
     WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64'),
     LOG_LEVEL: 'info',
+    // the lines are read as JSON, whether or not jest's stdout is a terminal
+    LOG_FORMAT: 'json',
     SEED_DEMO: 'false',
     WORKERS_ENABLED: 'false',
     WEBHOOK_ALLOW_HTTP: 'true',

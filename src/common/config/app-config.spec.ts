@@ -57,6 +57,7 @@ describe('loadConfig', () => {
     ['DATABASE_URL', 'mysql://x'],
     ['TRUST_PROXY', 'maybe'],
     ['LOG_LEVEL', 'loud'],
+    ['LOG_FORMAT', 'yaml'],
     ['WEBHOOK_RETRY_SCHEDULE', '5s,soon'],
     ['BODY_LIMIT', 'huge'],
     ['WEBHOOK_LEASE_MARGIN_MS', '500'],

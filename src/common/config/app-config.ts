@@ -15,6 +15,9 @@ import {
 
 import { HTTP_ADAPTERS, type HttpAdapterName } from '../http/platform/http-platform.js';
 
+export const LOG_FORMATS = ['json', 'pretty'] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
+
 export const POOL_MODES = ['session', 'transaction'] as const;
 export type PoolMode = (typeof POOL_MODES)[number];
 
@@ -213,6 +216,14 @@ export class AppConfig {
   @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
   LOG_LEVEL = 'info';
 
+  /**
+   * `json`: one JSON object a line (for collectors); `pretty`: one readable line an event (for
+   * people). Unset: pretty when stdout is a terminal, JSON otherwise (`logFormat`).
+   */
+  @IsOptional()
+  @IsIn(LOG_FORMATS, { message: `LOG_FORMAT must be one of: ${LOG_FORMATS.join(', ')}` })
+  LOG_FORMAT?: LogFormat;
+
   /** Seeds the demo tenant on first start in embedded mode; tests turn it off. */
   @Transform(toBool)
   @IsBoolean()
@@ -371,6 +382,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     'READY_FILE',
     'DATABASE_LISTEN_URL',
     'RETENTION_EVENT_SECONDS',
+    'LOG_FORMAT',
   );
   const raw: Record<string, string> = {};
   for (const key of known) {

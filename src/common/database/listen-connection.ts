@@ -1,6 +1,7 @@
 import type { Logger } from '@nestjs/common';
 import pg from 'pg';
 import type { AppConfig } from '../config/app-config.js';
+import { outsideRequests } from '../logging/background.js';
 
 /**
  * Where LISTEN connects, or undefined when this process cannot listen. A notification reaches only
@@ -46,11 +47,16 @@ export class ListenConnection {
     return this.client !== null;
   }
 
-  /** Resolves once the first attempt to listen has succeeded or failed (it retries either way). */
+  /**
+   * Resolves once the first attempt to listen has succeeded or failed (it retries either way).
+   * The connection, its events and its reconnect timers live outside the async context of the
+   * caller (the credential cache starts listening on a request's first use): their log lines
+   * belong to no request.
+   */
   async start(): Promise<void> {
     if (this.running) return;
     this.running = true;
-    await this.connect();
+    await outsideRequests(() => this.connect());
   }
 
   async stop(): Promise<void> {

@@ -1,9 +1,9 @@
 import { type DynamicModule, Module, RequestMethod } from '@nestjs/common';
 import { LoggerModule } from 'nestjs-pino';
 import { type DestinationStream, pino } from 'pino';
-import type { Options } from 'pino-http';
 import type { AppConfig } from '../config/app-config.js';
 import { requestIdFor } from '../http/request-id.js';
+import { logStream } from './log-format.js';
 
 /**
  * Paths pino removes from every line. Secrets never reach the log: request bodies are not logged
@@ -15,6 +15,8 @@ export const REDACTED_PATHS = [
   'req.headers["lock-token"]',
   'req.headers["proxy-authorization"]',
   'res.headers["set-cookie"]',
+  // a header set logged on its own (`{ headers }`), not only a request's
+  '*.authorization',
   '*.client_secret',
   '*.access_token',
   '*.token',
@@ -35,13 +37,6 @@ export function serializeError(err: unknown): Record<string, unknown> {
   return s;
 }
 
-function withDestination(
-  options: Options,
-  destination: DestinationStream | undefined,
-): Options | [Options, DestinationStream] {
-  return destination ? [options, destination] : options;
-}
-
 @Module({})
 export class LoggingModule {
   static register(config: AppConfig, destination?: DestinationStream): DynamicModule {
@@ -52,7 +47,7 @@ export class LoggingModule {
           // every route once: the module's default also adds the routes excluded from the global
           // prefix (health, metrics) a second time, which logged them twice under Fastify
           forRoutes: [{ path: '{*path}', method: RequestMethod.ALL }],
-          pinoHttp: withDestination(
+          pinoHttp: [
             {
               level: config.LOG_LEVEL,
               // the request's id, given by the HTTP platform before this runs (request-id.ts)
@@ -75,9 +70,9 @@ export class LoggingModule {
                 }),
               },
             },
-            // asynchronous writes keep the event loop off the disk on every request
-            destination ?? pino.destination({ dest: 1, sync: false }),
-          ),
+            // JSON or pretty lines (LOG_FORMAT), formatted after redaction
+            logStream(config, destination),
+          ],
         }),
       ],
     };

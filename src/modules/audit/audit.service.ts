@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { AUDIT_PRUNE_SETTING } from '../../../migrations/1764002500000-audit-prune.js';
 import { TenantTransactions } from '../../common/database/tenant-transactions.js';
+import { outsideRequests } from '../../common/logging/background.js';
 
 export type AuditOutcome = 'success' | 'failure';
 
@@ -82,10 +83,14 @@ export class AuditService implements OnModuleDestroy {
   private flushSoon(delayMs: number): void {
     if (this.timer && delayMs > 0) return;
     clearTimeout(this.timer);
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      void this.flush();
-    }, delayMs);
+    // a batch holds many requests' entries: its write (and its failure's log line) belongs to
+    // none of them, not to the request that happened to schedule it
+    this.timer = outsideRequests(() =>
+      setTimeout(() => {
+        this.timer = undefined;
+        void this.flush();
+      }, delayMs),
+    );
   }
 
   private flush(): Promise<void> {
