@@ -55,7 +55,7 @@ export async function readRequestBody(reading: BodyReading): Promise<unknown> {
   const kind = bodyKindOf(raw.headers['content-type']);
   // an empty JSON or form body reads as {}, with nothing to read
   if (!carriesBody(raw)) return kind ? {} : undefined;
-  if (route === undefined || !(await reading.admits(reading.request, route))) {
+  if (route === undefined || !(await admitted(reading, route))) {
     reading.closeAfterResponse();
     return undefined;
   }
@@ -78,6 +78,16 @@ export async function readRequestBody(reading: BodyReading): Promise<unknown> {
     if (!raw.complete) reading.closeAfterResponse();
     defer(reading.request, bodyErrorOf(err));
     return undefined;
+  }
+}
+
+/** The admission's answer; when it fails (the database is down), the unread body closes too. */
+async function admitted(reading: BodyReading, route: string): Promise<boolean> {
+  try {
+    return await reading.admits(reading.request, route);
+  } catch (err) {
+    reading.closeAfterResponse();
+    throw err;
   }
 }
 
