@@ -255,7 +255,8 @@ describe('webhook fairness across two service processes', () => {
     seed = await startTestApp({ WEBHOOK_SECRET_KEY: secretKey });
     const env = {
       ...WORKER_ENV,
-      DATABASE_URL: seed.database.url,
+      // DATABASE_URL, and the pool mode of the run's pooler (TEST_PGBOUNCER) when there is one
+      ...seed.database.env,
       WEBHOOK_SECRET_KEY: secretKey,
       WEBHOOK_TIMEOUT_MS: '3000',
       RATE_LIMIT_API_PER_MINUTE: '0',
