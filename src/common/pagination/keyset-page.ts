@@ -28,6 +28,35 @@ export function keysetPageSql(page: {
 }
 
 /**
+ * A page of one parent's children (a project's documents, a document's candidates), ascending by
+ * id, with `found`: whether the parent is the tenant's (`parentFound`, a boolean SQL expression),
+ * in one statement. $1 tenant, $2 parent, $3 the id after which the page starts, $4 limit.
+ * `columns` are selected over `alias`; `item` is the JSON of one row over alias `r`.
+ */
+export function childPageSql(page: {
+  parentFound: string;
+  table: string;
+  alias: string;
+  parentColumn: string;
+  columns: string;
+  item: string;
+}): string {
+  const { parentFound, table, alias: a, parentColumn, columns, item } = page;
+  return `
+  SELECT ${parentFound} AS found, page.*
+    FROM (${keysetPageSql({
+      rows: `SELECT ${a}.id AS k, ${columns}
+               FROM ${table} ${a}
+              WHERE ${a}.tenant_id = $1 AND ${a}.${parentColumn} = $2
+                AND ${keysetAfter(`${a}.id`, 'ASC', '$3::bigint')}
+              ORDER BY ${a}.id LIMIT $4::int + 1`,
+      item,
+      order: 'ASC',
+      limit: '$4::int',
+    })}) page`;
+}
+
+/**
  * The keyset condition of a walk in `order`: rows strictly after the cursor's key. Without a
  * cursor, pass `firstKey(order)`, a key before every row.
  */

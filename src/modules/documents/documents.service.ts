@@ -5,6 +5,7 @@ import { NotFoundError } from '../../common/http/app-error.js';
 import { Cursor, type CursorPage, type ListIdentity } from '../../common/pagination/cursor.js';
 import {
   cursorPageOf,
+  childPageSql,
   firstKey,
   keysetAfter,
   keysetPageSql,
@@ -412,19 +413,16 @@ const DOCUMENT_ITEM = `json_build_object(
  * `projectExists`: the projects context's test that $2 is a project of tenant $1.
  * $1 tenant, $2 project, $3 the documentId after which the page starts, $4 limit.
  */
-const documentPageSql = (projectExists: string): string => `
-  SELECT ${projectExists} AS found, page.*
-    FROM (${keysetPageSql({
-      rows: `SELECT d.id AS k, d.id, d.project_id, d.title, d.status, d.current_version_id,
-                    d.created_at, d.updated_at
-               FROM documents d
-              WHERE d.tenant_id = $1 AND d.project_id = $2
-                AND ${keysetAfter('d.id', 'ASC', '$3::bigint')}
-              ORDER BY d.id LIMIT $4::int + 1`,
-      item: DOCUMENT_ITEM,
-      order: 'ASC',
-      limit: '$4::int',
-    })}) page`;
+const documentPageSql = (projectExists: string): string =>
+  childPageSql({
+    parentFound: projectExists,
+    table: 'documents',
+    alias: 'd',
+    parentColumn: 'project_id',
+    columns: `d.id, d.project_id, d.title, d.status, d.current_version_id, d.created_at,
+              d.updated_at`,
+    item: DOCUMENT_ITEM,
+  });
 
 /** The list of a document's versions: its cursors are also the document read's. */
 function versionsList(tenantId: number, documentId: number): ListIdentity {

@@ -9,6 +9,7 @@ import {
 import { Cursor, type CursorPage } from '../../common/pagination/cursor.js';
 import {
   cursorPageOf,
+  childPageSql,
   firstKey,
   keysetAfter,
   keysetPageSql,
@@ -93,19 +94,14 @@ const FILE_ITEM = `json_build_object(
  * A page of a project's file metadata, and whether the project is the tenant's, in one statement.
  * The storage location is never selected. $1 tenant, $2 project, $3 after key, $4 limit.
  */
-const FILE_PAGE_SQL = `
-  SELECT EXISTS (SELECT 1 FROM projects WHERE tenant_id = $1 AND id = $2) AS found, page.*
-    FROM (${keysetPageSql({
-      rows: `SELECT f.id AS k, f.id, f.name, f.media_type, f.size_bytes, f.sha256,
-                    f.created_at, f.updated_at
-               FROM project_files f
-              WHERE f.tenant_id = $1 AND f.project_id = $2
-                AND ${keysetAfter('f.id', 'ASC', '$3::bigint')}
-              ORDER BY f.id LIMIT $4::int + 1`,
-      item: FILE_ITEM,
-      order: 'ASC',
-      limit: '$4::int',
-    })}) page`;
+const FILE_PAGE_SQL = childPageSql({
+  parentFound: 'EXISTS (SELECT 1 FROM projects WHERE tenant_id = $1 AND id = $2)',
+  table: 'project_files',
+  alias: 'f',
+  parentColumn: 'project_id',
+  columns: 'f.id, f.name, f.media_type, f.size_bytes, f.sha256, f.created_at, f.updated_at',
+  item: FILE_ITEM,
+});
 
 /** Projects and their file metadata, tenant by tenant. */
 @Injectable()

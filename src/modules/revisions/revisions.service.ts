@@ -16,9 +16,8 @@ import { findTextProblem, memberPath } from '../../common/http/text.js';
 import { Cursor, type CursorPage } from '../../common/pagination/cursor.js';
 import {
   cursorPageOf,
+  childPageSql,
   firstKey,
-  keysetAfter,
-  keysetPageSql,
   type KeysetPageRow,
 } from '../../common/pagination/keyset-page.js';
 import type { Principal } from '../auth/principal.js';
@@ -410,17 +409,14 @@ const REVISION_ITEM = `json_build_object(
  * html are never read. $1 tenant, $2 document, $3 the revisionId after which the page starts,
  * $4 limit.
  */
-const revisionPageSql = (documentExists: string): string => `
-  SELECT ${documentExists} AS found, page.*
-    FROM (${keysetPageSql({
-      rows: `SELECT x.id AS k, x.id, x.document_id, x.base_version_id, x.status, x.content_hash,
-                    x.source_reference, x.created_at, x.decided_at, x.decided_by,
-                    x.resulting_version_id, x.decision_note
-               FROM external_revisions x
-              WHERE x.tenant_id = $1 AND x.document_id = $2
-                AND ${keysetAfter('x.id', 'ASC', '$3::bigint')}
-              ORDER BY x.id LIMIT $4::int + 1`,
-      item: REVISION_ITEM,
-      order: 'ASC',
-      limit: '$4::int',
-    })}) page`;
+const revisionPageSql = (documentExists: string): string =>
+  childPageSql({
+    parentFound: documentExists,
+    table: 'external_revisions',
+    alias: 'x',
+    parentColumn: 'document_id',
+    columns: `x.id, x.document_id, x.base_version_id, x.status, x.content_hash,
+              x.source_reference, x.created_at, x.decided_at, x.decided_by,
+              x.resulting_version_id, x.decision_note`,
+    item: REVISION_ITEM,
+  });
