@@ -376,9 +376,13 @@ describe('two delivery workers on one database', () => {
     receiver = await startReceiver();
     // a generous time-out: an attempt timed out on a loaded machine is legitimately sent again
     // (at-least-once), which is not what this test is about; claims and leases are
+    // One webhook takes more slots than one process sends at once (64), and its receiver takes
+    // 20 ms per answer: a process whose sends are all out cannot claim, so the other one takes
+    // the rows that are left (with the default 4 slots one process may legitimately send all).
     const env = {
       ...WORKER_ENV,
       WEBHOOK_TIMEOUT_MS: '15000',
+      WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT: '256',
       WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64'),
     };
     one = await startTestApp(env);
@@ -393,6 +397,7 @@ describe('two delivery workers on one database', () => {
   it('deliver 1,000 events exactly once each', async () => {
     const a = await createCaller(one.app);
     const created = await createWebhook(one.baseUrl, a.auth, receiver.url('/pair'), ['*']);
+    receiver.reply('/pair', { status: 200, delayMs: 20 });
     const published: string[] = [];
     for (let batch = 0; batch < 10; batch++) {
       const app = batch % 2 === 0 ? one.app : two.app;

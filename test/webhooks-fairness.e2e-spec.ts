@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { DataSource } from 'typeorm';
+import { DeliveryWorker } from '../src/modules/webhooks/delivery-worker.js';
 import { startTestApp, type TestApp } from './support/app.js';
 import { createCaller, type TestCaller } from './support/factories.js';
 import { call } from './support/http.js';
@@ -161,6 +162,100 @@ describe('per-endpoint limits', () => {
     expect(receiver.peakInFlight('/held')).toBe(4);
     await setStatus(created.webhookId, 'revoked');
   });
+});
+
+describe('send chains (a slot of a healthy endpoint carries several due rows)', () => {
+  let t: TestApp;
+  let receiver: Receiver;
+  beforeAll(async () => {
+    receiver = await startReceiver();
+    t = await startTestApp({
+      ...WORKER_ENV,
+      WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT: '2',
+      // a chain starts a row at most 500 ms after its claim
+      WEBHOOK_LEASE_MARGIN_MS: '1000',
+      WEBHOOK_TIMEOUT_MS: '3000',
+      WEBHOOK_RETRY_SCHEDULE: '1h',
+    });
+  });
+  afterAll(async () => {
+    await t.close();
+    await receiver.close();
+  });
+  const worker = () => t.app.get(DeliveryWorker);
+  const hookRow = async (webhookId: number) => {
+    const [row] = await t.app
+      .get(DataSource)
+      .query(`SELECT in_flight, consecutive_failures FROM webhooks WHERE id = $1`, [webhookId]);
+    return row as { in_flight: number; consecutive_failures: number };
+  };
+
+  it('drains a backlog through two slots, several rows per claim, each delivered once', async () => {
+    const a = await createCaller(t.app);
+    receiver.reply('/chain', { status: 204, delayMs: 2 });
+    receiver.peakInFlight('/chain');
+    const created = await createWebhook(t.baseUrl, a.auth, receiver.url('/chain'));
+    const before = { ...worker().stats };
+    const published = await publishEvents(t.app, a.tenantId, 300);
+    await waitFor(
+      async () =>
+        (await deliveriesOf(t.app, created.webhookId)).every((d) => d.status === 'succeeded'),
+      30_000,
+      'every delivery succeeded',
+    );
+    const ids = receiver.on('/chain').map((r) => r.headers['webhook-id']);
+    expect([...ids].sort()).toEqual([...published].sort());
+    expect(receiver.peakInFlight('/chain')).toBeLessThanOrEqual(2);
+    const attempts = worker().stats.attempts - before.attempts;
+    const chains = worker().stats.chains - before.chains;
+    expect(attempts).toBe(300);
+    // one row per claim would make as many chains as attempts
+    expect(chains).toBeLessThanOrEqual(attempts / 4);
+    expect(await hookRow(created.webhookId)).toEqual({ in_flight: 0, consecutive_failures: 0 });
+  }, 40_000);
+
+  it('hands the rest of a chain back unsent after a failure: no attempt recorded for it', async () => {
+    const a = await createCaller(t.app);
+    receiver.reply('/fails', 500);
+    const created = await createWebhook(t.baseUrl, a.auth, receiver.url('/fails'));
+    await publishEvents(t.app, a.tenantId, 12);
+    await waitFor(
+      async () => (await deliveriesOf(t.app, created.webhookId)).every((d) => d.status === 'retry'),
+      20_000,
+      'every delivery attempted once',
+    );
+    const rows: { attempts: number; recorded: number }[] = await t.app.get(DataSource).query(
+      `SELECT d.attempts,
+              (SELECT count(*)::int FROM webhook_delivery_attempts x WHERE x.delivery_id = d.id)
+                AS recorded
+         FROM webhook_deliveries d WHERE d.webhook_id = $1`,
+      [created.webhookId],
+    );
+    expect(rows).toHaveLength(12);
+    expect(rows.every((r) => r.attempts === 1 && r.recorded === 1)).toBe(true);
+    expect(receiver.on('/fails')).toHaveLength(12);
+    expect(await hookRow(created.webhookId)).toEqual({ in_flight: 0, consecutive_failures: 12 });
+  }, 30_000);
+
+  it('starts a row only while it can still end within its lease', async () => {
+    // each answer takes longer than the 500 ms a chain may start rows in
+    const a = await createCaller(t.app);
+    receiver.reply('/slow', { status: 204, delayMs: 700 });
+    const created = await createWebhook(t.baseUrl, a.auth, receiver.url('/slow'));
+    const before = { ...worker().stats };
+    await publishEvents(t.app, a.tenantId, 6);
+    await waitFor(
+      async () =>
+        (await deliveriesOf(t.app, created.webhookId)).every((d) => d.status === 'succeeded'),
+      20_000,
+      'every delivery succeeded',
+    );
+    expect(receiver.on('/slow')).toHaveLength(6);
+    expect(worker().stats.attempts - before.attempts).toBe(6);
+    // every chain sent its first row only; the rest were handed back and claimed again
+    expect(worker().stats.chains - before.chains).toBe(6);
+    expect(await hookRow(created.webhookId)).toEqual({ in_flight: 0, consecutive_failures: 0 });
+  }, 30_000);
 });
 
 describe('endpoint health', () => {

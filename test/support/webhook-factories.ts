@@ -14,8 +14,12 @@ export interface ReceivedRequest {
   at: number;
 }
 
-/** What a receiver path answers: a status (with optional headers), or `hang` (never answers). */
-export type Reply = number | { status: number; headers?: Record<string, string> } | 'hang';
+/**
+ * What a receiver path answers: a status (with optional headers, optionally after a delay), or
+ * `hang` (never answers).
+ */
+export type Reply =
+  number | { status: number; headers?: Record<string, string>; delayMs?: number } | 'hang';
 
 /** A real HTTP receiver on 127.0.0.1 that records every request and answers per path. */
 export interface Receiver {
@@ -64,9 +68,17 @@ export async function startReceiver(): Promise<Receiver> {
         res.on('close', () => hanging.delete(res));
         return;
       }
-      const { status, headers: extra } = typeof reply === 'number' ? { status: reply } : reply;
-      res.writeHead(status, { 'content-type': 'text/plain', ...extra });
-      res.end('ok');
+      const {
+        status,
+        headers: extra,
+        delayMs,
+      } = typeof reply === 'number' ? { status: reply, delayMs: undefined } : reply;
+      const answer = () => {
+        res.writeHead(status, { 'content-type': 'text/plain', ...extra });
+        res.end('ok');
+      };
+      if (delayMs === undefined) answer();
+      else setTimeout(answer, delayMs);
     });
   });
   server.keepAliveTimeout = 60_000;

@@ -25,6 +25,11 @@ export const MAX_IN_FLIGHT = 64;
 export const MAX_IN_FLIGHT_PER_TENANT = MAX_IN_FLIGHT / 2;
 /** Below this many free slots a busy worker waits for more sends to finish before claiming. */
 const MIN_CLAIM = MAX_IN_FLIGHT / 4;
+/**
+ * Due deliveries one in-flight slot of a healthy webhook may carry in one claim, sent one after
+ * another: a slot then costs one claim and one result write per chain instead of per delivery.
+ */
+export const CHAIN_LENGTH = 16;
 /** Results written per statement. */
 const RESULT_BATCH = 500;
 const POLL_INTERVAL_MS = 1_000;
@@ -34,6 +39,10 @@ interface ClaimedRow {
   id: string;
   tenant_id: number;
   webhook_id: number;
+  /** The chain this row belongs to, within its webhook's rows of this claim. */
+  chain: number;
+  /** Its place in the webhook's rows of this claim (a chain's rows are sent in this order). */
+  turn: string;
   attempts: number;
   /** Seconds from the event to this claim, on a first attempt; null on a retry. */
   first_attempt_wait: number | null;
@@ -50,7 +59,8 @@ interface AttemptOutcome {
   tenantId: number;
   webhookId: number;
   lease: string;
-  nextStatus: 'succeeded' | 'retry' | 'failed';
+  /** `released`: a chain's row handed back unsent (no attempt made). */
+  nextStatus: 'succeeded' | 'retry' | 'failed' | 'released';
   responseStatus: number | null;
   error: string | null;
   durationMs: number;
@@ -69,6 +79,19 @@ interface PausedRow {
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
+/** A claim's rows as chains, each in sending order. */
+function groupChains(rows: ClaimedRow[]): ClaimedRow[][] {
+  const chains = new Map<string, ClaimedRow[]>();
+  for (const row of rows) {
+    const key = `${row.webhook_id}:${row.chain}`;
+    const chain = chains.get(key);
+    if (chain) chain.push(row);
+    else chains.set(key, [row]);
+  }
+  const byTurn = (a: ClaimedRow, b: ClaimedRow) => Number(a.turn) - Number(b.turn);
+  return [...chains.values()].map((chain) => chain.sort(byTurn));
+}
+
 /**
  * Drains the `webhook_deliveries` outbox. Any number of processes may run it on one database:
  * a claim marks rows `sending` with a lease under `FOR UPDATE SKIP LOCKED`, so no two workers hold
@@ -82,7 +105,9 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
  * One receiver must not hold back the others (issue 19): a webhook has at most
  * `WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT` attempts in flight across all workers, fewer while it keeps
  * failing; a claim takes due rows round-robin across tenants and, within a tenant, across its
- * webhooks; and one tenant holds at most half of a process's sends.
+ * webhooks; and one tenant holds at most half of a process's sends. So that a healthy webhook is
+ * still drained fast through its few slots, one slot may carry a chain of due rows sent one after
+ * another (see `claim`).
  */
 @Injectable()
 export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -90,12 +115,18 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
   private readonly schedule: number[];
   private readonly leaseSeconds: number;
   private readonly disableAfterMs: number;
+  /** A chain starts a row only this long after its claim, so the row ends within its lease. */
+  private readonly chainWindowMs: number;
+  private lastExpirySweep = -Infinity;
   /** This process's sends in flight, by tenant (the per-tenant share). */
   private readonly tenantInFlight = new Map<number, number>();
   private sender: WebhookSender | null = null;
   private running = false;
-  /** Attempts made by this process (observability; tests use it to see both replicas work). */
-  readonly stats = { attempts: 0 };
+  /**
+   * Attempts made and chains claimed by this process (observability; tests use them to see both
+   * replicas work and slots carry several rows).
+   */
+  readonly stats = { attempts: 0, chains: 0 };
 
   private listener: ListenConnection | null = null;
 
@@ -118,6 +149,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
     this.disableAfterMs = parseDuration(config.WEBHOOK_DISABLE_AFTER);
     // A lease outlives any attempt by the margin, so only a dead worker's lease ever expires.
     this.leaseSeconds = (config.WEBHOOK_TIMEOUT_MS + config.WEBHOOK_LEASE_MARGIN_MS) / 1000;
+    this.chainWindowMs = Math.min(config.WEBHOOK_LEASE_MARGIN_MS / 2, 10_000);
   }
 
   async onApplicationBootstrap(): Promise<void> {
@@ -188,13 +220,15 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
     try {
       do {
         this.wakeAgain = false;
+        await this.releaseExpiredLeases();
         while (this.running) {
           const wanted = MAX_IN_FLIGHT - this.inFlight.size;
           // Under load, claim in sizeable batches rather than one row per finished send.
           if (wanted < MIN_CLAIM && this.inFlight.size > 0) break;
-          const rows = await this.claim(wanted);
-          for (const row of rows) this.dispatch(row);
-          if (rows.length < wanted) break;
+          const claimedAt = performance.now();
+          const chains = groupChains(await this.claim(wanted));
+          for (const chain of chains) this.dispatch(chain, claimedAt);
+          if (chains.length < wanted) break;
         }
       } while (this.wakeAgain && this.running);
     } catch (error) {
@@ -203,74 +237,95 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
   }
 
   /**
-   * Claims up to `limit` due deliveries in one statement.
+   * Hands back the rows of a worker that died holding them (its lease ran out), at most once per
+   * poll interval: they are due again at their old due time, so the next claim takes them first.
+   */
+  private async releaseExpiredLeases(): Promise<void> {
+    const now = performance.now();
+    if (now - this.lastExpirySweep < POLL_INTERVAL_MS) return;
+    this.lastExpirySweep = now;
+    await this.dataSource.query(
+      `UPDATE webhook_deliveries d
+          SET status = CASE WHEN w.status = 'revoked' THEN 'cancelled'
+                            WHEN d.attempts > 0 THEN 'retry' ELSE 'queued' END,
+              lease_expires_at = NULL, holds_slot = true, updated_at = now()
+         FROM webhooks w
+        WHERE d.status = 'sending' AND d.lease_expires_at < now() AND w.id = d.webhook_id`,
+    );
+  }
+
+  /**
+   * Claims due deliveries for up to `limit` send chains in one statement.
    *
-   * It locks the active webhooks that have work (due rows, or leases of a dead worker), skipping
-   * those another worker is claiming for or recording results of right now. A locked row is read
-   * in its newest committed version, so `in_flight` (kept by triggers, see the migration
-   * webhook-endpoint-health) already counts every claim another replica committed: the free slots
-   * are the endpoint's limit, halved per failure since its last success (down to one), minus
-   * that. Rows of a dead worker's expired lease are taken over first (they are counted already),
-   * then the oldest due rows up to the free slots. The candidates are ranked round-robin, first
-   * across a tenant's webhooks, then across tenants, kept within each tenant's share of this
-   * process, and the first `limit` are claimed. Rows are locked `FOR UPDATE SKIP LOCKED` as
-   * before (a replay holding one is skipped).
+   * It locks the active webhooks that have due rows, skipping those another worker is claiming
+   * for or recording results of right now. A locked row is read in its newest committed version,
+   * so `in_flight` (kept by triggers, see the migrations webhook-endpoint-health and
+   * webhook-send-chains) already counts every chain another replica committed: the free slots are
+   * the endpoint's limit, halved per failure since its last success (down to one), minus that.
+   * A webhook's oldest due rows fill its free slots; a healthy webhook's slot may carry up to
+   * `CHAIN_LENGTH` rows (a failing one's only one), dealt round-robin so each chain starts with
+   * one of the oldest. The chains are ranked round-robin, first across a tenant's webhooks, then
+   * across tenants, kept within each tenant's share of this process, and the first `limit` are
+   * claimed. Each chain's last row holds its slot until its result is written. Rows are locked
+   * `FOR UPDATE SKIP LOCKED` as before (a replay holding one is skipped).
    */
   private async claim(limit: number): Promise<ClaimedRow[]> {
     const busy = [...this.tenantInFlight].filter(([, n]) => n > 0);
     const raw: unknown = await this.dataSource.query(
       `WITH hooks AS (
          SELECT w.id, w.tenant_id,
-                GREATEST(1, $3::int >> LEAST(w.consecutive_failures, 30)) - w.in_flight AS free
+                GREATEST(1, $3::int >> LEAST(w.consecutive_failures, 30)) - w.in_flight AS free,
+                CASE WHEN w.consecutive_failures = 0 THEN $7::int ELSE 1 END AS per_slot
            FROM webhooks w
           WHERE w.status = 'active'
-            AND (EXISTS (SELECT 1 FROM webhook_deliveries d
-                          WHERE d.webhook_id = w.id AND d.status IN ('queued', 'retry')
-                            AND d.next_attempt_at <= now())
-                 OR EXISTS (SELECT 1 FROM webhook_deliveries d
-                             WHERE d.webhook_id = w.id AND d.status = 'sending'
-                               AND d.lease_expires_at < now()))
+            AND EXISTS (SELECT 1 FROM webhook_deliveries d
+                         WHERE d.webhook_id = w.id AND d.status IN ('queued', 'retry')
+                           AND d.next_attempt_at <= now())
           FOR NO KEY UPDATE OF w SKIP LOCKED
-       ), expired AS (
-         SELECT d.id, h.id AS webhook_id, h.tenant_id, d.lease_expires_at AS due_at
-           FROM hooks h
-           CROSS JOIN LATERAL (
-             SELECT d.id, d.lease_expires_at FROM webhook_deliveries d
-              WHERE d.webhook_id = h.id AND d.status = 'sending' AND d.lease_expires_at < now()
-              ORDER BY d.lease_expires_at
-              LIMIT $1
-              FOR UPDATE OF d SKIP LOCKED) d
        ), due AS (
-         SELECT d.id, h.id AS webhook_id, h.tenant_id, d.next_attempt_at AS due_at
+         SELECT d.id, h.id AS webhook_id, h.tenant_id, d.next_attempt_at AS due_at, h.free
            FROM hooks h
            CROSS JOIN LATERAL (
              SELECT d.id, d.next_attempt_at FROM webhook_deliveries d
               WHERE d.webhook_id = h.id AND d.status IN ('queued', 'retry')
-                AND d.next_attempt_at <= now() AND h.free > 0
+                AND d.next_attempt_at <= now()
               ORDER BY d.next_attempt_at
-              LIMIT GREATEST(h.free, 0)
+              LIMIT GREATEST(h.free, 0) * h.per_slot
               FOR UPDATE OF d SKIP LOCKED) d
-       ), by_hook AS (
-         SELECT c.*, row_number() OVER (PARTITION BY c.webhook_id ORDER BY c.due_at, c.id) AS turn
-           FROM (SELECT * FROM expired UNION ALL SELECT * FROM due) c
+       ), numbered AS (
+         SELECT d.id, d.webhook_id, d.tenant_id, d.due_at,
+                row_number() OVER (PARTITION BY d.webhook_id ORDER BY d.due_at, d.id) AS turn,
+                count(*) OVER (PARTITION BY d.webhook_id) AS n,
+                LEAST(d.free, count(*) OVER (PARTITION BY d.webhook_id)) AS chains
+           FROM due d
+       ), chained AS (
+         SELECT n.id, n.webhook_id, n.tenant_id, n.due_at, n.turn,
+                ((n.turn - 1) % n.chains)::int AS chain,
+                n.turn > n.n - n.chains AS holds_slot
+           FROM numbered n
        ), by_tenant AS (
-         SELECT b.id, b.due_at,
-                row_number() OVER (PARTITION BY b.tenant_id ORDER BY b.turn, b.due_at, b.id)
+         -- a chain's first row stands for it
+         SELECT c.webhook_id, c.chain, c.due_at,
+                row_number() OVER (PARTITION BY c.tenant_id ORDER BY c.chain, c.due_at, c.id)
                   AS turn,
                 $4::int - COALESCE(t.in_flight, 0) AS share
-           FROM by_hook b
+           FROM chained c
            LEFT JOIN unnest($5::int[], $6::int[]) AS t(tenant_id, in_flight)
-             ON t.tenant_id = b.tenant_id
+             ON t.tenant_id = c.tenant_id
+          WHERE c.turn = c.chain + 1
        ), picked AS (
-         SELECT id FROM by_tenant WHERE turn <= share ORDER BY turn, due_at, id LIMIT $1
+         SELECT webhook_id, chain FROM by_tenant WHERE turn <= share
+          ORDER BY turn, due_at, webhook_id, chain LIMIT $1
        )
        UPDATE webhook_deliveries d
           SET status = 'sending',
+              holds_slot = c.holds_slot,
               lease_expires_at = clock_timestamp() + make_interval(secs => $2),
               updated_at = now()
-         FROM picked, webhooks w, events e
-        WHERE d.id = picked.id AND w.id = d.webhook_id AND e.id = d.event_id
-       RETURNING d.id, d.tenant_id, d.webhook_id, d.attempts,
+         FROM chained c, picked p, webhooks w, events e
+        WHERE d.id = c.id AND p.webhook_id = c.webhook_id AND p.chain = c.chain
+          AND w.id = d.webhook_id AND e.id = d.event_id
+       RETURNING d.id, d.tenant_id, d.webhook_id, c.chain, c.turn::text AS turn, d.attempts,
                  CASE WHEN d.attempts = 0
                       THEN extract(epoch FROM clock_timestamp() - e.created_at)::float8
                  END AS first_attempt_wait,
@@ -283,27 +338,74 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
         MAX_IN_FLIGHT_PER_TENANT,
         busy.map(([tenantId]) => tenantId),
         busy.map(([, n]) => n),
+        CHAIN_LENGTH,
       ],
     );
     return updatedRows<ClaimedRow>(raw);
   }
 
-  private dispatch(row: ClaimedRow): void {
-    this.leased.set(row.id, row.lease);
-    this.tenantInFlight.set(row.tenant_id, (this.tenantInFlight.get(row.tenant_id) ?? 0) + 1);
-    if (row.first_attempt_wait !== null) this.metrics.observeFirstAttempt(row.first_attempt_wait);
-    const sending = this.deliver(row).finally(() => {
+  /** One chain is one send in flight: its rows go one after another, its last row last. */
+  private dispatch(chain: ClaimedRow[], claimedAt: number): void {
+    const tenantId = chain[0]!.tenant_id;
+    this.stats.chains += 1;
+    for (const row of chain) this.leased.set(row.id, row.lease);
+    this.tenantInFlight.set(tenantId, (this.tenantInFlight.get(tenantId) ?? 0) + 1);
+    const sending = this.runChain(chain, claimedAt).finally(() => {
       this.inFlight.delete(sending);
-      const left = (this.tenantInFlight.get(row.tenant_id) ?? 1) - 1;
-      if (left > 0) this.tenantInFlight.set(row.tenant_id, left);
-      else this.tenantInFlight.delete(row.tenant_id);
+      const left = (this.tenantInFlight.get(tenantId) ?? 1) - 1;
+      if (left > 0) this.tenantInFlight.set(tenantId, left);
+      else this.tenantInFlight.delete(tenantId);
       // Claiming does not wait for results to be written: the lease guards the row meanwhile.
       if (MAX_IN_FLIGHT - this.inFlight.size >= MIN_CLAIM) this.wake();
     });
     this.inFlight.add(sending);
   }
 
-  private async deliver(row: ClaimedRow): Promise<void> {
+  /**
+   * Sends a chain's rows in order. After an unsuccessful attempt, on shutdown, or once a row could
+   * no longer finish within its lease, the rest go back unsent (they are due again at once).
+   */
+  private async runChain(chain: ClaimedRow[], claimedAt: number): Promise<void> {
+    for (let i = 0; i < chain.length; i++) {
+      const row = chain[i]!;
+      const late = performance.now() - claimedAt > this.chainWindowMs;
+      if (i > 0 && (late || !this.running)) {
+        this.release(chain.slice(i));
+        return;
+      }
+      const ok = await this.deliver(row, claimedAt);
+      if (!ok && i + 1 < chain.length) {
+        this.release(chain.slice(i + 1));
+        return;
+      }
+    }
+  }
+
+  private release(rows: ClaimedRow[]): void {
+    for (const row of rows) {
+      this.pending.push({
+        id: row.id,
+        tenantId: row.tenant_id,
+        webhookId: row.webhook_id,
+        lease: row.lease,
+        nextStatus: 'released',
+        responseStatus: null,
+        error: null,
+        durationMs: 0,
+        attemptedAt: new Date().toISOString(),
+        delayMs: null,
+        gone: false,
+      });
+    }
+    this.requestFlush();
+  }
+
+  /** Sends one row and queues its result; true when the receiver took it. */
+  private async deliver(row: ClaimedRow, claimedAt: number): Promise<boolean> {
+    if (row.first_attempt_wait !== null) {
+      const waitedInChain = (performance.now() - claimedAt) / 1000;
+      this.metrics.observeFirstAttempt(row.first_attempt_wait + waitedInChain);
+    }
     const attemptedAt = new Date();
     let result: AttemptResult;
     try {
@@ -331,6 +433,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
     this.stats.attempts += 1;
     this.pending.push(this.outcome(row, result, attemptedAt));
     this.requestFlush();
+    return result.outcome === 'succeeded';
   }
 
   private outcome(row: ClaimedRow, result: AttemptResult, attemptedAt: Date): AttemptOutcome {
@@ -394,7 +497,8 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
 
   /**
    * Records every attempt, moves each delivery to its next state and keeps each endpoint's health
-   * in one statement. A delivery is only moved while it still carries the lease this worker
+   * in one statement. A chain's row handed back unsent (`released`) is due again, with no attempt
+   * recorded and no effect on health. A delivery is only moved while it still carries the lease this worker
    * claimed it with; if the webhook was revoked meanwhile, an unsuccessful delivery is cancelled
    * instead of retried. A success clears the endpoint's failure record; a failure counts against
    * it (fewer slots in the next claims) and, once the first failure since the last success is
@@ -411,22 +515,32 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
          INSERT INTO webhook_delivery_attempts
                 (tenant_id, delivery_id, attempted_at, response_status, error, duration_ms)
          SELECT tenant_id, id, attempted_at, response_status, error, duration_ms FROM r
+          WHERE next_status <> 'released'
        ), moved AS (
          UPDATE webhook_deliveries d
             SET status = CASE WHEN r.next_status <> 'succeeded' AND w.status = 'revoked'
-                              THEN 'cancelled' ELSE r.next_status END,
-                attempts = d.attempts + 1,
-                last_attempt_at = r.attempted_at,
-                last_response_status = r.response_status,
-                last_error = r.error,
+                                THEN 'cancelled'
+                              WHEN r.next_status = 'released'
+                                THEN CASE WHEN d.attempts > 0 THEN 'retry' ELSE 'queued' END
+                              ELSE r.next_status END,
+                attempts = d.attempts + (r.next_status <> 'released')::int,
+                last_attempt_at = CASE WHEN r.next_status = 'released' THEN d.last_attempt_at
+                                       ELSE r.attempted_at END,
+                last_response_status = CASE WHEN r.next_status = 'released'
+                                            THEN d.last_response_status
+                                            ELSE r.response_status END,
+                last_error = CASE WHEN r.next_status = 'released' THEN d.last_error
+                                  ELSE r.error END,
                 next_attempt_at = CASE WHEN r.delay_ms IS NULL THEN d.next_attempt_at
                                        ELSE now() + r.delay_ms * interval '1 millisecond' END,
                 lease_expires_at = NULL,
+                holds_slot = true,
                 updated_at = now()
            FROM r, webhooks w
           WHERE d.id = r.id AND d.status = 'sending' AND d.lease_expires_at = r.lease
             AND w.id = d.webhook_id
-         RETURNING d.webhook_id, r.next_status = 'succeeded' AS ok, r.attempted_at, r.gone
+         RETURNING d.webhook_id, r.next_status = 'succeeded' AS ok, r.attempted_at, r.gone,
+                   r.next_status = 'released' AS released
        ), health AS (
          -- per webhook: did an attempt of this batch succeed, when did the first one fail, and
          -- does that pause it (read from this statement's snapshot; the UPDATE re-checks status)
@@ -438,6 +552,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
                               <= now() - $11 * interval '1 millisecond'
                        THEN 'failing' END AS pause
            FROM moved m JOIN webhooks w ON w.id = m.webhook_id
+          WHERE NOT m.released
           GROUP BY m.webhook_id
        )
        UPDATE webhooks w

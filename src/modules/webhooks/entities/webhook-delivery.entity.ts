@@ -52,6 +52,10 @@ export class WebhookDeliveryEntity {
   @Column({ name: 'last_error', type: 'text', nullable: true })
   lastError!: string | null;
 
+  /** A `sending` row that holds one of its webhook's in-flight slots (the last row of a chain). */
+  @Column({ name: 'holds_slot', type: 'boolean', default: true })
+  holdsSlot!: boolean;
+
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt!: Date;
 
