@@ -78,6 +78,16 @@ describe('behind PgBouncer in transaction mode', () => {
     const tenantId = await createTenant(t.app);
     expect(await timeoutsIn(t, tenantId)).toEqual(['15s', '30s']);
     expect(await timeoutsIn(t, null)).toEqual(['15s', '30s']);
+    // TypeORM's own transactions (tenant and credential administration) too
+    const inAdmin = await t.app
+      .get(DataSource)
+      .transaction(async (m) => [
+        ...(await m.query<Array<{ statement_timeout: string }>>('SHOW statement_timeout')),
+        ...(await m.query<Array<{ idle_in_transaction_session_timeout: string }>>(
+          'SHOW idle_in_transaction_session_timeout',
+        )),
+      ]);
+    expect(inAdmin.map((r) => Object.values(r)[0])).toEqual(['15s', '30s']);
     // a session SET would outlive the transaction on PgBouncer's server connection
     const [outside] = await t.app
       .get(DataSource)

@@ -2,6 +2,7 @@ import type { DataSourceOptions } from 'typeorm';
 import type { ClientBase as PgClient } from 'pg';
 import { MIGRATIONS } from '../../../migrations/index.js';
 import type { PoolMode } from '../config/app-config.js';
+import { TransactionTimeoutsSubscriber } from './transaction-timeouts.subscriber.js';
 
 /** A statement stuck behind a dead or overloaded database fails instead of hanging a request. */
 export const STATEMENT_TIMEOUT_MS = 15_000;
@@ -39,6 +40,7 @@ export function dataSourceOptions(
     migrationsRun: false,
     migrations: MIGRATIONS,
     migrationsTransactionMode: 'each',
+    subscribers: pool.mode === 'transaction' ? [TransactionTimeoutsSubscriber] : [],
     logging: false,
     extra: {
       max: pool.size,
