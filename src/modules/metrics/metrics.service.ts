@@ -36,19 +36,19 @@ export class MetricsService {
     });
     this.firstAttempt = new Histogram({
       name: 'webhook_event_to_first_attempt_seconds',
-      help: 'Time from an event to the first delivery attempt of each of its deliveries (observed by the worker that claims it)',
+      help: 'Time from an event to the first delivery attempt of each of its deliveries (observed when the attempt starts)',
       buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 300],
       registers: [this.registry],
     });
     const database = this.db;
     new Gauge({
       name: 'webhook_attempts_in_flight',
-      help: 'Delivery attempts in flight across all workers (deliveries sending under a live lease)',
+      help: 'Delivery attempts in flight across all workers (send chains under a live lease: one attempt at a time each)',
       registers: [this.registry],
       async collect() {
         const [row]: Array<{ n: string }> = await database.query(
           `SELECT count(*) AS n FROM webhook_deliveries
-            WHERE status = 'sending' AND lease_expires_at >= now()`,
+            WHERE status = 'sending' AND holds_slot AND lease_expires_at >= now()`,
         );
         this.set(Number(row?.n ?? 0));
       },

@@ -149,7 +149,8 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
     this.disableAfterMs = parseDuration(config.WEBHOOK_DISABLE_AFTER);
     // A lease outlives any attempt by the margin, so only a dead worker's lease ever expires.
     this.leaseSeconds = (config.WEBHOOK_TIMEOUT_MS + config.WEBHOOK_LEASE_MARGIN_MS) / 1000;
-    this.chainWindowMs = Math.min(config.WEBHOOK_LEASE_MARGIN_MS / 2, 10_000);
+    // short, too, so that a pause or a revocation stops a chain's sends within two seconds
+    this.chainWindowMs = Math.min(config.WEBHOOK_LEASE_MARGIN_MS / 2, 2_000);
   }
 
   async onApplicationBootstrap(): Promise<void> {
