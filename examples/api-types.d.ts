@@ -341,7 +341,208 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    event: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Any event
+         * @description A webhook endpoint receives every type it subscribed to (and `webhook.test`) at its one URL; `type` tells which payload it is. Signed per Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`): verify the signature over the exact bytes received. At least once: deduplicate on `webhook-id`.
+         */
+        post: operations["webhook_event"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "external_revision.staged": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * `external_revision.staged`
+         * @description Sent to every webhook subscribed to `external_revision.staged` or `*`. Signed per Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`): verify the signature over the exact bytes received. At least once: deduplicate on `webhook-id`.
+         */
+        post: operations["webhook_external_revision_staged"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "external_revision.accepted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * `external_revision.accepted`
+         * @description Sent to every webhook subscribed to `external_revision.accepted` or `*`. Signed per Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`): verify the signature over the exact bytes received. At least once: deduplicate on `webhook-id`.
+         */
+        post: operations["webhook_external_revision_accepted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "external_revision.rejected": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * `external_revision.rejected`
+         * @description Sent to every webhook subscribed to `external_revision.rejected` or `*`. Signed per Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`): verify the signature over the exact bytes received. At least once: deduplicate on `webhook-id`.
+         */
+        post: operations["webhook_external_revision_rejected"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "external_revision.superseded": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * `external_revision.superseded`
+         * @description Sent to every webhook subscribed to `external_revision.superseded` or `*`. Signed per Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`): verify the signature over the exact bytes received. At least once: deduplicate on `webhook-id`.
+         */
+        post: operations["webhook_external_revision_superseded"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "document.version_created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * `document.version_created`
+         * @description Sent to every webhook subscribed to `document.version_created` or `*`. Signed per Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`): verify the signature over the exact bytes received. At least once: deduplicate on `webhook-id`.
+         */
+        post: operations["webhook_document_version_created"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "document.checked_out": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * `document.checked_out`
+         * @description Sent to every webhook subscribed to `document.checked_out` or `*`. Signed per Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`): verify the signature over the exact bytes received. At least once: deduplicate on `webhook-id`.
+         */
+        post: operations["webhook_document_checked_out"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "document.checked_in": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * `document.checked_in`
+         * @description Sent to every webhook subscribed to `document.checked_in` or `*`. Signed per Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`): verify the signature over the exact bytes received. At least once: deduplicate on `webhook-id`.
+         */
+        post: operations["webhook_document_checked_in"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "document.lock_expired": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * `document.lock_expired`
+         * @description Sent to every webhook subscribed to `document.lock_expired` or `*`. Signed per Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`): verify the signature over the exact bytes received. At least once: deduplicate on `webhook-id`.
+         */
+        post: operations["webhook_document_lock_expired"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook.test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * `webhook.test`
+         * @description Sent to one webhook on request, whatever its `events`. Signed per Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`): verify the signature over the exact bytes received. At least once: deduplicate on `webhook-id`.
+         */
+        post: operations["webhook_webhook_test"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         TokenRequestDto: {
@@ -1009,6 +1210,284 @@ export interface components {
             /** @example <h1>Access policy</h1> */
             html: string | null;
         };
+        /** @description Data of the `external_revision.*` events. */
+        ExternalRevisionEventData: {
+            /** @example 44 */
+            revisionId: number;
+            /** @example 7 */
+            documentId: number;
+            /** @example 3 */
+            projectId: number;
+            /**
+             * @example staged
+             * @enum {string}
+             */
+            status: "staged" | "accepted" | "rejected" | "superseded";
+            /**
+             * @description The version the candidate is based on.
+             * @example 12
+             */
+            base_version_id: number;
+            /**
+             * @description The version created by accepting the candidate; null unless accepted.
+             * @example null
+             */
+            resulting_version_id: number | null;
+        };
+        /** @description A candidate external revision was staged. */
+        ExternalRevisionStagedEvent: {
+            /**
+             * @description The event id, also sent as `webhook-id`: the same on every retry and replay, and for every webhook that receives the event. Deduplicate on it.
+             * @example evt_01JD2Z8KQ3M4V5W6X7Y8Z9ABCD
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the event happened (RFC 3339, UTC).
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            timestamp: string;
+            /** @example 1 */
+            tenant_id: number;
+            /**
+             * @description Discriminates the payload. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "external_revision.staged";
+            data: components["schemas"]["ExternalRevisionEventData"];
+        };
+        /** @description A candidate was accepted in the platform's UI (a new version exists). */
+        ExternalRevisionAcceptedEvent: {
+            /**
+             * @description The event id, also sent as `webhook-id`: the same on every retry and replay, and for every webhook that receives the event. Deduplicate on it.
+             * @example evt_01JD2Z8KQ3M4V5W6X7Y8Z9ABCD
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the event happened (RFC 3339, UTC).
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            timestamp: string;
+            /** @example 1 */
+            tenant_id: number;
+            /**
+             * @description Discriminates the payload. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "external_revision.accepted";
+            data: components["schemas"]["ExternalRevisionEventData"];
+        };
+        /** @description A candidate was rejected in the platform's UI. */
+        ExternalRevisionRejectedEvent: {
+            /**
+             * @description The event id, also sent as `webhook-id`: the same on every retry and replay, and for every webhook that receives the event. Deduplicate on it.
+             * @example evt_01JD2Z8KQ3M4V5W6X7Y8Z9ABCD
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the event happened (RFC 3339, UTC).
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            timestamp: string;
+            /** @example 1 */
+            tenant_id: number;
+            /**
+             * @description Discriminates the payload. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "external_revision.rejected";
+            data: components["schemas"]["ExternalRevisionEventData"];
+        };
+        /** @description A staged candidate lost its base: a newer version was created. */
+        ExternalRevisionSupersededEvent: {
+            /**
+             * @description The event id, also sent as `webhook-id`: the same on every retry and replay, and for every webhook that receives the event. Deduplicate on it.
+             * @example evt_01JD2Z8KQ3M4V5W6X7Y8Z9ABCD
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the event happened (RFC 3339, UTC).
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            timestamp: string;
+            /** @example 1 */
+            tenant_id: number;
+            /**
+             * @description Discriminates the payload. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "external_revision.superseded";
+            data: components["schemas"]["ExternalRevisionEventData"];
+        };
+        /** @description Data of `document.version_created`. */
+        DocumentVersionCreatedData: {
+            /** @example 7 */
+            documentId: number;
+            /** @example 3 */
+            projectId: number;
+            /** @example 13 */
+            versionId: number;
+            /**
+             * @description The version number (1, 2, …).
+             * @example 4
+             */
+            number: number;
+            /** @example sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08 */
+            content_hash: string;
+        };
+        /** @description A new version of a document was created. */
+        DocumentVersionCreatedEvent: {
+            /**
+             * @description The event id, also sent as `webhook-id`: the same on every retry and replay, and for every webhook that receives the event. Deduplicate on it.
+             * @example evt_01JD2Z8KQ3M4V5W6X7Y8Z9ABCD
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the event happened (RFC 3339, UTC).
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            timestamp: string;
+            /** @example 1 */
+            tenant_id: number;
+            /**
+             * @description Discriminates the payload. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "document.version_created";
+            data: components["schemas"]["DocumentVersionCreatedData"];
+        };
+        /** @description Data of `document.checked_out`. */
+        DocumentCheckedOutData: {
+            /** @example 7 */
+            documentId: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:30:00.000Z
+             */
+            expires_at: string;
+        };
+        /** @description A document was checked out (locked). */
+        DocumentCheckedOutEvent: {
+            /**
+             * @description The event id, also sent as `webhook-id`: the same on every retry and replay, and for every webhook that receives the event. Deduplicate on it.
+             * @example evt_01JD2Z8KQ3M4V5W6X7Y8Z9ABCD
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the event happened (RFC 3339, UTC).
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            timestamp: string;
+            /** @example 1 */
+            tenant_id: number;
+            /**
+             * @description Discriminates the payload. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "document.checked_out";
+            data: components["schemas"]["DocumentCheckedOutData"];
+        };
+        /** @description Data of `document.checked_in`. */
+        DocumentCheckedInData: {
+            /** @example 7 */
+            documentId: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:10:00.000Z
+             */
+            released_at: string;
+        };
+        /** @description A document was checked in (its lock released). */
+        DocumentCheckedInEvent: {
+            /**
+             * @description The event id, also sent as `webhook-id`: the same on every retry and replay, and for every webhook that receives the event. Deduplicate on it.
+             * @example evt_01JD2Z8KQ3M4V5W6X7Y8Z9ABCD
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the event happened (RFC 3339, UTC).
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            timestamp: string;
+            /** @example 1 */
+            tenant_id: number;
+            /**
+             * @description Discriminates the payload. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "document.checked_in";
+            data: components["schemas"]["DocumentCheckedInData"];
+        };
+        /** @description Data of `document.lock_expired`. */
+        DocumentLockExpiredData: {
+            /** @example 7 */
+            documentId: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:30:00.000Z
+             */
+            expired_at: string;
+        };
+        /** @description A document's lock expired without a check-in. */
+        DocumentLockExpiredEvent: {
+            /**
+             * @description The event id, also sent as `webhook-id`: the same on every retry and replay, and for every webhook that receives the event. Deduplicate on it.
+             * @example evt_01JD2Z8KQ3M4V5W6X7Y8Z9ABCD
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the event happened (RFC 3339, UTC).
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            timestamp: string;
+            /** @example 1 */
+            tenant_id: number;
+            /**
+             * @description Discriminates the payload. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "document.lock_expired";
+            data: components["schemas"]["DocumentLockExpiredData"];
+        };
+        /** @description Data of `webhook.test`. */
+        WebhookTestData: {
+            /**
+             * @description The webhook the test was sent to.
+             * @example 12
+             */
+            webhookId: number;
+        };
+        /** @description A test event, sent on request (`POST /webhooks/{webhookId}/test`) to that webhook only. */
+        WebhookTestEvent: {
+            /**
+             * @description The event id, also sent as `webhook-id`: the same on every retry and replay, and for every webhook that receives the event. Deduplicate on it.
+             * @example evt_01JD2Z8KQ3M4V5W6X7Y8Z9ABCD
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the event happened (RFC 3339, UTC).
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            timestamp: string;
+            /** @example 1 */
+            tenant_id: number;
+            /**
+             * @description Discriminates the payload. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "webhook.test";
+            data: components["schemas"]["WebhookTestData"];
+        };
+        /** @description Any payload the service sends; `type` tells which. */
+        WebhookEvent: components["schemas"]["ExternalRevisionStagedEvent"] | components["schemas"]["ExternalRevisionAcceptedEvent"] | components["schemas"]["ExternalRevisionRejectedEvent"] | components["schemas"]["ExternalRevisionSupersededEvent"] | components["schemas"]["DocumentVersionCreatedEvent"] | components["schemas"]["DocumentCheckedOutEvent"] | components["schemas"]["DocumentCheckedInEvent"] | components["schemas"]["DocumentLockExpiredEvent"] | components["schemas"]["WebhookTestEvent"];
     };
     responses: never;
     parameters: never;
@@ -2873,6 +3352,296 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
+            };
+        };
+    };
+    webhook_event: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within `WEBHOOK_TIMEOUT_MS` (default 10 s) acknowledges the delivery; anything else, or no answer, is retried on the schedule. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the service pauses the webhook instead of retrying. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_external_revision_staged: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ExternalRevisionStagedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within `WEBHOOK_TIMEOUT_MS` (default 10 s) acknowledges the delivery; anything else, or no answer, is retried on the schedule. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the service pauses the webhook instead of retrying. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_external_revision_accepted: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ExternalRevisionAcceptedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within `WEBHOOK_TIMEOUT_MS` (default 10 s) acknowledges the delivery; anything else, or no answer, is retried on the schedule. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the service pauses the webhook instead of retrying. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_external_revision_rejected: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ExternalRevisionRejectedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within `WEBHOOK_TIMEOUT_MS` (default 10 s) acknowledges the delivery; anything else, or no answer, is retried on the schedule. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the service pauses the webhook instead of retrying. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_external_revision_superseded: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ExternalRevisionSupersededEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within `WEBHOOK_TIMEOUT_MS` (default 10 s) acknowledges the delivery; anything else, or no answer, is retried on the schedule. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the service pauses the webhook instead of retrying. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_document_version_created: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DocumentVersionCreatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within `WEBHOOK_TIMEOUT_MS` (default 10 s) acknowledges the delivery; anything else, or no answer, is retried on the schedule. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the service pauses the webhook instead of retrying. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_document_checked_out: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DocumentCheckedOutEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within `WEBHOOK_TIMEOUT_MS` (default 10 s) acknowledges the delivery; anything else, or no answer, is retried on the schedule. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the service pauses the webhook instead of retrying. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_document_checked_in: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DocumentCheckedInEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within `WEBHOOK_TIMEOUT_MS` (default 10 s) acknowledges the delivery; anything else, or no answer, is retried on the schedule. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the service pauses the webhook instead of retrying. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_document_lock_expired: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DocumentLockExpiredEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within `WEBHOOK_TIMEOUT_MS` (default 10 s) acknowledges the delivery; anything else, or no answer, is retried on the schedule. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the service pauses the webhook instead of retrying. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_webhook_test: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookTestEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within `WEBHOOK_TIMEOUT_MS` (default 10 s) acknowledges the delivery; anything else, or no answer, is retried on the schedule. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the service pauses the webhook instead of retrying. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

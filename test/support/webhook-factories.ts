@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { INestApplication } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { TenantTransactions } from '../../src/common/database/tenant-transactions.js';
+import type { EventData } from '../../src/modules/events/event-catalog.js';
 import type { EventType } from '../../src/modules/events/event-types.js';
 import { EventsService } from '../../src/modules/events/events.service.js';
 import { call } from './http.js';
@@ -113,12 +114,13 @@ export async function createWebhook(
 }
 
 /** Publishes events in one tenant transaction, as the writing modules do. */
-export async function publishEvents(
+export async function publishEvents<T extends EventType = 'document.checked_in'>(
   app: INestApplication,
   tenantId: number,
   count = 1,
-  type: EventType = 'document.checked_in',
-  data: (i: number) => Record<string, unknown> = (i) => ({
+  type: T = 'document.checked_in' as T,
+  // the default matches the default type (a `document.checked_in` per event)
+  data: (i: number) => EventData<T> = (i) => ({
     documentId: i + 1,
     released_at: new Date().toISOString(),
   }),
