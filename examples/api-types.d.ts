@@ -76,10 +76,50 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List recent deliveries
-         * @description Deliveries of all webhooks of the tenant, newest first (descending deliveryId), `limit` (default 50) per page; `next_cursor` reads the next, older page, down to the oldest.
+         * List and search deliveries
+         * @description Deliveries of all webhooks of the tenant, newest first (descending deliveryId), `limit` (default 50) per page; `next_cursor` reads the next, older page, down to the oldest. Optional filters, combined: `webhookId`, `status` (repeat it for several) and `event_type`. A cursor reads on with the filters it was made with only. Deliveries created while a client walks the pages are newer than the first page: no page repeats or skips a delivery because of them.
          */
         get: operations["Webhooks_listDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhook-deliveries/{deliveryId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a delivery
+         * @description One delivery, as listed by `GET /webhook-deliveries`.
+         */
+        get: operations["Webhooks_getDelivery"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhook-deliveries/{deliveryId}/attempts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a delivery's attempts
+         * @description Every attempt of the delivery, oldest first: when it started, how long it took, the receiver's status, the error, and the first 1 KiB of the receiver's response body as text. Nothing that was sent (headers, signature) is kept.
+         */
+        get: operations["Webhooks_listAttempts"];
         put?: never;
         post?: never;
         delete?: never;
@@ -801,6 +841,35 @@ export interface components {
              */
             next_cursor: string | null;
             data: components["schemas"]["DeliveryView"][];
+        };
+        DeliveryAttemptView: {
+            /**
+             * @description The attempt number, from 1, in the order they started.
+             * @example 1
+             */
+            attempt: number;
+            /** @example 2026-11-22T10:00:01.000Z */
+            started_at: string;
+            /** @example 83 */
+            duration_ms: number;
+            /**
+             * @description The HTTP status the receiver answered; null when no response arrived.
+             * @example 500
+             */
+            response_status: number | null;
+            /**
+             * @description Why the attempt failed; null when it succeeded.
+             * @example HTTP 500
+             */
+            error: string | null;
+            /**
+             * @description The first 1 KiB of the receiver's response body, as text (UTF-8: a character cut by the limit is left out, invalid bytes and U+0000 become U+FFFD); null when no response arrived, or for attempts recorded before this was kept. Never what was sent (headers, signature).
+             * @example {"error":"database unavailable"}
+             */
+            response_body_excerpt: string | null;
+        };
+        DeliveryAttemptListView: {
+            data: components["schemas"]["DeliveryAttemptView"][];
         };
         ReplayView: {
             /** @example 981 */
@@ -1940,6 +2009,12 @@ export interface operations {
                 /** @description Opaque: the `next_cursor` of the previous page of this same list, passed back unchanged. Valid only for the tenant and the list that answered it; anything else (edited, of another list or another tenant) is 400 `validation_failed`. Omit for the first page. */
                 cursor?: string;
                 limit?: number;
+                /** @description Only this webhook's deliveries. A webhookId that is not one of the tenant's matches nothing. */
+                webhookId?: number;
+                /** @description Only deliveries in one of these states, as listed (a held delivery is `queued` or `retry`). Repeat the parameter for several: `status=failed&status=retry`. */
+                status?: ("queued" | "sending" | "succeeded" | "retry" | "failed" | "cancelled")[];
+                /** @description Only deliveries of events of this type. */
+                event_type?: "external_revision.staged" | "external_revision.accepted" | "external_revision.rejected" | "external_revision.superseded" | "document.version_created" | "document.checked_out" | "document.checked_in" | "document.lock_expired" | "webhook.test";
             };
             header?: never;
             path?: never;
@@ -1956,7 +2031,7 @@ export interface operations {
                 };
             };
             /**
-             * @description `validation_failed`: `limit` not an integer in 1..100 (never clamped), or a cursor that is malformed or not of this list and tenant.
+             * @description `validation_failed`: `limit` not an integer in 1..100 (never clamped), `webhookId` not a positive integer, a `status` or `event_type` that is not one of the listed values, a repeated `webhookId` or `event_type`, or a cursor that is malformed or not of this list, these filters and tenant.
              *
              *     `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take.
              */
@@ -1984,6 +2059,192 @@ export interface operations {
                 headers: {
                     /** @description With `insufficient_scope`: `Bearer realm="api", error="insufficient_scope", scope="…"` */
                     "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /**
+             * @description `rate_limited`: too many requests; wait the `Retry-After` seconds.
+             *
+             *     `rate_limited`: too many requests; wait the `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /**
+             * @description `internal_error`: unexpected; the body carries no internals. Quote `request_id`.
+             *
+             *     `internal_error`: unexpected; the body carries no internals. Quote `request_id`.
+             */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    Webhooks_getDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                deliveryId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeliveryView"];
+                };
+            };
+            /**
+             * @description `validation_failed`: deliveryId is not a positive integer.
+             *
+             *     `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing (`unauthenticated`), or unknown, expired or revoked (`invalid_token`) bearer token. Comes with `WWW-Authenticate: Bearer realm="api"`. */
+            401: {
+                headers: {
+                    /** @description e.g. `Bearer realm="api", error="invalid_token"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Needs scope `webhooks:read` and entitlement `api.webhooks` (`insufficient_scope`, `entitlement_required`, `ip_not_allowed`). */
+            403: {
+                headers: {
+                    /** @description With `insufficient_scope`: `Bearer realm="api", error="insufficient_scope", scope="…"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `not_found`: unknown delivery, or one of another tenant. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /**
+             * @description `rate_limited`: too many requests; wait the `Retry-After` seconds.
+             *
+             *     `rate_limited`: too many requests; wait the `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /**
+             * @description `internal_error`: unexpected; the body carries no internals. Quote `request_id`.
+             *
+             *     `internal_error`: unexpected; the body carries no internals. Quote `request_id`.
+             */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    Webhooks_listAttempts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                deliveryId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeliveryAttemptListView"];
+                };
+            };
+            /**
+             * @description `validation_failed`: deliveryId is not a positive integer.
+             *
+             *     `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing (`unauthenticated`), or unknown, expired or revoked (`invalid_token`) bearer token. Comes with `WWW-Authenticate: Bearer realm="api"`. */
+            401: {
+                headers: {
+                    /** @description e.g. `Bearer realm="api", error="invalid_token"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Needs scope `webhooks:read` and entitlement `api.webhooks` (`insufficient_scope`, `entitlement_required`, `ip_not_allowed`). */
+            403: {
+                headers: {
+                    /** @description With `insufficient_scope`: `Bearer realm="api", error="insufficient_scope", scope="…"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `not_found`: unknown delivery, or one of another tenant. */
+            404: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
