@@ -76,10 +76,50 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List recent deliveries
-         * @description Deliveries of all webhooks of the tenant, newest first (descending deliveryId), `limit` (default 50) per page; `next_cursor` reads the next, older page, down to the oldest.
+         * List and search deliveries
+         * @description Deliveries of all webhooks of the tenant, newest first (descending deliveryId), `limit` (default 50) per page; `next_cursor` reads the next, older page, down to the oldest. Optional filters, combined: `webhookId`, `status` (repeat it for several) and `event_type`. A cursor reads on with the filters it was made with only. Deliveries created while a client walks the pages are newer than the first page: no page repeats or skips a delivery because of them.
          */
         get: operations["Webhooks_listDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhook-deliveries/{deliveryId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a delivery
+         * @description One delivery, as listed by `GET /webhook-deliveries`.
+         */
+        get: operations["Webhooks_getDelivery"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhook-deliveries/{deliveryId}/attempts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a delivery's attempts
+         * @description Every attempt of the delivery, oldest first: when it started, how long it took, the receiver's status, the error, and the first 1 KiB of the receiver's response body as text. Nothing that was sent (headers, signature) is kept.
+         */
+        get: operations["Webhooks_listAttempts"];
         put?: never;
         post?: never;
         delete?: never;
@@ -341,7 +381,208 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    event: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Any event
+         * @description A webhook endpoint receives every type it subscribed to (and `webhook.test`) at its one URL; `type` tells which payload it is. Signed per Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`): verify the signature over the exact bytes received. At least once: deduplicate on `webhook-id`.
+         */
+        post: operations["webhook_event"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "external_revision.staged": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * `external_revision.staged`
+         * @description Sent to every webhook subscribed to `external_revision.staged` or `*`. Signed per Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`): verify the signature over the exact bytes received. At least once: deduplicate on `webhook-id`.
+         */
+        post: operations["webhook_external_revision_staged"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "external_revision.accepted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * `external_revision.accepted`
+         * @description Sent to every webhook subscribed to `external_revision.accepted` or `*`. Signed per Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`): verify the signature over the exact bytes received. At least once: deduplicate on `webhook-id`.
+         */
+        post: operations["webhook_external_revision_accepted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "external_revision.rejected": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * `external_revision.rejected`
+         * @description Sent to every webhook subscribed to `external_revision.rejected` or `*`. Signed per Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`): verify the signature over the exact bytes received. At least once: deduplicate on `webhook-id`.
+         */
+        post: operations["webhook_external_revision_rejected"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "external_revision.superseded": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * `external_revision.superseded`
+         * @description Sent to every webhook subscribed to `external_revision.superseded` or `*`. Signed per Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`): verify the signature over the exact bytes received. At least once: deduplicate on `webhook-id`.
+         */
+        post: operations["webhook_external_revision_superseded"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "document.version_created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * `document.version_created`
+         * @description Sent to every webhook subscribed to `document.version_created` or `*`. Signed per Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`): verify the signature over the exact bytes received. At least once: deduplicate on `webhook-id`.
+         */
+        post: operations["webhook_document_version_created"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "document.checked_out": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * `document.checked_out`
+         * @description Sent to every webhook subscribed to `document.checked_out` or `*`. Signed per Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`): verify the signature over the exact bytes received. At least once: deduplicate on `webhook-id`.
+         */
+        post: operations["webhook_document_checked_out"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "document.checked_in": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * `document.checked_in`
+         * @description Sent to every webhook subscribed to `document.checked_in` or `*`. Signed per Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`): verify the signature over the exact bytes received. At least once: deduplicate on `webhook-id`.
+         */
+        post: operations["webhook_document_checked_in"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "document.lock_expired": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * `document.lock_expired`
+         * @description Sent to every webhook subscribed to `document.lock_expired` or `*`. Signed per Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`): verify the signature over the exact bytes received. At least once: deduplicate on `webhook-id`.
+         */
+        post: operations["webhook_document_lock_expired"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook.test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * `webhook.test`
+         * @description Sent to one webhook on request, whatever its `events`. Signed per Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`): verify the signature over the exact bytes received. At least once: deduplicate on `webhook-id`.
+         */
+        post: operations["webhook_webhook_test"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         TokenRequestDto: {
@@ -600,6 +841,35 @@ export interface components {
              */
             next_cursor: string | null;
             data: components["schemas"]["DeliveryView"][];
+        };
+        DeliveryAttemptView: {
+            /**
+             * @description The attempt number, from 1, in the order they started.
+             * @example 1
+             */
+            attempt: number;
+            /** @example 2026-11-22T10:00:01.000Z */
+            started_at: string;
+            /** @example 83 */
+            duration_ms: number;
+            /**
+             * @description The HTTP status the receiver answered; null when no response arrived.
+             * @example 500
+             */
+            response_status: number | null;
+            /**
+             * @description Why the attempt failed; null when it succeeded.
+             * @example HTTP 500
+             */
+            error: string | null;
+            /**
+             * @description The first 1 KiB of the receiver's response body, as text (UTF-8: a character cut by the limit is left out, invalid bytes and U+0000 become U+FFFD); null when no response arrived, or for attempts recorded before this was kept. Never what was sent (headers, signature).
+             * @example {"error":"database unavailable"}
+             */
+            response_body_excerpt: string | null;
+        };
+        DeliveryAttemptListView: {
+            data: components["schemas"]["DeliveryAttemptView"][];
         };
         ReplayView: {
             /** @example 981 */
@@ -1009,6 +1279,284 @@ export interface components {
             /** @example <h1>Access policy</h1> */
             html: string | null;
         };
+        /** @description Data of the `external_revision.*` events. */
+        ExternalRevisionEventData: {
+            /** @example 44 */
+            revisionId: number;
+            /** @example 7 */
+            documentId: number;
+            /** @example 3 */
+            projectId: number;
+            /**
+             * @example staged
+             * @enum {string}
+             */
+            status: "staged" | "accepted" | "rejected" | "superseded";
+            /**
+             * @description The version the candidate is based on.
+             * @example 12
+             */
+            base_version_id: number;
+            /**
+             * @description The version created by accepting the candidate; null unless accepted.
+             * @example null
+             */
+            resulting_version_id: number | null;
+        };
+        /** @description A candidate external revision was staged. */
+        ExternalRevisionStagedEvent: {
+            /**
+             * @description The event id, also sent as `webhook-id`: the same on every retry and replay, and for every webhook that receives the event. Deduplicate on it.
+             * @example evt_01JD2Z8KQ3M4V5W6X7Y8Z9ABCD
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the event happened (RFC 3339, UTC).
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            timestamp: string;
+            /** @example 1 */
+            tenant_id: number;
+            /**
+             * @description Discriminates the payload. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "external_revision.staged";
+            data: components["schemas"]["ExternalRevisionEventData"];
+        };
+        /** @description A candidate was accepted in the platform's UI (a new version exists). */
+        ExternalRevisionAcceptedEvent: {
+            /**
+             * @description The event id, also sent as `webhook-id`: the same on every retry and replay, and for every webhook that receives the event. Deduplicate on it.
+             * @example evt_01JD2Z8KQ3M4V5W6X7Y8Z9ABCD
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the event happened (RFC 3339, UTC).
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            timestamp: string;
+            /** @example 1 */
+            tenant_id: number;
+            /**
+             * @description Discriminates the payload. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "external_revision.accepted";
+            data: components["schemas"]["ExternalRevisionEventData"];
+        };
+        /** @description A candidate was rejected in the platform's UI. */
+        ExternalRevisionRejectedEvent: {
+            /**
+             * @description The event id, also sent as `webhook-id`: the same on every retry and replay, and for every webhook that receives the event. Deduplicate on it.
+             * @example evt_01JD2Z8KQ3M4V5W6X7Y8Z9ABCD
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the event happened (RFC 3339, UTC).
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            timestamp: string;
+            /** @example 1 */
+            tenant_id: number;
+            /**
+             * @description Discriminates the payload. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "external_revision.rejected";
+            data: components["schemas"]["ExternalRevisionEventData"];
+        };
+        /** @description A staged candidate lost its base: a newer version was created. */
+        ExternalRevisionSupersededEvent: {
+            /**
+             * @description The event id, also sent as `webhook-id`: the same on every retry and replay, and for every webhook that receives the event. Deduplicate on it.
+             * @example evt_01JD2Z8KQ3M4V5W6X7Y8Z9ABCD
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the event happened (RFC 3339, UTC).
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            timestamp: string;
+            /** @example 1 */
+            tenant_id: number;
+            /**
+             * @description Discriminates the payload. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "external_revision.superseded";
+            data: components["schemas"]["ExternalRevisionEventData"];
+        };
+        /** @description Data of `document.version_created`. */
+        DocumentVersionCreatedData: {
+            /** @example 7 */
+            documentId: number;
+            /** @example 3 */
+            projectId: number;
+            /** @example 13 */
+            versionId: number;
+            /**
+             * @description The version number (1, 2, …).
+             * @example 4
+             */
+            number: number;
+            /** @example sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08 */
+            content_hash: string;
+        };
+        /** @description A new version of a document was created. */
+        DocumentVersionCreatedEvent: {
+            /**
+             * @description The event id, also sent as `webhook-id`: the same on every retry and replay, and for every webhook that receives the event. Deduplicate on it.
+             * @example evt_01JD2Z8KQ3M4V5W6X7Y8Z9ABCD
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the event happened (RFC 3339, UTC).
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            timestamp: string;
+            /** @example 1 */
+            tenant_id: number;
+            /**
+             * @description Discriminates the payload. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "document.version_created";
+            data: components["schemas"]["DocumentVersionCreatedData"];
+        };
+        /** @description Data of `document.checked_out`. */
+        DocumentCheckedOutData: {
+            /** @example 7 */
+            documentId: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:30:00.000Z
+             */
+            expires_at: string;
+        };
+        /** @description A document was checked out (locked). */
+        DocumentCheckedOutEvent: {
+            /**
+             * @description The event id, also sent as `webhook-id`: the same on every retry and replay, and for every webhook that receives the event. Deduplicate on it.
+             * @example evt_01JD2Z8KQ3M4V5W6X7Y8Z9ABCD
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the event happened (RFC 3339, UTC).
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            timestamp: string;
+            /** @example 1 */
+            tenant_id: number;
+            /**
+             * @description Discriminates the payload. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "document.checked_out";
+            data: components["schemas"]["DocumentCheckedOutData"];
+        };
+        /** @description Data of `document.checked_in`. */
+        DocumentCheckedInData: {
+            /** @example 7 */
+            documentId: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:10:00.000Z
+             */
+            released_at: string;
+        };
+        /** @description A document was checked in (its lock released). */
+        DocumentCheckedInEvent: {
+            /**
+             * @description The event id, also sent as `webhook-id`: the same on every retry and replay, and for every webhook that receives the event. Deduplicate on it.
+             * @example evt_01JD2Z8KQ3M4V5W6X7Y8Z9ABCD
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the event happened (RFC 3339, UTC).
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            timestamp: string;
+            /** @example 1 */
+            tenant_id: number;
+            /**
+             * @description Discriminates the payload. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "document.checked_in";
+            data: components["schemas"]["DocumentCheckedInData"];
+        };
+        /** @description Data of `document.lock_expired`. */
+        DocumentLockExpiredData: {
+            /** @example 7 */
+            documentId: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:30:00.000Z
+             */
+            expired_at: string;
+        };
+        /** @description A document's lock expired without a check-in. */
+        DocumentLockExpiredEvent: {
+            /**
+             * @description The event id, also sent as `webhook-id`: the same on every retry and replay, and for every webhook that receives the event. Deduplicate on it.
+             * @example evt_01JD2Z8KQ3M4V5W6X7Y8Z9ABCD
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the event happened (RFC 3339, UTC).
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            timestamp: string;
+            /** @example 1 */
+            tenant_id: number;
+            /**
+             * @description Discriminates the payload. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "document.lock_expired";
+            data: components["schemas"]["DocumentLockExpiredData"];
+        };
+        /** @description Data of `webhook.test`. */
+        WebhookTestData: {
+            /**
+             * @description The webhook the test was sent to.
+             * @example 12
+             */
+            webhookId: number;
+        };
+        /** @description A test event, sent on request (`POST /webhooks/{webhookId}/test`) to that webhook only. */
+        WebhookTestEvent: {
+            /**
+             * @description The event id, also sent as `webhook-id`: the same on every retry and replay, and for every webhook that receives the event. Deduplicate on it.
+             * @example evt_01JD2Z8KQ3M4V5W6X7Y8Z9ABCD
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the event happened (RFC 3339, UTC).
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            timestamp: string;
+            /** @example 1 */
+            tenant_id: number;
+            /**
+             * @description Discriminates the payload. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "webhook.test";
+            data: components["schemas"]["WebhookTestData"];
+        };
+        /** @description Any payload the service sends; `type` tells which. */
+        WebhookEvent: components["schemas"]["ExternalRevisionStagedEvent"] | components["schemas"]["ExternalRevisionAcceptedEvent"] | components["schemas"]["ExternalRevisionRejectedEvent"] | components["schemas"]["ExternalRevisionSupersededEvent"] | components["schemas"]["DocumentVersionCreatedEvent"] | components["schemas"]["DocumentCheckedOutEvent"] | components["schemas"]["DocumentCheckedInEvent"] | components["schemas"]["DocumentLockExpiredEvent"] | components["schemas"]["WebhookTestEvent"];
     };
     responses: never;
     parameters: never;
@@ -1461,6 +2009,12 @@ export interface operations {
                 /** @description Opaque: the `next_cursor` of the previous page of this same list, passed back unchanged. Valid only for the tenant and the list that answered it; anything else (edited, of another list or another tenant) is 400 `validation_failed`. Omit for the first page. */
                 cursor?: string;
                 limit?: number;
+                /** @description Only this webhook's deliveries. A webhookId that is not one of the tenant's matches nothing. */
+                webhookId?: number;
+                /** @description Only deliveries in one of these states, as listed (a held delivery is `queued` or `retry`). Repeat the parameter for several: `status=failed&status=retry`. */
+                status?: ("queued" | "sending" | "succeeded" | "retry" | "failed" | "cancelled")[];
+                /** @description Only deliveries of events of this type. */
+                event_type?: "external_revision.staged" | "external_revision.accepted" | "external_revision.rejected" | "external_revision.superseded" | "document.version_created" | "document.checked_out" | "document.checked_in" | "document.lock_expired" | "webhook.test";
             };
             header?: never;
             path?: never;
@@ -1477,7 +2031,7 @@ export interface operations {
                 };
             };
             /**
-             * @description `validation_failed`: `limit` not an integer in 1..100 (never clamped), or a cursor that is malformed or not of this list and tenant.
+             * @description `validation_failed`: `limit` not an integer in 1..100 (never clamped), `webhookId` not a positive integer, a `status` or `event_type` that is not one of the listed values, a repeated `webhookId` or `event_type`, or a cursor that is malformed or not of this list, these filters and tenant.
              *
              *     `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take.
              */
@@ -1505,6 +2059,192 @@ export interface operations {
                 headers: {
                     /** @description With `insufficient_scope`: `Bearer realm="api", error="insufficient_scope", scope="…"` */
                     "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /**
+             * @description `rate_limited`: too many requests; wait the `Retry-After` seconds.
+             *
+             *     `rate_limited`: too many requests; wait the `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /**
+             * @description `internal_error`: unexpected; the body carries no internals. Quote `request_id`.
+             *
+             *     `internal_error`: unexpected; the body carries no internals. Quote `request_id`.
+             */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    Webhooks_getDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                deliveryId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeliveryView"];
+                };
+            };
+            /**
+             * @description `validation_failed`: deliveryId is not a positive integer.
+             *
+             *     `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing (`unauthenticated`), or unknown, expired or revoked (`invalid_token`) bearer token. Comes with `WWW-Authenticate: Bearer realm="api"`. */
+            401: {
+                headers: {
+                    /** @description e.g. `Bearer realm="api", error="invalid_token"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Needs scope `webhooks:read` and entitlement `api.webhooks` (`insufficient_scope`, `entitlement_required`, `ip_not_allowed`). */
+            403: {
+                headers: {
+                    /** @description With `insufficient_scope`: `Bearer realm="api", error="insufficient_scope", scope="…"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `not_found`: unknown delivery, or one of another tenant. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /**
+             * @description `rate_limited`: too many requests; wait the `Retry-After` seconds.
+             *
+             *     `rate_limited`: too many requests; wait the `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /**
+             * @description `internal_error`: unexpected; the body carries no internals. Quote `request_id`.
+             *
+             *     `internal_error`: unexpected; the body carries no internals. Quote `request_id`.
+             */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    Webhooks_listAttempts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                deliveryId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeliveryAttemptListView"];
+                };
+            };
+            /**
+             * @description `validation_failed`: deliveryId is not a positive integer.
+             *
+             *     `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing (`unauthenticated`), or unknown, expired or revoked (`invalid_token`) bearer token. Comes with `WWW-Authenticate: Bearer realm="api"`. */
+            401: {
+                headers: {
+                    /** @description e.g. `Bearer realm="api", error="invalid_token"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Needs scope `webhooks:read` and entitlement `api.webhooks` (`insufficient_scope`, `entitlement_required`, `ip_not_allowed`). */
+            403: {
+                headers: {
+                    /** @description With `insufficient_scope`: `Bearer realm="api", error="insufficient_scope", scope="…"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `not_found`: unknown delivery, or one of another tenant. */
+            404: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -2873,6 +3613,296 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
+            };
+        };
+    };
+    webhook_event: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within `WEBHOOK_TIMEOUT_MS` (default 10 s) acknowledges the delivery; anything else, or no answer, is retried on the schedule. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the service pauses the webhook instead of retrying. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_external_revision_staged: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ExternalRevisionStagedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within `WEBHOOK_TIMEOUT_MS` (default 10 s) acknowledges the delivery; anything else, or no answer, is retried on the schedule. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the service pauses the webhook instead of retrying. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_external_revision_accepted: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ExternalRevisionAcceptedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within `WEBHOOK_TIMEOUT_MS` (default 10 s) acknowledges the delivery; anything else, or no answer, is retried on the schedule. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the service pauses the webhook instead of retrying. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_external_revision_rejected: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ExternalRevisionRejectedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within `WEBHOOK_TIMEOUT_MS` (default 10 s) acknowledges the delivery; anything else, or no answer, is retried on the schedule. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the service pauses the webhook instead of retrying. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_external_revision_superseded: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ExternalRevisionSupersededEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within `WEBHOOK_TIMEOUT_MS` (default 10 s) acknowledges the delivery; anything else, or no answer, is retried on the schedule. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the service pauses the webhook instead of retrying. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_document_version_created: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DocumentVersionCreatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within `WEBHOOK_TIMEOUT_MS` (default 10 s) acknowledges the delivery; anything else, or no answer, is retried on the schedule. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the service pauses the webhook instead of retrying. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_document_checked_out: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DocumentCheckedOutEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within `WEBHOOK_TIMEOUT_MS` (default 10 s) acknowledges the delivery; anything else, or no answer, is retried on the schedule. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the service pauses the webhook instead of retrying. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_document_checked_in: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DocumentCheckedInEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within `WEBHOOK_TIMEOUT_MS` (default 10 s) acknowledges the delivery; anything else, or no answer, is retried on the schedule. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the service pauses the webhook instead of retrying. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_document_lock_expired: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DocumentLockExpiredEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within `WEBHOOK_TIMEOUT_MS` (default 10 s) acknowledges the delivery; anything else, or no answer, is retried on the schedule. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the service pauses the webhook instead of retrying. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_webhook_test: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookTestEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within `WEBHOOK_TIMEOUT_MS` (default 10 s) acknowledges the delivery; anything else, or no answer, is retried on the schedule. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the service pauses the webhook instead of retrying. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

@@ -1,6 +1,11 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { SCOPES } from './modules/auth/scopes.js';
+import {
+  CATALOG_EVENT_TYPES,
+  EVENT_PAYLOAD_CLASSES,
+  WEBHOOK_TEST_EVENT,
+} from './modules/events/event-catalog.js';
 
 const SCOPE_DESCRIPTIONS: Record<(typeof SCOPES)[number], string> = {
   'projects:read': 'Read projects, their documents and file metadata',
@@ -35,8 +40,78 @@ function dropImplicitHeaders(parameters: Parameters): Parameters {
   );
 }
 
+/** The union of every payload, discriminated by `type` (`components.schemas.WebhookEvent`). */
+export const WEBHOOK_EVENT_SCHEMA = 'WebhookEvent';
+
+const schemaRef = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+
+const WEBHOOK_DELIVERY_NOTE =
+  'Signed per Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`): verify ' +
+  'the signature over the exact bytes received. At least once: deduplicate on `webhook-id`.';
+
+/** A `webhooks` entry: what the service POSTs to an endpoint, and what it makes of the answer. */
+function webhookOperation(
+  operationId: string,
+  summary: string,
+  description: string,
+  schema: string,
+): NonNullable<OpenAPIObject['webhooks']>[string] {
+  return {
+    post: {
+      operationId,
+      tags: ['webhook events'],
+      summary,
+      description: `${description} ${WEBHOOK_DELIVERY_NOTE}`,
+      security: [],
+      requestBody: {
+        required: true,
+        content: { 'application/json': { schema: schemaRef(schema) } },
+      },
+      responses: {
+        '200': {
+          description:
+            'Any 2xx within `WEBHOOK_TIMEOUT_MS` (default 10 s) acknowledges the delivery; ' +
+            'anything else, or no answer, is retried on the schedule.',
+        },
+        '410': { description: 'Gone: the service pauses the webhook instead of retrying.' },
+      },
+    },
+  };
+}
+
+/**
+ * OpenAPI 3.1 `webhooks`: what one endpoint receives (any type it subscribed to, the union), then
+ * one entry per event type, each with the payload class of that type (event-catalog.ts, the
+ * classes `EventsService.publish` is typed with).
+ */
+function eventWebhooks(): NonNullable<OpenAPIObject['webhooks']> {
+  return {
+    event: webhookOperation(
+      'webhook_event',
+      'Any event',
+      'A webhook endpoint receives every type it subscribed to (and `webhook.test`) at its one ' +
+        'URL; `type` tells which payload it is.',
+      WEBHOOK_EVENT_SCHEMA,
+    ),
+    ...Object.fromEntries(
+      CATALOG_EVENT_TYPES.map((type) => [
+        type,
+        webhookOperation(
+          `webhook_${type.replace('.', '_')}`,
+          `\`${type}\``,
+          type === WEBHOOK_TEST_EVENT
+            ? 'Sent to one webhook on request, whatever its `events`.'
+            : `Sent to every webhook subscribed to \`${type}\` or \`*\`.`,
+          EVENT_PAYLOAD_CLASSES[type].name,
+        ),
+      ]),
+    ),
+  };
+}
+
 export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   const config = new DocumentBuilder()
+    .setOpenAPIVersion('3.1.0')
     .setTitle('GRC Integration API')
     .setDescription(
       'Tenant-scoped integration API of the governance, risk and compliance platform: read ' +
@@ -58,6 +133,11 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     )
     .addTag('locks', 'Check-out and check-in: a temporary lock with a one-time token.')
     .addTag('webhooks', 'Signed notifications (Standard Webhooks), their deliveries and replay.')
+    .addTag(
+      'webhook events',
+      'What the service sends to a webhook: one payload schema per event type, discriminated by ' +
+        '`type` (all of them: `WebhookEvent`).',
+    )
     .addBearerAuth(
       {
         type: 'http',
@@ -79,12 +159,28 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
       'oauth2',
     )
     .build();
+  config.webhooks = eventWebhooks();
   const document = SwaggerModule.createDocument(app, config, {
+    extraModels: Object.values(EVENT_PAYLOAD_CLASSES),
     // every operation names its context's tag; none is derived from a controller's class name
     autoTagControllers: false,
     operationIdFactory: (controllerKey: string, methodKey: string) =>
       `${controllerKey.replace(/Controller$/, '')}_${methodKey}`,
   });
+  const schemas = (document.components ??= {}).schemas ?? {};
+  schemas[WEBHOOK_EVENT_SCHEMA] = {
+    description: 'Any payload the service sends; `type` tells which.',
+    oneOf: CATALOG_EVENT_TYPES.map((type) => schemaRef(EVENT_PAYLOAD_CLASSES[type].name)),
+    discriminator: {
+      propertyName: 'type',
+      mapping: Object.fromEntries(
+        CATALOG_EVENT_TYPES.map((type) => [
+          type,
+          `#/components/schemas/${EVENT_PAYLOAD_CLASSES[type].name}`,
+        ]),
+      ),
+    },
+  };
   for (const item of Object.values(document.paths)) {
     for (const method of ['get', 'put', 'post', 'delete', 'patch'] as const) {
       const operation = item[method];

@@ -11,6 +11,8 @@ import { stage } from './support/revision-factories.js';
 import { fillPath, loadRouteTable, type Operation } from './support/route-table.js';
 import { createWebhook, deliveriesOf, publishEvents } from './support/webhook-factories.js';
 import { AuditService } from '../src/modules/audit/audit.service.js';
+import { CATALOG_EVENT_TYPES } from '../src/modules/events/event-catalog.js';
+import { DELIVERY_STATUSES } from '../src/modules/webhooks/entities/webhook-delivery.entity.js';
 
 /**
  * The isolation matrix, generated from the app's route table: every route with a path id, every
@@ -267,6 +269,75 @@ describe('isolation matrix: foreign ids answer exactly like missing ones', () =>
         withMessage(label, () => expect(comparable(foreign)).toEqual(comparable(malformed)));
         matrix.push({
           route: `GET ${op.template}?cursor`,
+          kinds: 'cursor',
+          credential,
+          status: 400,
+        });
+      }
+    }
+  });
+
+  it("answers A's delivery filters with B's webhookId like a missing one, and no filter value shows B's rows", async () => {
+    for (const [credential, auth] of Object.entries({ 'client token': a.auth, PAT: aPat })) {
+      const q = (query: string) => call(t.baseUrl, 'GET', `/webhook-deliveries?${query}`, { auth });
+      const theirs = await q(`webhookId=${ids.b.webhookId}`);
+      const missing = await q(`webhookId=${MISSING_ID}`);
+      const label = `GET /webhook-deliveries?webhookId=<B's> (${credential})`;
+      withMessage(label, () => expect(theirs.body).toEqual({ data: [], next_cursor: null }));
+      withMessage(label, () => expect(comparable(theirs)).toEqual(comparable(missing)));
+      matrix.push({
+        route: 'GET /webhook-deliveries?webhookId',
+        kinds: 'webhookId',
+        credential,
+        status: theirs.status,
+      });
+      const values = [
+        ...DELIVERY_STATUSES.map((v) => ['status', v] as const),
+        ['status', DELIVERY_STATUSES.join('&status=')] as const,
+        ...CATALOG_EVENT_TYPES.map((v) => ['event_type', v] as const),
+      ];
+      for (const [param, value] of values) {
+        const res = await q(`limit=100&${param}=${value}`);
+        const rows = res.body.data as Array<{ deliveryId: number; webhookId: number }>;
+        withMessage(`${param}=${value} (${credential}): ${res.text}`, () => {
+          expect(res.status).toBe(200);
+          expect(rows.filter((d) => d.webhookId !== ids.a.webhookId)).toEqual([]);
+          expect(rows.map((d) => d.deliveryId)).not.toContain(ids.b.deliveryId);
+        });
+        matrix.push({
+          route: `GET /webhook-deliveries?${param}`,
+          kinds: param,
+          credential,
+          status: res.status,
+        });
+      }
+      // A's own delivery is found by the filters that match it
+      const own = await q(
+        `webhookId=${ids.a.webhookId}&status=failed&event_type=document.checked_in`,
+      );
+      expect((own.body.data as Array<{ deliveryId: number }>).map((d) => d.deliveryId)).toEqual([
+        ids.a.deliveryId,
+      ]);
+      // B's cursor of a filtered list, with the same filters: refused like a malformed one
+      for (const filters of [`webhookId=${ids.b.webhookId}`, 'status=failed&status=queued']) {
+        const page = await call(t.baseUrl, 'GET', `/webhook-deliveries?limit=1&${filters}`, {
+          auth: b.auth,
+        });
+        const cursor = page.body.next_cursor as string;
+        withMessage(`B's cursor of ?${filters}: ${page.text}`, () =>
+          expect(typeof cursor).toBe('string'),
+        );
+        const foreign = await q(`${filters}&cursor=${encodeURIComponent(cursor)}`);
+        const malformed = await q(`${filters}&cursor=not-a-cursor`);
+        withMessage(`?${filters} with B's cursor (${credential})`, () => {
+          expect({ status: foreign.status, code: foreign.body?.code }).toEqual({
+            status: 400,
+            code: 'validation_failed',
+          });
+          expect(comparable(foreign)).toEqual(comparable(malformed));
+        });
+        matrix.push({
+          route: `GET /webhook-deliveries?${filters.replace(/=[^&]*/g, '')}&cursor`,
           kinds: 'cursor',
           credential,
           status: 400,

@@ -1,10 +1,12 @@
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import {
+  describeEvent,
   type RunningReceiver,
   startWebhookReceiver,
   type WebhookEvent,
 } from '../examples/webhook-receiver.js';
+import { payloadProblem } from './support/event-schemas.js';
 import { startTestApp, type TestApp } from './support/app.js';
 import { createCaller, type TestCaller } from './support/factories.js';
 import { call } from './support/http.js';
@@ -100,6 +102,15 @@ describe('examples/webhook-receiver.ts', () => {
       data: { documentId },
     });
     expect(receiver.events).toEqual(handled);
+    // the typed client's union narrows on `type`: the example reads the checkout's own fields
+    const event = handled[0]!;
+    expect(event.type === 'document.checked_out' && event.data.expires_at).toEqual(
+      expect.stringMatching(/Z$/),
+    );
+    expect(describeEvent(event)).toBe(
+      `document ${documentId} checked out until ${(event.data as { expires_at: string }).expires_at}`,
+    );
+    expect(payloadProblem(JSON.stringify(event))).toBeNull();
     // the receiver answered 401 and the service recorded it as a failed attempt, to be retried
     expect(bad).toMatchObject({ status: 'retry', last_response_status: 401 });
     expect(receiver.rejected).toBe(1);

@@ -316,7 +316,10 @@ describe('webhooks API', () => {
       const tx = t.app.get(TenantTransactions);
       await expect(
         tx.run(c.tenantId, async () => {
-          await t.app.get(EventsService).publish(c.tenantId, 'document.checked_in', {});
+          await t.app.get(EventsService).publish(c.tenantId, 'document.checked_in', {
+            documentId: 1,
+            released_at: new Date().toISOString(),
+          });
           throw new Error('rollback');
         }),
       ).rejects.toThrow('rollback');

@@ -3,8 +3,10 @@ import type { AddressInfo } from 'node:net';
 import type { INestApplication } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { TenantTransactions } from '../../src/common/database/tenant-transactions.js';
+import type { EventData } from '../../src/modules/events/event-catalog.js';
 import type { EventType } from '../../src/modules/events/event-types.js';
 import { EventsService } from '../../src/modules/events/events.service.js';
+import { payloadProblem } from './event-schemas.js';
 import { call } from './http.js';
 
 export interface ReceivedRequest {
@@ -15,11 +17,13 @@ export interface ReceivedRequest {
 }
 
 /**
- * What a receiver path answers: a status (with optional headers, optionally after a delay), or
- * `hang` (never answers).
+ * What a receiver path answers: a status (with optional headers and body, `ok` by default,
+ * optionally after a delay), or `hang` (never answers).
  */
 export type Reply =
-  number | { status: number; headers?: Record<string, string>; delayMs?: number } | 'hang';
+  | number
+  | { status: number; headers?: Record<string, string>; body?: string | Buffer; delayMs?: number }
+  | 'hang';
 
 /** A real HTTP receiver on 127.0.0.1 that records every request and answers per path. */
 export interface Receiver {
@@ -29,13 +33,18 @@ export interface Receiver {
   on(path: string): ReceivedRequest[];
   /** The most requests to paths starting with `prefix` that were open together so far. */
   peakInFlight(prefix: string): number;
-  reply(path: string, reply: Reply): void;
+  /** What `path` answers from now on; a list answers one request each, its last one repeating. */
+  reply(path: string, reply: Reply | Reply[]): void;
+  /** Deliveries whose body the OpenAPI document does not describe (see event-schemas.ts). */
+  undocumented: string[];
+  /** Stops the receiver; fails if any delivery it got was `undocumented`. */
   close(): Promise<void>;
 }
 
 export async function startReceiver(): Promise<Receiver> {
   const received: ReceivedRequest[] = [];
-  const replies = new Map<string, Reply>();
+  const undocumented: string[] = [];
+  const replies = new Map<string, Reply[]>();
   const hanging = new Set<http.ServerResponse>();
   const open = new Map<string, number>();
   const peaks = new Map<string, number>();
@@ -56,13 +65,15 @@ export async function startReceiver(): Promise<Receiver> {
       for (const [k, v] of Object.entries(req.headers)) {
         if (typeof v === 'string') headers[k] = v;
       }
-      received.push({
-        path,
-        headers,
-        body: Buffer.concat(chunks).toString('utf8'),
-        at: Date.now(),
-      });
-      const reply = replies.get(path) ?? 200;
+      const body = Buffer.concat(chunks).toString('utf8');
+      received.push({ path, headers, body, at: Date.now() });
+      // every payload the service sends is checked against its schema in the document
+      if (headers['webhook-id'] !== undefined) {
+        const problem = payloadProblem(body);
+        if (problem) undocumented.push(`${headers['webhook-id']} to ${path}: ${problem}`);
+      }
+      const queue = replies.get(path);
+      const reply = (queue && queue.length > 1 ? queue.shift() : queue?.[0]) ?? 200;
       if (reply === 'hang') {
         hanging.add(res);
         res.on('close', () => hanging.delete(res));
@@ -71,11 +82,12 @@ export async function startReceiver(): Promise<Receiver> {
       const {
         status,
         headers: extra,
+        body: answerBody = 'ok',
         delayMs,
       } = typeof reply === 'number' ? { status: reply, delayMs: undefined } : reply;
       const answer = () => {
         res.writeHead(status, { 'content-type': 'text/plain', ...extra });
-        res.end('ok');
+        res.end(answerBody);
       };
       if (delayMs === undefined) answer();
       else setTimeout(answer, delayMs);
@@ -94,11 +106,17 @@ export async function startReceiver(): Promise<Receiver> {
       if (!peaks.has(prefix)) peaks.set(prefix, 0);
       return peaks.get(prefix) ?? 0;
     },
-    reply: (path, reply) => replies.set(path, reply),
+    reply: (path, reply) => replies.set(path, Array.isArray(reply) ? [...reply] : [reply]),
+    undocumented,
     async close() {
       for (const res of hanging) res.destroy();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      if (undocumented.length > 0) {
+        throw new Error(
+          `payloads the OpenAPI document does not describe:\n${undocumented.join('\n')}`,
+        );
+      }
     },
   };
 }
@@ -125,12 +143,13 @@ export async function createWebhook(
 }
 
 /** Publishes events in one tenant transaction, as the writing modules do. */
-export async function publishEvents(
+export async function publishEvents<T extends EventType = 'document.checked_in'>(
   app: INestApplication,
   tenantId: number,
   count = 1,
-  type: EventType = 'document.checked_in',
-  data: (i: number) => Record<string, unknown> = (i) => ({
+  type: T = 'document.checked_in' as T,
+  // the default matches the default type (a `document.checked_in` per event)
+  data: (i: number) => EventData<T> = (i) => ({
     documentId: i + 1,
     released_at: new Date().toISOString(),
   }),

@@ -2,7 +2,7 @@ import { type ArgumentMetadata, Injectable, type PipeTransform } from '@nestjs/c
 import type { TransformFnParams } from 'class-transformer';
 import { ValidationFailedError } from './app-error.js';
 
-const MAX_ID = 2_147_483_647;
+export const MAX_ID = 2_147_483_647;
 
 /**
  * The largest list offset: rows have 32-bit ids, so no list is longer. (`toInteger` converts up to

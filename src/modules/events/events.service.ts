@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { TenantTransactions } from '../../common/database/tenant-transactions.js';
+import type { EventData } from './event-catalog.js';
 import { newEventId } from './event-id.js';
 import type { EventType } from './event-types.js';
 
@@ -11,7 +12,7 @@ export interface EventEnvelope {
   type: EventType;
   timestamp: string;
   tenant_id: number;
-  data: Record<string, unknown>;
+  data: EventData<EventType>;
 }
 
 /**
@@ -31,10 +32,11 @@ export class EventsService {
    * `last`: this is the transaction's last statement, sent with its COMMIT in one round trip
    * (`TenantTransactions.queryAndCommit`); the caller must not touch the database after it.
    */
-  async publish(
+  async publish<T extends EventType>(
     tenantId: number,
-    type: EventType,
-    data: Record<string, unknown>,
+    type: T,
+    /** Exactly the catalog's `data` of `type` (event-catalog.ts), which the OpenAPI document describes. */
+    data: EventData<T>,
     along?: { sql: string; params: readonly unknown[] },
     { last = false }: { last?: boolean } = {},
   ): Promise<{ eventId: string; along: Array<Record<string, unknown>> }> {

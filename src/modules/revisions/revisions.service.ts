@@ -24,6 +24,7 @@ import type { Principal } from '../auth/principal.js';
 import { canonicalJson, hashOfCanonical } from '../documents/content-hash.js';
 import { DocumentService } from '../documents/documents.service.js';
 import { EventsService } from '../events/events.service.js';
+import type { ExternalRevisionEventData } from '../events/event-catalog.js';
 import type { EventType } from '../events/event-types.js';
 import { LocksService } from '../locks/locks.service.js';
 import type {
@@ -279,7 +280,7 @@ export class RevisionsService implements OnModuleInit {
   /** `external_revision.*` payload (CONTRACT.md §7): every key present, null where no value. */
   async publish(
     tenantId: number,
-    type: EventType,
+    type: Extract<EventType, `external_revision.${string}`>,
     row: Pick<
       ExternalRevision,
       'id' | 'documentId' | 'status' | 'baseVersionId' | 'resultingVersionId'
@@ -297,7 +298,7 @@ function revisionEventData(
     'id' | 'documentId' | 'status' | 'baseVersionId' | 'resultingVersionId'
   >,
   projectId: number,
-): Record<string, unknown> {
+): ExternalRevisionEventData {
   return {
     revisionId: row.id,
     documentId: row.documentId,

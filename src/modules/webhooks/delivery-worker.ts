@@ -69,6 +69,8 @@ interface AttemptOutcome {
   delayMs: number | null;
   /** 410 Gone: pause the webhook and hold the delivery. */
   gone: boolean;
+  /** The first 1 KiB of the response body (see `WebhookSender`); null without a response. */
+  responseBodyExcerpt: string | null;
 }
 
 interface PausedRow {
@@ -396,6 +398,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
         attemptedAt: new Date().toISOString(),
         delayMs: null,
         gone: false,
+        responseBodyExcerpt: null,
       });
     }
     this.requestFlush();
@@ -448,6 +451,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
       durationMs: result.durationMs,
       attemptedAt: attemptedAt.toISOString(),
       gone: false,
+      responseBodyExcerpt: result.responseBodyExcerpt ?? null,
     };
     if (result.outcome === 'succeeded') {
       return { ...base, nextStatus: 'succeeded', delayMs: null };
@@ -509,13 +513,16 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
     const paused: PausedRow[] = await this.dataSource.query(
       `WITH r AS (
          SELECT * FROM unnest($1::bigint[], $2::int[], $3::timestamptz[], $4::text[], $5::int[],
-                              $6::text[], $7::int[], $8::timestamptz[], $9::bigint[], $10::bool[])
+                              $6::text[], $7::int[], $8::timestamptz[], $9::bigint[], $10::bool[],
+                              $12::text[])
            AS r(id, tenant_id, lease, next_status, response_status, error, duration_ms,
-                attempted_at, delay_ms, gone)
+                attempted_at, delay_ms, gone, response_body_excerpt)
        ), attempts AS (
          INSERT INTO webhook_delivery_attempts
-                (tenant_id, delivery_id, attempted_at, response_status, error, duration_ms)
-         SELECT tenant_id, id, attempted_at, response_status, error, duration_ms FROM r
+                (tenant_id, delivery_id, attempted_at, response_status, error, duration_ms,
+                 response_body_excerpt)
+         SELECT tenant_id, id, attempted_at, response_status, error, duration_ms,
+                response_body_excerpt FROM r
           WHERE next_status <> 'released'
        ), moved AS (
          UPDATE webhook_deliveries d
@@ -586,6 +593,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
         batch.map((o) => o.delayMs),
         batch.map((o) => o.gone),
         this.disableAfterMs,
+        batch.map((o) => o.responseBodyExcerpt),
       ],
     );
     for (const row of updatedRows<PausedRow>(paused)) {

@@ -10,7 +10,9 @@ import type { Principal } from '../auth/principal.js';
 import {
   CreateWebhookDto,
   CreatedWebhookView,
+  DeliveryAttemptListView,
   DeliveryListView,
+  DeliveryView,
   ListDeliveriesQuery,
   ReplayView,
   UpdateWebhookStatusDto,
@@ -149,22 +151,65 @@ export class WebhooksController {
   @Get('webhook-deliveries')
   @Authorized(READ)
   @ApiOperation({
-    summary: 'List recent deliveries',
+    summary: 'List and search deliveries',
     description:
       'Deliveries of all webhooks of the tenant, newest first (descending deliveryId), `limit` ' +
-      '(default 50) per page; `next_cursor` reads the next, older page, down to the oldest.',
+      '(default 50) per page; `next_cursor` reads the next, older page, down to the oldest. ' +
+      'Optional filters, combined: `webhookId`, `status` (repeat it for several) and ' +
+      '`event_type`. A cursor reads on with the filters it was made with only. Deliveries created ' +
+      'while a client walks the pages are newer than the first page: no page repeats or skips ' +
+      'a delivery because of them.',
   })
   @ApiResponse({ status: 200, type: DeliveryListView })
   @ApiProblemResponses({
     status: 400,
     description:
-      '`validation_failed`: `limit` not an integer in 1..100 (never clamped), or a cursor that is malformed or not of this list and tenant.',
+      '`validation_failed`: `limit` not an integer in 1..100 (never clamped), `webhookId` not a positive integer, a `status` or `event_type` that is not one of the listed values, a repeated `webhookId` or `event_type`, or a cursor that is malformed or not of this list, these filters and tenant.',
   })
   listDeliveries(
     @CurrentPrincipal() principal: Principal,
     @Query() query: ListDeliveriesQuery,
   ): Promise<DeliveryListView> {
     return this.webhooks.listDeliveries(principal.tenantId, query);
+  }
+
+  @Get('webhook-deliveries/:deliveryId')
+  @Authorized(READ)
+  @ApiOperation({
+    summary: 'Get a delivery',
+    description: 'One delivery, as listed by `GET /webhook-deliveries`.',
+  })
+  @ApiResponse({ status: 200, type: DeliveryView })
+  @ApiProblemResponses(
+    { status: 400, description: '`validation_failed`: deliveryId is not a positive integer.' },
+    { status: 404, description: '`not_found`: unknown delivery, or one of another tenant.' },
+  )
+  getDelivery(
+    @CurrentPrincipal() principal: Principal,
+    @Param('deliveryId', ParseIdPipe) deliveryId: number,
+  ): Promise<DeliveryView> {
+    return this.webhooks.getDelivery(principal.tenantId, deliveryId);
+  }
+
+  @Get('webhook-deliveries/:deliveryId/attempts')
+  @Authorized(READ)
+  @ApiOperation({
+    summary: "List a delivery's attempts",
+    description:
+      'Every attempt of the delivery, oldest first: when it started, how long it took, the ' +
+      "receiver's status, the error, and the first 1 KiB of the receiver's response body as " +
+      'text. Nothing that was sent (headers, signature) is kept.',
+  })
+  @ApiResponse({ status: 200, type: DeliveryAttemptListView })
+  @ApiProblemResponses(
+    { status: 400, description: '`validation_failed`: deliveryId is not a positive integer.' },
+    { status: 404, description: '`not_found`: unknown delivery, or one of another tenant.' },
+  )
+  listAttempts(
+    @CurrentPrincipal() principal: Principal,
+    @Param('deliveryId', ParseIdPipe) deliveryId: number,
+  ): Promise<DeliveryAttemptListView> {
+    return this.webhooks.listAttempts(principal.tenantId, deliveryId);
   }
 
   @Post('webhook-deliveries/:deliveryId/replay')

@@ -14,9 +14,17 @@ import {
   type KeysetPageRow,
 } from '../../common/pagination/keyset-page.js';
 import { WEBHOOK_DELIVERIES_CHANNEL } from '../events/events.service.js';
+import {
+  ATTEMPTS_SQL,
+  DELIVERY_SQL,
+  deliveryListIdentity,
+  deliveryPage,
+  type DeliveryFilter,
+} from './delivery-history.js';
 import type {
   CreateWebhookDto,
   CreatedWebhookView,
+  DeliveryAttemptListView,
   DeliveryView,
   ReplayView,
   WebhookView,
@@ -47,8 +55,6 @@ const WEBHOOK_COLUMNS =
 const CREATE_LOCK_CLASS = 0x77686b;
 
 const ISO = isoTimestamp;
-const isoOrNull = (column: string): string =>
-  `CASE WHEN ${column} IS NULL THEN NULL ELSE ${ISO(column)} END`;
 
 /** $1 tenant, $2 the webhookId after which the page starts, $3 limit. Never the secret. */
 const WEBHOOK_PAGE_SQL = keysetPageSql({
@@ -61,36 +67,6 @@ const WEBHOOK_PAGE_SQL = keysetPageSql({
     'webhookId', r.id, 'name', r.name, 'endpoint_url', r.endpoint_url, 'events', r.events,
     'status', r.status, 'status_reason', r.status_reason, 'created_at', ${ISO('r.created_at')}, 'updated_at', ${ISO('r.updated_at')})`,
   order: 'ASC',
-  limit: '$3::int',
-});
-
-/**
- * $1 tenant, $2 the deliveryId before which the page starts (newest first), $3 limit. A `sending`
- * row whose lease lapsed while its webhook is paused or revoked is shown as what it will be.
- */
-const DELIVERY_PAGE_SQL = keysetPageSql({
-  rows: `SELECT d.id AS k, d.id, d.webhook_id, e.event_id, e.type AS event_type,
-                CASE WHEN d.status = 'sending' AND w.status <> 'active'
-                          AND d.lease_expires_at < now()
-                     THEN CASE WHEN d.attempts > 0 THEN 'retry' ELSE 'queued' END
-                     ELSE d.status END AS status,
-                d.attempts, d.last_attempt_at,
-                CASE WHEN d.status IN ('queued', 'retry', 'sending') THEN d.next_attempt_at END
-                  AS next_attempt_at,
-                d.last_response_status, d.last_error, d.created_at
-           FROM webhook_deliveries d
-           JOIN events e ON e.id = d.event_id
-           JOIN webhooks w ON w.id = d.webhook_id
-          WHERE d.tenant_id = $1 AND ${keysetAfter('d.id', 'DESC', '$2::bigint')}
-          ORDER BY d.id DESC LIMIT $3::int + 1`,
-  item: `json_build_object(
-    'deliveryId', r.id, 'webhookId', r.webhook_id, 'event_id', r.event_id,
-    'event_type', r.event_type, 'status', r.status, 'attempts', r.attempts,
-    'last_attempt_at', ${isoOrNull('r.last_attempt_at')},
-    'next_attempt_at', ${isoOrNull('r.next_attempt_at')},
-    'last_response_status', r.last_response_status, 'last_error', r.last_error,
-    'created_at', ${ISO('r.created_at')})`,
-  order: 'DESC',
   limit: '$3::int',
 });
 
@@ -208,21 +184,41 @@ export class WebhooksService {
   }
 
   /**
-   * GET /webhook-deliveries: the tenant's deliveries, newest first (descending deliveryId), one
-   * page; one statement. Older deliveries are reached by walking `next_cursor`.
+   * GET /webhook-deliveries: the tenant's deliveries matching `query`'s filters, newest first
+   * (descending deliveryId), one page; one statement. Older deliveries are reached by walking
+   * `next_cursor`, which is bound to the filters; deliveries created meanwhile have higher ids and
+   * never shift the walk.
    */
   async listDeliveries(
     tenantId: number,
-    page: { limit: number; cursor?: string },
+    query: DeliveryFilter & { limit: number; cursor?: string },
   ): Promise<CursorPage<DeliveryView>> {
-    const identity = { tenantId, list: 'webhook_deliveries' };
-    const after = Cursor.decode(identity, page.cursor)?.[0] ?? firstKey('DESC');
-    const rows = await this.tx.readOnce<KeysetPageRow<DeliveryView>>(tenantId, DELIVERY_PAGE_SQL, [
-      tenantId,
-      after,
-      page.limit,
-    ]);
+    const identity = deliveryListIdentity(tenantId, query);
+    const after = Cursor.decode(identity, query.cursor)?.[0] ?? firstKey('DESC');
+    const { sql, integers } = deliveryPage(tenantId, after, query.limit, query);
+    const rows = await this.tx.readOnce<KeysetPageRow<DeliveryView>>(tenantId, sql, integers);
     return cursorPageOf(rows[0], identity);
+  }
+
+  /** GET /webhook-deliveries/{deliveryId}: as listed; 404 for an unknown or foreign one. */
+  async getDelivery(tenantId: number, deliveryId: number): Promise<DeliveryView> {
+    const rows = await this.tx.readOnce<{ delivery: DeliveryView }>(tenantId, DELIVERY_SQL, [
+      tenantId,
+      deliveryId,
+    ]);
+    if (!rows[0]) throw new NotFoundError('delivery');
+    return rows[0].delivery;
+  }
+
+  /** GET /webhook-deliveries/{deliveryId}/attempts: oldest first; 404 as `getDelivery`. */
+  async listAttempts(tenantId: number, deliveryId: number): Promise<DeliveryAttemptListView> {
+    const rows = await this.tx.readOnce<{ found: boolean; data: DeliveryAttemptListView['data'] }>(
+      tenantId,
+      ATTEMPTS_SQL,
+      [tenantId, deliveryId],
+    );
+    if (!rows[0]?.found) throw new NotFoundError('delivery');
+    return { data: rows[0].data };
   }
 
   /**

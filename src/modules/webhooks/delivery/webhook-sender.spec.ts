@@ -13,12 +13,15 @@ import {
   it,
   jest,
 } from '@jest/globals';
+import fc from 'fast-check';
 import { Webhook } from 'standardwebhooks';
 import type { Resolver } from './ssrf.js';
 import {
   DESTINATION_UNAVAILABLE_MESSAGE,
+  RESPONSE_EXCERPT_BYTES,
   WEBHOOK_USER_AGENT,
   WebhookSender,
+  excerptText,
   type AttemptResult,
 } from './webhook-sender.js';
 
@@ -37,6 +40,8 @@ let origin: string;
 let port: number;
 let received: Received[];
 let connections: number;
+/** Bytes the `/endless` route managed to write, and whether its connection was closed. */
+let endless: { written: number; closed: boolean };
 
 // One receiver, routed by path, so every test knows exactly what was requested.
 function handle(req: http.IncomingMessage, res: http.ServerResponse, body: string): void {
@@ -68,6 +73,23 @@ function handle(req: http.IncomingMessage, res: http.ServerResponse, body: strin
         .writeHead(200, { 'content-type': 'application/octet-stream' })
         .end(Buffer.alloc(1024 * 1024));
       return;
+    case '/multibyte':
+      // 1 + 2 × 600 bytes: the 512th 'é' straddles the 1 KiB boundary
+      res
+        .writeHead(200, { 'content-type': 'text/plain; charset=utf-8' })
+        .end(`a${'é'.repeat(600)}`);
+      return;
+    case '/endless': {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      const chunk = Buffer.alloc(16 * 1024, 'x');
+      const pump = (): void => {
+        while (!res.destroyed && res.write(chunk)) endless.written += chunk.length;
+        if (!res.destroyed) res.once('drain', pump);
+      };
+      res.on('close', () => (endless.closed = true));
+      pump();
+      return; // never ends by itself
+    }
     case '/slow-body':
       res.writeHead(200, { 'content-type': 'text/plain' });
       res.write('partial');
@@ -111,6 +133,7 @@ afterAll(async () => {
 beforeEach(() => {
   received = [];
   connections = 0;
+  endless = { written: 0, closed: false };
 });
 
 function attempt(path: string, body = '{"id":"evt_1","type":"document.checked_in"}') {
@@ -327,10 +350,84 @@ describe('WebhookSender (private networks allowed, local receiver)', () => {
     expect(received).toHaveLength(0);
   });
 
+  it('keeps the start of the response body as text, and null when no response arrived', async () => {
+    expect((await sender.send(attempt('/ok'))).responseBodyExcerpt).toBe('thanks');
+    expect((await sender.send(attempt('/error'))).responseBodyExcerpt).toBe(
+      'boom: internal details',
+    );
+    expect((await sender.send(attempt('/accepted'))).responseBodyExcerpt).toBe('');
+    expect((await sender.send(attempt('/hang'))).responseBodyExcerpt).toBeNull();
+    // what arrived before the deadline
+    expect((await sender.send(attempt('/slow-body'))).responseBodyExcerpt).toBe('partial');
+  });
+
+  it('keeps 1 KiB of a large body, never half a character, never U+0000', async () => {
+    const multibyte = (await sender.send(attempt('/multibyte'))).responseBodyExcerpt!;
+    // 'a' and 511 × 'é' are 1023 bytes; the next 'é' would cross the limit and is left out
+    expect(multibyte).toBe(`a${'é'.repeat(511)}`);
+    // a megabyte of zero bytes: PostgreSQL text refuses U+0000, so they are replaced
+    const zeros = (await sender.send(attempt('/big'))).responseBodyExcerpt!;
+    expect(zeros).toBe('\uFFFD'.repeat(RESPONSE_EXCERPT_BYTES));
+  });
+
+  it('stops reading a body that never ends well before the deadline', async () => {
+    const patient = new WebhookSender({
+      timeoutMs: 5_000,
+      allowPrivateNetworks: true,
+      allowHttp: true,
+    });
+    try {
+      const result = await patient.send(attempt('/endless'));
+      expect(result).toMatchObject({ outcome: 'succeeded', statusCode: 200 });
+      expect(result.responseBodyExcerpt).toBe('x'.repeat(RESPONSE_EXCERPT_BYTES));
+      // the connection is dropped once the drain limit is passed, not at the 5 s deadline
+      expect(result.durationMs).toBeLessThan(2_500);
+      await waitUntil(() => endless.closed);
+    } finally {
+      await patient.close();
+    }
+  });
+
   it('never puts the secret in a result', async () => {
     for (const path of ['/ok', '/error', '/redirect', '/gone', '/limited']) {
       expectNoSecret(await sender.send(attempt(path)));
     }
+  });
+});
+
+async function waitUntil(probe: () => boolean, timeoutMs = 2_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!probe()) {
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+describe('excerptText', () => {
+  it('is a prefix of the text, cut at a character boundary within the byte limit', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary', maxLength: 700 }), (text) => {
+        const bytes = Buffer.from(text, 'utf8');
+        const excerpt = excerptText(bytes.subarray(0, RESPONSE_EXCERPT_BYTES));
+        const expected = text.replaceAll('\u0000', '\uFFFD');
+        expect(expected.startsWith(excerpt)).toBe(true);
+        const length = Buffer.byteLength(excerpt, 'utf8');
+        expect(length).toBeLessThanOrEqual(RESPONSE_EXCERPT_BYTES);
+        // only a character cut by the limit is left out: at most 3 of its bytes
+        if (bytes.length >= RESPONSE_EXCERPT_BYTES) {
+          expect(length).toBeGreaterThan(RESPONSE_EXCERPT_BYTES - 4);
+        } else {
+          expect(excerpt).toBe(expected);
+        }
+        // valid UTF-8 without U+0000: what a PostgreSQL text column stores
+        expect(Buffer.from(excerpt, 'utf8').toString('utf8')).toBe(excerpt);
+        expect(excerpt).not.toContain('\u0000');
+      }),
+    );
+  });
+
+  it('replaces invalid sequences instead of failing', () => {
+    expect(excerptText(Buffer.from([0x61, 0xff, 0x62]))).toBe('a\uFFFDb');
   });
 });
 

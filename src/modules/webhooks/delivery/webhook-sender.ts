@@ -1,4 +1,5 @@
 import { performance } from 'node:perf_hooks';
+import { StringDecoder } from 'node:string_decoder';
 import { Webhook } from 'standardwebhooks';
 import { Agent } from 'undici';
 import { retryAfterMs } from './retry-schedule.js';
@@ -24,6 +25,9 @@ export const DESTINATION_UNAVAILABLE_MESSAGE =
 // cheaper.
 const MAX_DRAIN_BYTES = 128 * 1024;
 
+/** What an attempt keeps of the receiver's response body (`response_body_excerpt`). */
+export const RESPONSE_EXCERPT_BYTES = 1024;
+
 export interface WebhookAttempt {
   url: string;
   /** `whsec_` + base64 key, as returned when the webhook was created. */
@@ -46,6 +50,11 @@ export interface AttemptResult {
   durationMs: number;
   /** `Retry-After` of a 429 or 503, in ms, not yet bounded (see `boundRetryAfterMs`). */
   retryAfterMs: number | null;
+  /**
+   * The first `RESPONSE_EXCERPT_BYTES` of the response body as text (see `excerptText`); `''` for
+   * an empty body, null (or absent) when no response arrived.
+   */
+  responseBodyExcerpt?: string | null;
 }
 
 export interface WebhookSenderOptions {
@@ -92,6 +101,7 @@ export class WebhookSender {
 
   async send(attempt: WebhookAttempt): Promise<AttemptResult> {
     const started = performance.now();
+    let excerpt: string | null = null;
     const result = (
       outcome: AttemptResult['outcome'],
       statusCode: number | null,
@@ -105,6 +115,7 @@ export class WebhookSender {
       ...(logDetail === undefined ? {} : { logDetail }),
       durationMs: Math.round(performance.now() - started),
       retryAfterMs: retryAfter,
+      responseBodyExcerpt: excerpt,
     });
 
     let url: URL;
@@ -160,11 +171,15 @@ export class WebhookSender {
         status === 429 || status === 503
           ? retryAfterMs(firstHeader(response.headers['retry-after']), new Date())
           : null;
+      // Its start is kept for the delivery's history; the rest must still be consumed for the
+      // connection to return to the pool. dump() gives up (and drops the connection) past
+      // MAX_DRAIN_BYTES or at the deadline. The status line has already decided the outcome: a
+      // receiver that answered 2xx has accepted the event, and failing it over a slow body would
+      // only cause a duplicate.
+      excerpt = excerptText(
+        await readHead(response.body, RESPONSE_EXCERPT_BYTES, controller.signal),
+      );
       try {
-        // The body is never used, but must be consumed for the connection to return to the pool.
-        // dump() gives up (and drops the connection) past MAX_DRAIN_BYTES or at the deadline.
-        // The status line has already decided the outcome: a receiver that answered 2xx has
-        // accepted the event, and failing it over a slow body would only cause a duplicate.
         await response.body.dump({ limit: MAX_DRAIN_BYTES, signal: controller.signal });
       } catch {
         // Connection discarded; nothing else to do.
@@ -186,6 +201,59 @@ export class WebhookSender {
   async close(): Promise<void> {
     await this.agent.close();
   }
+}
+
+/**
+ * Up to `max` bytes from the start of `body`, without reading further (the stream is left paused
+ * for `dump`). Whatever arrived is answered when the body ends, fails or the deadline passes.
+ */
+export function readHead(
+  body: NodeJS.ReadableStream,
+  max: number,
+  signal: AbortSignal,
+): Promise<Buffer> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const done = (): void => {
+      body.off('data', onData);
+      body.off('end', done);
+      body.off('error', done);
+      body.off('close', done);
+      signal.removeEventListener('abort', done);
+      body.pause();
+      resolve(Buffer.concat(chunks, size));
+    };
+    const onData = (chunk: Buffer | string): void => {
+      const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+      const taken = bytes.subarray(0, max - size);
+      chunks.push(taken);
+      size += taken.length;
+      if (size >= max) done();
+    };
+    // stays: an error between this read and dump() must not go unheard (it would end the process)
+    body.on('error', () => undefined);
+    if (signal.aborted || max <= 0) {
+      resolve(Buffer.alloc(0));
+      return;
+    }
+    signal.addEventListener('abort', done);
+    body.on('end', done);
+    body.on('error', done);
+    body.on('close', done);
+    body.on('data', onData);
+  });
+}
+
+/**
+ * The bytes of a response excerpt as text that PostgreSQL stores and JSON carries: UTF-8, with a
+ * character cut by the byte limit dropped (never half of one), invalid sequences as U+FFFD, and
+ * U+0000 (which a `text` column refuses, and which would fail the whole batch's result write) as
+ * U+FFFD too.
+ */
+export function excerptText(bytes: Buffer): string {
+  // write() without end() holds back an incomplete last character instead of replacing it
+  return new StringDecoder('utf8').write(bytes).replaceAll('\u0000', '\uFFFD');
 }
 
 function firstHeader(value: string | string[] | undefined): string | undefined {

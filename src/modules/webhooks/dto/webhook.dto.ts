@@ -14,10 +14,12 @@ import {
   Min,
   MinLength,
 } from 'class-validator';
-import { toInteger } from '../../../common/http/params.js';
+import { MAX_ID, toInteger } from '../../../common/http/params.js';
 import { CursorQuery } from '../../../common/pagination/page-query.js';
 import { CursorPageResponse } from '../../../common/pagination/page.response.js';
+import { CATALOG_EVENT_TYPES, type CatalogEventType } from '../../events/event-catalog.js';
 import { EVENT_TYPES } from '../../events/event-types.js';
+import { DELIVERY_STATUSES, type DeliveryStatus } from '../entities/webhook-delivery.entity.js';
 import {
   WEBHOOK_STATUS_REASONS,
   WEBHOOK_STATUSES,
@@ -68,7 +70,14 @@ export class UpdateWebhookStatusDto {
   status!: WebhookStatus;
 }
 
-/** SPEC.md's `limit` (1..100, default 50) and the shared `cursor`. */
+/** A query value given once is a string, repeated an array: both as an array. */
+const toArray = ({ value }: { value: unknown }): unknown =>
+  typeof value === 'string' ? [value] : value;
+
+/**
+ * SPEC.md's `limit` (1..100, default 50), the shared `cursor`, and the filters of issue 20: all
+ * optional, combined with AND; without any, the tenant's whole history.
+ */
 export class ListDeliveriesQuery extends CursorQuery {
   @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 100, default: 50, example: 50 })
   @IsOptional()
@@ -77,6 +86,49 @@ export class ListDeliveriesQuery extends CursorQuery {
   @Min(1)
   @Max(100)
   limit = 50;
+
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 1,
+    maximum: MAX_ID,
+    description:
+      "Only this webhook's deliveries. A webhookId that is not one of the tenant's matches nothing.",
+  })
+  @IsOptional()
+  @Transform(toInteger)
+  @IsInt()
+  @Min(1)
+  @Max(MAX_ID)
+  webhookId?: number;
+
+  @ApiPropertyOptional({
+    enum: DELIVERY_STATUSES,
+    isArray: true,
+    maxItems: DELIVERY_STATUSES.length,
+    description:
+      'Only deliveries in one of these states, as listed (a held delivery is `queued` or ' +
+      '`retry`). Repeat the parameter for several: `status=failed&status=retry`.',
+  })
+  @IsOptional()
+  @Transform(toArray)
+  @IsArray()
+  @ArrayNotEmpty()
+  @ArrayMaxSize(DELIVERY_STATUSES.length)
+  @IsIn(DELIVERY_STATUSES, {
+    each: true,
+    message: `each value in status must be one of: ${DELIVERY_STATUSES.join(', ')}`,
+  })
+  status?: DeliveryStatus[];
+
+  @ApiPropertyOptional({
+    enum: CATALOG_EVENT_TYPES,
+    description: 'Only deliveries of events of this type.',
+  })
+  @IsOptional()
+  @IsIn(CATALOG_EVENT_TYPES, {
+    message: `event_type must be one of: ${CATALOG_EVENT_TYPES.join(', ')}`,
+  })
+  event_type?: CatalogEventType;
 }
 
 export class WebhookView {
@@ -180,6 +232,52 @@ export class DeliveryView {
 export class DeliveryListView extends CursorPageResponse {
   @ApiProperty({ type: [DeliveryView] })
   data!: DeliveryView[];
+}
+
+export class DeliveryAttemptView {
+  @ApiProperty({
+    example: 1,
+    description: 'The attempt number, from 1, in the order they started.',
+  })
+  attempt!: number;
+
+  @ApiProperty({ example: '2026-11-22T10:00:01.000Z' })
+  started_at!: string;
+
+  @ApiProperty({ example: 83 })
+  duration_ms!: number;
+
+  @ApiProperty({
+    example: 500,
+    nullable: true,
+    type: Number,
+    description: 'The HTTP status the receiver answered; null when no response arrived.',
+  })
+  response_status!: number | null;
+
+  @ApiProperty({
+    example: 'HTTP 500',
+    nullable: true,
+    type: String,
+    description: 'Why the attempt failed; null when it succeeded.',
+  })
+  error!: string | null;
+
+  @ApiProperty({
+    example: '{"error":"database unavailable"}',
+    nullable: true,
+    type: String,
+    description:
+      "The first 1 KiB of the receiver's response body, as text (UTF-8: a character cut by the " +
+      'limit is left out, invalid bytes and U+0000 become U+FFFD); null when no response arrived, ' +
+      'or for attempts recorded before this was kept. Never what was sent (headers, signature).',
+  })
+  response_body_excerpt!: string | null;
+}
+
+export class DeliveryAttemptListView {
+  @ApiProperty({ type: [DeliveryAttemptView] })
+  data!: DeliveryAttemptView[];
 }
 
 export class ReplayView {

@@ -22,4 +22,8 @@ export class WebhookDeliveryAttemptEntity {
 
   @Column({ name: 'duration_ms', type: 'int' })
   durationMs!: number;
+
+  /** The first 1 KiB of the receiver's response body, as text; null when none arrived. */
+  @Column({ name: 'response_body_excerpt', type: 'text', nullable: true })
+  responseBodyExcerpt!: string | null;
 }

@@ -1,0 +1,163 @@
+import { isoTimestamp } from '../../common/database/sql-json.js';
+import type { ListIdentity } from '../../common/pagination/cursor.js';
+import { keysetAfter, keysetPageSql } from '../../common/pagination/keyset-page.js';
+import { CATALOG_EVENT_TYPES, type CatalogEventType } from '../events/event-catalog.js';
+import { DELIVERY_STATUSES, type DeliveryStatus } from './entities/webhook-delivery.entity.js';
+
+/**
+ * The statements of the delivery history (`GET /webhook-deliveries`, `…/{deliveryId}` and
+ * `…/{deliveryId}/attempts`). Each is one read-only statement for `TenantTransactions.readOnce`,
+ * whose placeholders may only be integers: a status filter travels as a bit mask over
+ * `DELIVERY_STATUSES` and an event type as its 1-based position in `CATALOG_EVENT_TYPES`.
+ */
+
+const ISO = isoTimestamp;
+const isoOrNull = (column: string): string =>
+  `CASE WHEN ${column} IS NULL THEN NULL ELSE ${ISO(column)} END`;
+const textArray = (values: readonly string[]): string =>
+  `ARRAY[${values.map((v) => `'${v}'`).join(', ')}]::text[]`;
+
+/**
+ * The status a delivery is listed with: a `sending` row whose lease lapsed while its webhook is
+ * paused or revoked is shown as what it will be. The status filter matches this, not the column.
+ */
+const LISTED_STATUS = `CASE WHEN d.status = 'sending' AND w.status <> 'active'
+                            AND d.lease_expires_at < now()
+                       THEN CASE WHEN d.attempts > 0 THEN 'retry' ELSE 'queued' END
+                       ELSE d.status END`;
+
+const DELIVERY_COLUMNS = `d.id, d.webhook_id, e.event_id, e.type AS event_type,
+                ${LISTED_STATUS} AS status,
+                d.attempts, d.last_attempt_at,
+                CASE WHEN d.status IN ('queued', 'retry', 'sending') THEN d.next_attempt_at END
+                  AS next_attempt_at,
+                d.last_response_status, d.last_error, d.created_at`;
+
+const DELIVERY_FROM = `webhook_deliveries d
+           JOIN events e ON e.id = d.event_id
+           JOIN webhooks w ON w.id = d.webhook_id`;
+
+const DELIVERY_ITEM = `json_build_object(
+    'deliveryId', r.id, 'webhookId', r.webhook_id, 'event_id', r.event_id,
+    'event_type', r.event_type, 'status', r.status, 'attempts', r.attempts,
+    'last_attempt_at', ${isoOrNull('r.last_attempt_at')},
+    'next_attempt_at', ${isoOrNull('r.next_attempt_at')},
+    'last_response_status', r.last_response_status, 'last_error', r.last_error,
+    'created_at', ${ISO('r.created_at')})`;
+
+/** The filters of `GET /webhook-deliveries`, validated (ListDeliveriesQuery). */
+export interface DeliveryFilter {
+  webhookId?: number;
+  status?: readonly DeliveryStatus[];
+  event_type?: CatalogEventType;
+}
+
+/** A filter as the integers the statement takes; absent filters are absent. */
+interface EncodedFilter {
+  webhookId?: number;
+  statusMask?: number;
+  eventType?: number;
+}
+
+function encode(filter: DeliveryFilter): EncodedFilter {
+  const out: EncodedFilter = {};
+  if (filter.webhookId !== undefined) out.webhookId = filter.webhookId;
+  if (filter.status !== undefined) {
+    out.statusMask = filter.status.reduce((m, s) => m | (1 << DELIVERY_STATUSES.indexOf(s)), 0);
+  }
+  if (filter.event_type !== undefined) {
+    out.eventType = CATALOG_EVENT_TYPES.indexOf(filter.event_type) + 1;
+  }
+  return out;
+}
+
+/**
+ * The cursor's list: a cursor walks one filter set only. Without filters the scope is empty, as
+ * before filters existed, so cursors already handed out stay valid.
+ */
+export function deliveryListIdentity(tenantId: number, filter: DeliveryFilter): ListIdentity {
+  const f = encode(filter);
+  const filtered =
+    f.webhookId !== undefined || f.statusMask !== undefined || f.eventType !== undefined;
+  return {
+    tenantId,
+    list: 'webhook_deliveries',
+    ...(filtered ? { scope: [f.webhookId ?? 0, f.statusMask ?? 0, f.eventType ?? 0] } : {}),
+  };
+}
+
+const pageStatements = new Map<string, string>();
+
+/**
+ * One page of the tenant's deliveries, newest first (descending deliveryId), with `filter`:
+ * the statement and its integers ($1 tenant, $2 the deliveryId before which the page starts,
+ * $3 limit, then one per filter given). One statement text per combination of filters given
+ * (at most 8), so each is prepared once per connection and planned for its own filters: with
+ * `webhookId`, the walk follows that webhook's index instead of the tenant's.
+ */
+export function deliveryPage(
+  tenantId: number,
+  after: number,
+  limit: number,
+  filter: DeliveryFilter,
+): { sql: string; integers: number[] } {
+  const f = encode(filter);
+  const integers = [tenantId, after, limit];
+  const where: string[] = [];
+  const param = (value: number): string => {
+    integers.push(value);
+    return `$${integers.length}::int`;
+  };
+  if (f.webhookId !== undefined) where.push(`d.webhook_id = ${param(f.webhookId)}`);
+  if (f.statusMask !== undefined) {
+    where.push(
+      `((${param(f.statusMask)} >> (array_position(${textArray(DELIVERY_STATUSES)}, ${LISTED_STATUS}) - 1)) & 1) = 1`,
+    );
+  }
+  if (f.eventType !== undefined) {
+    where.push(`e.type = (${textArray(CATALOG_EVENT_TYPES)})[${param(f.eventType)}]`);
+  }
+  const key = `${f.webhookId !== undefined}/${f.statusMask !== undefined}/${f.eventType !== undefined}`;
+  let sql = pageStatements.get(key);
+  if (sql === undefined) {
+    sql = keysetPageSql({
+      rows: `SELECT d.id AS k, ${DELIVERY_COLUMNS}
+           FROM ${DELIVERY_FROM}
+          WHERE d.tenant_id = $1 AND ${keysetAfter('d.id', 'DESC', '$2::bigint')}
+                ${where.map((w) => `AND ${w}`).join('\n                ')}
+          ORDER BY d.id DESC LIMIT $3::int + 1`,
+      item: DELIVERY_ITEM,
+      order: 'DESC',
+      limit: '$3::int',
+    });
+    pageStatements.set(key, sql);
+  }
+  return { sql, integers };
+}
+
+/** One delivery as listed, or no row. $1 tenant, $2 deliveryId. */
+export const DELIVERY_SQL = `
+  SELECT ${DELIVERY_ITEM} AS delivery
+    FROM (SELECT ${DELIVERY_COLUMNS}
+            FROM ${DELIVERY_FROM}
+           WHERE d.tenant_id = $1 AND d.id = $2::bigint) r`;
+
+/**
+ * A delivery's attempts, in the order they started, numbered from 1, and whether the delivery is
+ * the tenant's (`found`). $1 tenant, $2 deliveryId. Only what the receiver answered is kept,
+ * never what was sent.
+ */
+export const ATTEMPTS_SQL = `
+  SELECT EXISTS (SELECT 1 FROM webhook_deliveries
+                  WHERE tenant_id = $1 AND id = $2::bigint) AS found,
+         COALESCE((SELECT json_agg(json_build_object(
+                            'attempt', a.n,
+                            'started_at', ${ISO('a.attempted_at')},
+                            'duration_ms', a.duration_ms,
+                            'response_status', a.response_status,
+                            'error', a.error,
+                            'response_body_excerpt', a.response_body_excerpt) ORDER BY a.n)
+                     FROM (SELECT a.*, row_number() OVER (ORDER BY a.attempted_at, a.id) AS n
+                             FROM webhook_delivery_attempts a
+                            WHERE a.tenant_id = $1 AND a.delivery_id = $2::bigint) a),
+                  '[]'::json) AS data`;
