@@ -48,6 +48,8 @@ const TOKEN_GRACE = 0;
 const EVENT_WINDOW = 20;
 const SWEEP_MS = 1000;
 const SAMPLE_EVERY_MS = 5000;
+/** Seconds into the load the read path's start window opens. */
+const START_AFTER = 30;
 /** Loops issuing tokens and loops staging, each one request at a time. */
 const TOKEN_LOOPS = 4;
 const STAGING_LOOPS = 4;
@@ -398,7 +400,8 @@ async function runSoak(
     const sampler = (async () => {
       let next = SAMPLE_EVERY_MS;
       while (!stop) {
-        await sleep(Math.max(0, next - at() * 1000));
+        // short naps: the sampler ends with the load, not up to a period later
+        while (!stop && at() * 1000 < next) await sleep(Math.min(250, next - at() * 1000));
         if (stop) break;
         const t = at();
         const created = { tokens, stagings };
@@ -409,23 +412,29 @@ async function runSoak(
     workers.push(sampler);
 
     const rss = new RssSampler(pid).start();
+    // the start is measured once the load has run START_AFTER s (pools, JIT and the load's
+    // own rate settled), the reads' warm-up being its last seconds
+    const startAt = Math.max(0, START_AFTER - ctx.warmupSec);
+    while (at() < startAt) await sleep(Math.min(1000, (startAt - at()) * 1000));
     if (ctx.warmupSec > 0) await read(ctx.warmupSec);
+    const startedAt = at();
     const first = await read(ctx.durationSec);
     const rssStartMb = readRssMb(pid) ?? undefined;
     ctx.log(`9c: read at the start p99 ${first.p99} ms; soaking until ${SOAK} s`);
     const endAt = SOAK - ctx.durationSec;
     while (at() < endAt) {
-      await sleep(Math.min(10_000, (endAt - at()) * 1000));
+      await sleep(Math.min(30_000, (endAt - at()) * 1000));
       const last = samples.at(-1)!;
       ctx.log(
         `9c: ${at().toFixed(0)} s, ${tokens} tokens, ${stagings} stagings, ${failures} failed; ${JSON.stringify(last.counts)}`,
       );
     }
+    const endedAt = at();
     const last = await read(ctx.durationSec);
     const rssEndMb = readRssMb(pid) ?? undefined;
     stop = true;
-    await Promise.all(workers);
     const elapsedSec = at();
+    await Promise.all(workers);
     samples.push({ t: elapsedSec, counts: await counts(db), tokens, stagings });
     const rssMb = rss.stop();
     // the last deliveries arrive right after the load stops
@@ -443,6 +452,8 @@ async function runSoak(
       samples,
       start: figures(first),
       end: figures(last),
+      startAtSec: startedAt,
+      endAtSec: endedAt,
       failures,
       delivered: receiver.received,
       rssStartMb,
@@ -460,7 +471,7 @@ async function runSoak(
       rssMb,
       note: [
         `figures: the read path (GET /documents/{id}, 1 version, 32 connections) for the last ${ctx.durationSec} s`,
-        `at the start (after ${ctx.warmupSec} s unmeasured): ${first.requestsPerSec.toFixed(0)} req/s, p99 ${first.p99} ms; end/start p99 ${(last.p99 / Math.max(first.p99, 1)).toFixed(2)} ×`,
+        `at the start (${startedAt.toFixed(0)}-${(startedAt + ctx.durationSec).toFixed(0)} s into the load, after ${ctx.warmupSec} s of reads unmeasured): ${first.requestsPerSec.toFixed(0)} req/s, p99 ${first.p99} ms; at the end (from ${endedAt.toFixed(0)} s) p99 ${last.p99} ms: end/start ${(last.p99 / Math.max(first.p99, 1)).toFixed(2)} ×`,
         `meanwhile ${TOKEN_LOOPS} loops issued ${tokens} tokens (${(tokens / elapsedSec).toFixed(0)}/s, ttl ${TOKEN_TTL} s) and ${STAGING_LOOPS} staged ${stagings} revisions (${(stagings / elapsedSec).toFixed(0)}/s), ${failures} failed; ${receiver.received} events arrived at the webhook receiver, ${receiver.duplicates} duplicates`,
         `RETENTION_TOKEN_GRACE_SECONDS=${TOKEN_GRACE} RETENTION_EVENT_SECONDS=${EVENT_WINDOW} RETENTION_INTERVAL_MS=${SWEEP_MS}`,
         `rows at the end: ${SOAK_TABLES.map((t) => `${t} ${end[t]}`).join(', ')}`,

@@ -445,7 +445,7 @@ function soakLines(info: RunInfo): string[] {
     (s, i) => i === soak.samples.length - 1 || bucket(s.t) > bucket(soak.samples[i - 1]?.t),
   );
   return [
-    `Soak (9c) on ${adapterLabel(soak.adapter as Adapter)}: ${soak.elapsedSec.toFixed(0)} s of load (BENCH_SOAK=${soak.seconds}), tokens ttl ${soak.tokenTtlSec} s, RETENTION_TOKEN_GRACE_SECONDS=${soak.tokenGraceSec}, RETENTION_EVENT_SECONDS=${soak.eventWindowSec}, RETENTION_INTERVAL_MS=${soak.sweepMs}; read p99 ${fmt(soak.start.p99)} ms at the start, ${fmt(soak.end.p99)} ms at the end; ${soak.failures} failed soak requests; ${soak.delivered} events delivered.`,
+    `Soak (9c) on ${adapterLabel(soak.adapter as Adapter)}: ${soak.elapsedSec.toFixed(0)} s of load (BENCH_SOAK=${soak.seconds}), tokens ttl ${soak.tokenTtlSec} s, RETENTION_TOKEN_GRACE_SECONDS=${soak.tokenGraceSec}, RETENTION_EVENT_SECONDS=${soak.eventWindowSec}, RETENTION_INTERVAL_MS=${soak.sweepMs}; read p99 ${fmt(soak.start.p99)} ms at the start (from ${fmt(soak.startAtSec)} s), ${fmt(soak.end.p99)} ms at the end (from ${fmt(soak.endAtSec)} s), ${fmt(soak.start.rps)} and ${fmt(soak.end.rps)} req/s; ${soak.failures} failed soak requests; ${soak.delivered} events delivered.`,
     '',
     `| t s | ${SOAK_TABLES.join(' | ')} | tokens issued | stagings |`,
     `|---:|${SOAK_TABLES.map(() => '---:').join('|')}|---:|---:|`,

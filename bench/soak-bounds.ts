@@ -48,6 +48,9 @@ export interface SoakInfo {
   /** The read path at the start and at the end, under the same load. */
   start: LoadFigures;
   end: LoadFigures;
+  /** Seconds into the load each read window opened. */
+  startAtSec?: number;
+  endAtSec?: number;
   failures: number;
   delivered: number;
   rssStartMb?: number;
