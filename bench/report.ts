@@ -444,6 +444,10 @@ function soakLines(info: RunInfo): string[] {
   const shown = soak.samples.filter(
     (s, i) => i === soak.samples.length - 1 || bucket(s.t) > bucket(soak.samples[i - 1]?.t),
   );
+  // the final sample, taken as the load stops, may fall in the same second as the last shown
+  if (shown.length > 1 && shown.at(-2)!.t.toFixed(0) === shown.at(-1)!.t.toFixed(0)) {
+    shown.splice(-2, 1);
+  }
   return [
     `Soak (9c) on ${adapterLabel(soak.adapter as Adapter)}: ${soak.elapsedSec.toFixed(0)} s of load (BENCH_SOAK=${soak.seconds}), tokens ttl ${soak.tokenTtlSec} s, RETENTION_TOKEN_GRACE_SECONDS=${soak.tokenGraceSec}, RETENTION_EVENT_SECONDS=${soak.eventWindowSec}, RETENTION_INTERVAL_MS=${soak.sweepMs}; read p99 ${fmt(soak.start.p99)} ms at the start (from ${fmt(soak.startAtSec)} s), ${fmt(soak.end.p99)} ms at the end (from ${fmt(soak.endAtSec)} s), ${fmt(soak.start.rps)} and ${fmt(soak.end.rps)} req/s; ${soak.failures} failed soak requests; ${soak.delivered} events delivered.`,
     '',
