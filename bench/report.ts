@@ -4,6 +4,7 @@ import { dirname } from 'node:path';
 import { availableParallelism, cpus, loadavg, release, totalmem } from 'node:os';
 import type { CpuCost } from './cpu-meter.js';
 import { CONNECTIONS } from './harness.js';
+import { bound, SOAK_TABLES, type SoakInfo } from './soak-bounds.js';
 
 import { HTTP_ADAPTERS, type HttpAdapterName } from '../src/common/http/platform/http-platform.js';
 
@@ -33,6 +34,16 @@ export interface Row {
   note: string;
 }
 
+/** A row before the adapter it ran on is added. */
+export type Measured = Omit<Row, 'adapter'>;
+
+export const unavailable = (id: string, name: string, why: string): Measured => ({
+  id,
+  name,
+  available: false,
+  note: `not available: ${why}`,
+});
+
 export interface RunInfo {
   startedAt: Date;
   finishedAt?: Date;
@@ -55,6 +66,8 @@ export interface RunInfo {
   serviceSettings?: string;
   /** The service's Node/V8 flags (those of `npm start`, plus any `BENCH_NODE_ARGS`). */
   nodeFlags?: string;
+  /** The soak (9c), when it ran. */
+  soak?: SoakInfo;
 }
 
 export interface Target {
@@ -226,6 +239,48 @@ export function evaluateTargets(rows: readonly Row[], info: RunInfo): Target[] {
     );
   }
 
+  // issue 23: scenario 1 through PgBouncer beside direct (9a, 9b), and the soak (9c)
+  for (const adapter of ADAPTER_ORDER) {
+    for (const id of ['9a', '9b']) {
+      check(adapter, id, '0 errors', measured(rows, id, adapter)?.errors, (v) => v === 0, String);
+    }
+  }
+  const soak = info.soak;
+  const soakAdapter = (soak?.adapter ?? info.adapters[0] ?? e) as Adapter;
+  const r9c = measured(rows, '9c', soakAdapter);
+  for (const table of SOAK_TABLES) {
+    const b = soak ? bound(soak, table) : undefined;
+    const window =
+      table === 'access_tokens'
+        ? `ttl + grace, ${soak ? soak.tokenTtlSec + soak.tokenGraceSec : 300} s`
+        : `RETENTION_EVENT_SECONDS, ${soak?.eventWindowSec ?? 20} s`;
+    check(
+      soakAdapter,
+      '9c',
+      `${table} bounded: ≤ 1.00 × the rows created in the last ${window} + 15 s (+ those before the load), every sample from window + 15 s on (at least ${soak?.minSteadySec ?? 60} s of them)`,
+      b?.ratio,
+      (v) => v <= 1,
+      (v) =>
+        `${v.toFixed(2)} × (peak ${b!.peak} rows over ${b!.steadySec.toFixed(0)} s; 2nd half's peak ÷ 1st half's ${b!.halves?.toFixed(2) ?? '–'})`,
+    );
+  }
+  check(
+    soakAdapter,
+    '9c',
+    'read p99 at the end within 1.2 × the start',
+    soak ? soak.end.p99 / Math.max(soak.start.p99, 1) : undefined,
+    (v) => v <= 1.2,
+    (v) => `${v.toFixed(2)} × (${fmt(soak?.start.p99)} → ${fmt(soak?.end.p99)} ms)`,
+  );
+  check(
+    soakAdapter,
+    '9c',
+    '0 errors (soak requests and reads)',
+    r9c?.errors,
+    (v) => v === 0,
+    String,
+  );
+
   for (const adapter of ADAPTER_ORDER) {
     const a = measured(rows, '3a', adapter);
     const b = measured(rows, '3b', adapter);
@@ -379,6 +434,32 @@ function targetLines(targets: readonly Target[]): string[] {
   ];
 }
 
+/** The soak's row counts every 30 s (and at the end), and its settings. */
+function soakLines(info: RunInfo): string[] {
+  const soak = info.soak;
+  if (!soak) return [];
+  const every = 30;
+  // the first sample of every 30-s span, and the last
+  const bucket = (t: number | undefined): number => (t === undefined ? -1 : Math.floor(t / every));
+  const shown = soak.samples.filter(
+    (s, i) => i === soak.samples.length - 1 || bucket(s.t) > bucket(soak.samples[i - 1]?.t),
+  );
+  // the final sample, taken as the load stops, may fall in the same second as the last shown
+  if (shown.length > 1 && shown.at(-2)!.t.toFixed(0) === shown.at(-1)!.t.toFixed(0)) {
+    shown.splice(-2, 1);
+  }
+  return [
+    `Soak (9c) on ${adapterLabel(soak.adapter as Adapter)}: ${soak.elapsedSec.toFixed(0)} s of load (BENCH_SOAK=${soak.seconds}), tokens ttl ${soak.tokenTtlSec} s, RETENTION_TOKEN_GRACE_SECONDS=${soak.tokenGraceSec}, RETENTION_EVENT_SECONDS=${soak.eventWindowSec}, RETENTION_INTERVAL_MS=${soak.sweepMs}; read p99 ${fmt(soak.start.p99)} ms at the start (from ${fmt(soak.startAtSec)} s), ${fmt(soak.end.p99)} ms at the end (from ${fmt(soak.endAtSec)} s), ${fmt(soak.start.rps)} and ${fmt(soak.end.rps)} req/s; ${soak.failures} failed soak requests; ${soak.delivered} events delivered.`,
+    '',
+    `| t s | ${SOAK_TABLES.join(' | ')} | tokens issued | stagings |`,
+    `|---:|${SOAK_TABLES.map(() => '---:').join('|')}|---:|---:|`,
+    ...shown.map(
+      (s) =>
+        `| ${s.t.toFixed(0)} | ${SOAK_TABLES.map((t) => s.counts[t]).join(' | ')} | ${s.tokens} | ${s.stagings} |`,
+    ),
+  ];
+}
+
 const coldStartLine = (info: RunInfo): string =>
   info.coldStart
     ? `cold first start (initialises the data directory, migrates): ${fmt(info.coldStart.ms)} ms on ${adapterLabel(info.coldStart.adapter)}`
@@ -395,6 +476,8 @@ export function printTable(rows: readonly Row[], targets: readonly Target[], inf
     ...info.serviceProblems.map((p) => `service problem: ${p}`),
     '',
     ...tableLines(rows),
+    '',
+    ...soakLines(info),
     '',
     ...targetLines(targets),
     '',
@@ -465,7 +548,19 @@ export async function writeResults(
     'hypervisor gave elsewhere during the row. Both figures drift with the host between runs, as',
     'requests/s do; the split shows where a request’s time goes.',
     '',
-    '## Targets (issue 8 on Express; Fastify against the raw floor; issue 3 on both)',
+    ...(info.soak
+      ? [
+          '## Soak (9c, issue 23)',
+          '',
+          ...soakLines(info),
+          '',
+          'Row counts sampled every 5 s (shown every 30 s) on the soak’s own database; "tokens issued"',
+          'and "stagings" are what the load had created by then (a token row each; an event, a',
+          'delivery and an attempt each). See bench/README.md for what "bounded" means.',
+          '',
+        ]
+      : []),
+    '## Targets (issue 8 on Express; Fastify against the raw floor; issue 3 on both; issue 23)',
     '',
     ...targetLines(targets),
     '',

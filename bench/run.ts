@@ -34,11 +34,14 @@ import {
   type Adapter,
   ADAPTER_ORDER,
   evaluateTargets,
+  type Measured,
   printTable,
   type Row,
   type RunInfo,
+  unavailable,
   writeResults,
 } from './report.js';
+import { IDS_9, NAMES_9, pooledGroup } from './pooled.js';
 import { WebhookReceiver } from './webhook-receiver.js';
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
@@ -56,7 +59,7 @@ const MIN_A_IN_FLIGHT = 32;
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 3);
 /**
  * `BENCH_ONLY=1,6,3a` runs those scenarios only (ids as in the table; `3` is 3, 3a and 3b, `5` is
- * 5a-5d, `7` is 7a-7h, `8` is 8a, 8b and 8c), for iterating on one path. Such a partial run writes bench/.tmp/RESULTS-partial.md,
+ * 5a-5d, `7` is 7a-7h, `8` is 8a, 8b and 8c, `9` is 9a, 9b and 9c), for iterating on one path. Such a partial run writes bench/.tmp/RESULTS-partial.md,
  * never RESULTS.md.
  */
 const ONLY = process.env.BENCH_ONLY
@@ -126,6 +129,8 @@ interface Database {
   env: Record<string, string>;
   /** URL of the benchmark database, known once the service has started (embedded mode). */
   url(): string;
+  /** The service's WEBHOOK_SECRET_KEY (embedded mode: its DATA_DIR's, made at the first start). */
+  secretKey(): string;
   mode: 'embedded' | 'external';
   drop(): Promise<void>;
 }
@@ -144,6 +149,7 @@ async function prepareDatabase(work: string): Promise<Database> {
         if (!pm) throw new Error('the embedded PostgreSQL is not running');
         return embeddedUrl(pm.port);
       },
+      secretKey: () => readFileSync(join(dataDir, 'webhook-secret.key'), 'utf8').trim(),
       drop: () => stopOrphanedPostmaster(dataDir),
     };
   }
@@ -160,6 +166,7 @@ async function prepareDatabase(work: string): Promise<Database> {
     mode: 'external',
     env,
     url: () => url,
+    secretKey: () => env.WEBHOOK_SECRET_KEY,
     drop: () =>
       process.env.BENCH_KEEP
         ? Promise.resolve()
@@ -335,9 +342,6 @@ async function seed(svc: ManagedProcess, env: Record<string, string>, work: stri
   return s;
 }
 
-/** A row before the adapter it ran on is added (by `onEachAdapter` in main). */
-type Measured = Omit<Row, 'adapter'>;
-
 /** Scenario row from one load run, with the service's peak RSS during it. */
 async function measure(
   id: string,
@@ -357,14 +361,23 @@ async function measure(
   return rowOf(id, name, r, rss.stop(), note, cpu);
 }
 
+/** One side of an interleaved pair; `pid`: its own process (9a/9b), else the pair's. */
+interface InterleavedSide {
+  id: string;
+  name: string;
+  note: string;
+  pid?: number;
+  run: (seconds: number) => Promise<LoadResult>;
+}
+
 /**
  * Two scenarios measured in alternation, `rounds` times each (the issue-3 pair): on a shared
  * machine whose speed drifts from one ten-second window to the next, a ratio of two runs taken one
  * after the other measures the drift as much as the difference. Each row sums its rounds.
  */
 async function measureInterleaved(
-  a: { id: string; name: string; note: string; run: (seconds: number) => Promise<LoadResult> },
-  b: { id: string; name: string; note: string; run: (seconds: number) => Promise<LoadResult> },
+  a: InterleavedSide,
+  b: InterleavedSide,
   pid: number,
   rounds: number,
 ): Promise<[Measured, Measured]> {
@@ -379,11 +392,12 @@ async function measureInterleaved(
   // unmeasured: the first round would otherwise also measure the JIT compiling each path
   await a.run(seconds);
   await b.run(seconds);
-  const rss = new RssSampler(pid).start();
+  const rssA = new RssSampler(a.pid ?? pid).start();
+  const rssB = new RssSampler(b.pid ?? pid).start();
   const runsA: LoadResult[] = [];
   const runsB: LoadResult[] = [];
-  const cpuA = new CpuMeter(pid);
-  const cpuB = new CpuMeter(pid);
+  const cpuA = new CpuMeter(a.pid ?? pid);
+  const cpuB = new CpuMeter(b.pid ?? pid);
   for (let i = 0; i < rounds; i++) {
     cpuA.begin();
     runsA.push(await a.run(seconds));
@@ -392,7 +406,8 @@ async function measureInterleaved(
     runsB.push(await b.run(seconds));
     cpuB.end();
   }
-  const rssMb = rss.stop();
+  const rssMbA = rssA.stop();
+  const rssMbB = rssB.stop();
   const ratios = runsA
     .map((r, i) => (r.requestsPerSec / (runsB[i]?.requestsPerSec ?? Infinity)).toFixed(2))
     .join(', ');
@@ -402,8 +417,8 @@ async function measureInterleaved(
       runs.map((r) => r.elapsedSec ?? seconds),
     );
   return [
-    rowOf(a.id, a.name, combined(runsA), rssMb, `${a.note}; ratio per round ${ratios}`, cpuA),
-    rowOf(b.id, b.name, combined(runsB), rssMb, b.note, cpuB),
+    rowOf(a.id, a.name, combined(runsA), rssMbA, `${a.note}; ratio per round ${ratios}`, cpuA),
+    rowOf(b.id, b.name, combined(runsB), rssMbB, b.note, cpuB),
   ];
 }
 
@@ -431,13 +446,6 @@ function rowOf(
       .join('; '),
   };
 }
-
-const unavailable = (id: string, name: string, why: string): Measured => ({
-  id,
-  name,
-  available: false,
-  note: `not available: ${why}`,
-});
 
 /** One request before the load, so a missing endpoint is a clear row, not a page of errors. */
 async function probe(
@@ -1435,6 +1443,39 @@ async function main(): Promise<void> {
         return webhookScenario(svc, db.url(), s, JSON.stringify({ content: contentOf(0) }), () =>
           makeNeighbour(svc.baseUrl),
         );
+      },
+    );
+
+    // 9. issue 23: scenario 1 through PgBouncer beside direct, and the soak (bench/pooled.ts);
+    // the service keeps the database up meanwhile (in embedded mode it runs the PostgreSQL)
+    const soakAdapter = ADAPTERS[0]!;
+    await onEachAdapter(
+      IDS_9.map((id) => [id, NAMES_9[id]!]),
+      async (svc, adapter) => {
+        const out = await pooledGroup({
+          adapter,
+          databaseUrl: db.url(),
+          secretKey: db.secretKey(),
+          serviceEnv: Object.fromEntries(
+            Object.entries(serviceEnv).filter(([k]) => !['DATA_DIR', 'DATABASE_URL'].includes(k)),
+          ),
+          nodeArgs,
+          work,
+          token: s.token,
+          documentId: s.documentId,
+          versions: s.versions,
+          soakSkipped:
+            adapter === soakAdapter
+              ? null
+              : `the soak runs once, on ${soakAdapter} (the first of BENCH_ADAPTERS)`,
+          warmupSec: WARMUP,
+          durationSec: DURATION,
+          wanted,
+          pair: (a, b) => measureInterleaved(a, b, svc.pid, PAIR_ROUNDS),
+          log,
+        });
+        if (out.soak) info.soak = out.soak;
+        return out.rows;
       },
     );
 
