@@ -6,6 +6,7 @@ import { WebhookEndpointHealth1764000400000 } from './1764000400000-webhook-endp
 import { Retention1764002300000 } from './1764002300000-retention.js';
 import { ProjectCounts1764002400000 } from './1764002400000-project-counts.js';
 import { AuditPrune1764002500000 } from './1764002500000-audit-prune.js';
+import { WebhookSecretRotation1764002700000 } from './1764002700000-webhook-secret-rotation.js';
 
 /** Every migration, in order. Listed explicitly so the build, the CLI and the tests agree. */
 export const MIGRATIONS = [
@@ -17,4 +18,5 @@ export const MIGRATIONS = [
   Retention1764002300000,
   ProjectCounts1764002400000,
   AuditPrune1764002500000,
+  WebhookSecretRotation1764002700000,
 ];
