@@ -238,13 +238,13 @@ export class WebhooksService {
       const [row] = updatedRows<{ expires_at: string }>(
         await m.query(
           `UPDATE webhooks
-              SET previous_secret_sealed = CASE WHEN $4 > 0 THEN secret_sealed END,
+              SET previous_secret_sealed = CASE WHEN $4::int > 0 THEN secret_sealed END,
                   previous_secret_expires_at =
-                    CASE WHEN $4 > 0 THEN now() + make_interval(secs => $4) END,
+                    CASE WHEN $4::int > 0 THEN now() + make_interval(secs => $4::int) END,
                   secret_sealed = $3,
                   updated_at = now()
             WHERE id = $1 AND tenant_id = $2
-            RETURNING ${ISO('now() + make_interval(secs => $4)')} AS expires_at`,
+            RETURNING ${ISO('(now() + make_interval(secs => $4::int))')} AS expires_at`,
           [webhookId, tenantId, sealed, graceSeconds],
         ),
       );
