@@ -47,14 +47,21 @@ async function webhookRow(t: TestApp, webhookId: number): Promise<WebhookRow> {
   return row as WebhookRow;
 }
 
-async function auditOf(t: TestApp, tenantId: number, action: string) {
+interface AuditLine {
+  action: string;
+  target: string;
+  outcome: string;
+  detail: string | null;
+}
+
+async function auditOf(t: TestApp, tenantId: number, action: string): Promise<AuditLine[]> {
   await t.app.get(AuditService).drain();
   return t.app
     .get(DataSource)
-    .query(
+    .query<AuditLine[]>(
       `SELECT action, target, outcome, detail FROM audit_log WHERE tenant_id = $1 AND action = $2 ORDER BY id`,
       [tenantId, action],
-    ) as Promise<Array<{ action: string; target: string; outcome: string; detail: string | null }>>;
+    );
 }
 
 describe('webhooks: one webhook, edited, rotated and tested (API)', () => {
