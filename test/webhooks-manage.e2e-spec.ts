@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import fc from 'fast-check';
 import { Webhook } from 'standardwebhooks';
 import { DataSource } from 'typeorm';
 import { AuditService } from '../src/modules/audit/audit.service.js';
@@ -298,6 +299,38 @@ describe('webhooks: one webhook, edited, rotated and tested (API)', () => {
       expect(row.previous_secret_expires_at).toBeNull();
     });
 
+    it('answers any integer grace by its range: 0..604800 rotates with that expiry, others are 400', async () => {
+      const created = await createWebhook(t.baseUrl, a.auth, HOOK_URL);
+      const path = `/webhooks/${created.webhookId}/secret/rotate`;
+      await fc.assert(
+        fc.asyncProperty(
+          fc.oneof(
+            fc.integer({ min: -2_000_000, max: 2_000_000 }),
+            fc.constantFrom(-1, 0, 1, 604_799, 604_800, 604_801, Number.MAX_SAFE_INTEGER),
+          ),
+          async (grace) => {
+            const before = await webhookRow(t, created.webhookId);
+            const startedAt = Date.now();
+            const res = await req('POST', path, { grace_period_seconds: grace });
+            if (grace < 0 || grace > 604_800) {
+              expect({ grace, status: res.status }).toEqual({ grace, status: 400 });
+              expect(await webhookRow(t, created.webhookId)).toEqual(before);
+              return;
+            }
+            expect({ grace, status: res.status }).toEqual({ grace, status: 200 });
+            const expiresAt = Date.parse(res.body.previous_secret_expires_at as string);
+            expect(Math.abs(expiresAt - startedAt - grace * 1000)).toBeLessThan(5_000);
+            const after = await webhookRow(t, created.webhookId);
+            // the secret it replaced is kept exactly when there is a grace
+            expect(after.previous_secret_sealed?.equals(before.secret_sealed) ?? null).toBe(
+              grace > 0 ? true : null,
+            );
+          },
+        ),
+        { numRuns: 60 },
+      );
+    });
+
     it.each([
       ['a negative grace', { grace_period_seconds: -1 }],
       ['a grace over 7 days', { grace_period_seconds: 604_801 }],
@@ -582,6 +615,19 @@ describe('webhooks: rotation, test events and edits, delivered', () => {
       third: false,
       fourth: true,
     });
+  });
+
+  it('concurrent rotations serialise: a delivery verifies with the last two secrets only', async () => {
+    const created = await createWebhook(t.baseUrl, a.auth, receiver.url('/racing'), ['*']);
+    const secrets = (
+      await Promise.all(Array.from({ length: 6 }, () => rotate(created.webhookId, 3_600)))
+    ).map((r) => r.secret);
+    expect(new Set(secrets).size).toBe(6);
+    await publishEvents(t.app, a.tenantId, 1);
+    const [r] = await arrived('/racing', 1);
+    expect(r!.headers['webhook-signature']!.split(' ')).toHaveLength(2);
+    expect(verifies(created.secret, r!)).toBe(false);
+    expect(secrets.filter((s) => verifies(s, r!))).toHaveLength(2);
   });
 
   it('delivers a test event signed like any other, whatever the events filter', async () => {

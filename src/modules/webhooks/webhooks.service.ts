@@ -185,7 +185,7 @@ export class WebhooksService {
     const events = input.events === undefined ? null : [...new Set(input.events)];
     return this.tx.run(tenantId, async () => {
       const m = this.tx.manager;
-      const current = await this.lockLiveWebhook(tenantId, webhookId, 'UPDATE');
+      const current = await this.lockLiveWebhook(tenantId, webhookId, 'NO KEY UPDATE');
       const urlChanged = endpointUrl !== null && endpointUrl !== current.endpoint_url;
       const [row] = updatedRows<WebhookRow>(
         await m.query(
@@ -234,7 +234,7 @@ export class WebhooksService {
     const sealed = this.secretBox.seal(secret);
     return this.tx.run(tenantId, async () => {
       const m = this.tx.manager;
-      await this.lockLiveWebhook(tenantId, webhookId, 'UPDATE');
+      await this.lockLiveWebhook(tenantId, webhookId, 'NO KEY UPDATE');
       const [row] = updatedRows<{ expires_at: string }>(
         await m.query(
           `UPDATE webhooks
@@ -272,11 +272,14 @@ export class WebhooksService {
     });
   }
 
-  /** Locks the tenant's webhook for the transaction: 404 if unknown, 409 if revoked. */
+  /**
+   * Locks the tenant's webhook for the transaction: 404 if unknown, 409 if revoked. Neither mode
+   * holds back the key-share locks of deliveries being inserted for it meanwhile (publish).
+   */
   private async lockLiveWebhook(
     tenantId: number,
     webhookId: number,
-    mode: 'UPDATE' | 'SHARE',
+    mode: 'NO KEY UPDATE' | 'SHARE',
   ): Promise<{ endpoint_url: string }> {
     const [row]: Array<{ status: WebhookStatus; endpoint_url: string }> =
       await this.tx.manager.query(
