@@ -48,6 +48,70 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/webhooks/{webhookId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a webhook
+         * @description One webhook of the tenant. The signing secret is never included.
+         */
+        get: operations["Webhooks_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Edit a webhook
+         * @description Changes any of `name`, `endpoint_url` and `events`, validated as on creation; at least one. Deliveries not yet sent go to the new URL (one being sent at this moment finishes on the old one); a new URL also clears the failure record of the old one, and deliveries waiting out a retry delay are sent at once. The status changes only through `POST /webhooks/{webhookId}/status`; the secret only through its rotation.
+         */
+        patch: operations["Webhooks_update"];
+        trace?: never;
+    };
+    "/api/v1/webhooks/{webhookId}/secret/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate the signing secret
+         * @description Replaces the signing secret with a new one, returned once (stored encrypted, never returned again). Until `previous_secret_expires_at` (now + `grace_period_seconds`, default 24 h) every attempt is signed with both secrets, `webhook-signature: v1,<new> v1,<old>`, so a receiver verifies with either and can switch without losing a delivery; after it, with the new one only. A second rotation ends the grace of the secret before it at once. The body is optional.
+         */
+        post: operations["Webhooks_rotateSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/{webhookId}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test event
+         * @description Queues an event of type `webhook.test` (`data: { webhookId }`) for this webhook only, whatever its `events`. It is signed, retried and listed with the deliveries like any other; a paused webhook holds it until re-activation.
+         */
+        post: operations["Webhooks_sendTestEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/webhooks/{webhookId}/status": {
         parameters: {
             query?: never;
@@ -792,6 +856,56 @@ export interface components {
              * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw0ZjXjQ4bfnk=
              */
             secret: string;
+        };
+        UpdateWebhookDto: {
+            /** @example ERP sync (EU) */
+            name?: string;
+            /**
+             * @description As on creation: absolute `https` URL without user-info, a public address at delivery time. Deliveries not yet sent go to the new URL; one being sent at this moment finishes on the old one.
+             * @example https://erp-eu.example.com/hooks/grc
+             */
+            endpoint_url?: string;
+            /**
+             * @description Replaces the subscribed event types; `*` subscribes to all of them.
+             * @example [
+             *       "*"
+             *     ]
+             */
+            events?: ("external_revision.staged" | "external_revision.accepted" | "external_revision.rejected" | "external_revision.superseded" | "document.version_created" | "document.checked_out" | "document.checked_in" | "document.lock_expired" | "*")[];
+        };
+        RotateWebhookSecretDto: {
+            /**
+             * @description How long the replaced secret still signs deliveries (next to the new one), in seconds; 0 retires it at once. At most 7 days.
+             * @default 86400
+             * @example 86400
+             */
+            grace_period_seconds?: number;
+        };
+        RotatedSecretView: {
+            /** @example 12 */
+            webhookId: number;
+            /**
+             * @description The new signing secret. Returned only in this response; store it in a secret store.
+             * @example whsec_2Hq0v3Jr6C0kXyNn9mG7qg1bS8fYt4LwZ5pR3uE6dKc=
+             */
+            secret: string;
+            /**
+             * @description Until then every delivery is signed with both secrets (`webhook-signature: v1,<new> v1,<old>`); after it, with the new one only. Now, when `grace_period_seconds` was 0.
+             * @example 2026-11-24T10:00:00.000Z
+             */
+            previous_secret_expires_at: string;
+        };
+        TestEventView: {
+            /**
+             * @description Listed with the deliveries (`GET /webhook-deliveries`).
+             * @example 982
+             */
+            deliveryId: number;
+            /**
+             * @description The event id; also the `webhook-id` header of the delivery.
+             * @example evt_01JD2Z8KQ3M4V5W6X7Y8Z9ABCE
+             */
+            event_id: string;
         };
         UpdateWebhookStatusDto: {
             /**
@@ -1842,6 +1956,449 @@ export interface operations {
             };
             /** @description `unsupported_media_type`: the body is not `application/json` in UTF-8, or has a `Content-Encoding` other than gzip, deflate or br. */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /**
+             * @description `rate_limited`: too many requests; wait the `Retry-After` seconds.
+             *
+             *     `rate_limited`: too many requests; wait the `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /**
+             * @description `internal_error`: unexpected; the body carries no internals. Quote `request_id`.
+             *
+             *     `internal_error`: unexpected; the body carries no internals. Quote `request_id`.
+             */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    Webhooks_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhookId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookView"];
+                };
+            };
+            /**
+             * @description `validation_failed`: webhookId is not a positive integer.
+             *
+             *     `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing (`unauthenticated`), or unknown, expired or revoked (`invalid_token`) bearer token. Comes with `WWW-Authenticate: Bearer realm="api"`. */
+            401: {
+                headers: {
+                    /** @description e.g. `Bearer realm="api", error="invalid_token"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Needs scope `webhooks:read` and entitlement `api.webhooks` (`insufficient_scope`, `entitlement_required`, `ip_not_allowed`). */
+            403: {
+                headers: {
+                    /** @description With `insufficient_scope`: `Bearer realm="api", error="insufficient_scope", scope="…"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `not_found`: unknown webhook, or one of another tenant. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /**
+             * @description `rate_limited`: too many requests; wait the `Retry-After` seconds.
+             *
+             *     `rate_limited`: too many requests; wait the `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /**
+             * @description `internal_error`: unexpected; the body carries no internals. Quote `request_id`.
+             *
+             *     `internal_error`: unexpected; the body carries no internals. Quote `request_id`.
+             */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    Webhooks_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhookId: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateWebhookDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookView"];
+                };
+            };
+            /**
+             * @description `validation_failed`: an empty body, an invalid `name`, `endpoint_url` or `events` (as on creation), an unknown field (`status`, `secret` included), or webhookId is not a positive integer.
+             *
+             *     `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing (`unauthenticated`), or unknown, expired or revoked (`invalid_token`) bearer token. Comes with `WWW-Authenticate: Bearer realm="api"`. */
+            401: {
+                headers: {
+                    /** @description e.g. `Bearer realm="api", error="invalid_token"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Needs scope `webhooks:write` and entitlement `api.webhooks` (`insufficient_scope`, `entitlement_required`, `ip_not_allowed`). */
+            403: {
+                headers: {
+                    /** @description With `insufficient_scope`: `Bearer realm="api", error="insufficient_scope", scope="…"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `not_found`: unknown webhook, or one of another tenant. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `webhook_revoked`: the webhook is revoked. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `payload_too_large`: the body exceeds the `BODY_LIMIT` of the server (5 MiB). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `unsupported_media_type`: the body is not `application/json` in UTF-8, or has a `Content-Encoding` other than gzip, deflate or br. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /**
+             * @description `rate_limited`: too many requests; wait the `Retry-After` seconds.
+             *
+             *     `rate_limited`: too many requests; wait the `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /**
+             * @description `internal_error`: unexpected; the body carries no internals. Quote `request_id`.
+             *
+             *     `internal_error`: unexpected; the body carries no internals. Quote `request_id`.
+             */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    Webhooks_rotateSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhookId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["RotateWebhookSecretDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RotatedSecretView"];
+                };
+            };
+            /**
+             * @description `validation_failed`: `grace_period_seconds` is not an integer in 0..604800, an unknown field, or webhookId is not a positive integer.
+             *
+             *     `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing (`unauthenticated`), or unknown, expired or revoked (`invalid_token`) bearer token. Comes with `WWW-Authenticate: Bearer realm="api"`. */
+            401: {
+                headers: {
+                    /** @description e.g. `Bearer realm="api", error="invalid_token"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Needs scope `webhooks:write` and entitlement `api.webhooks` (`insufficient_scope`, `entitlement_required`, `ip_not_allowed`). */
+            403: {
+                headers: {
+                    /** @description With `insufficient_scope`: `Bearer realm="api", error="insufficient_scope", scope="…"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `not_found`: unknown webhook, or one of another tenant. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `webhook_revoked`: the webhook is revoked. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `payload_too_large`: the body exceeds the `BODY_LIMIT` of the server (5 MiB). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `unsupported_media_type`: the body is not `application/json` in UTF-8, or has a `Content-Encoding` other than gzip, deflate or br. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /**
+             * @description `rate_limited`: too many requests; wait the `Retry-After` seconds.
+             *
+             *     `rate_limited`: too many requests; wait the `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /**
+             * @description `internal_error`: unexpected; the body carries no internals. Quote `request_id`.
+             *
+             *     `internal_error`: unexpected; the body carries no internals. Quote `request_id`.
+             */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    Webhooks_sendTestEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhookId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TestEventView"];
+                };
+            };
+            /**
+             * @description `validation_failed`: webhookId is not a positive integer.
+             *
+             *     `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing (`unauthenticated`), or unknown, expired or revoked (`invalid_token`) bearer token. Comes with `WWW-Authenticate: Bearer realm="api"`. */
+            401: {
+                headers: {
+                    /** @description e.g. `Bearer realm="api", error="invalid_token"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Needs scope `webhooks:write` and entitlement `api.webhooks` (`insufficient_scope`, `entitlement_required`, `ip_not_allowed`). */
+            403: {
+                headers: {
+                    /** @description With `insufficient_scope`: `Bearer realm="api", error="insufficient_scope", scope="…"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `not_found`: unknown webhook, or one of another tenant. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `webhook_revoked`: the webhook is revoked. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -7,6 +7,7 @@ import { Retention1764002300000 } from './1764002300000-retention.js';
 import { ProjectCounts1764002400000 } from './1764002400000-project-counts.js';
 import { AuditPrune1764002500000 } from './1764002500000-audit-prune.js';
 import { WebhookSendChains1764002600000 } from './1764002600000-webhook-send-chains.js';
+import { WebhookSecretRotation1764002700000 } from './1764002700000-webhook-secret-rotation.js';
 import { DeliveryHistory1764002800000 } from './1764002800000-delivery-history.js';
 
 /** Every migration, in order. Listed explicitly so the build, the CLI and the tests agree. */
@@ -20,5 +21,6 @@ export const MIGRATIONS = [
   ProjectCounts1764002400000,
   AuditPrune1764002500000,
   WebhookSendChains1764002600000,
+  WebhookSecretRotation1764002700000,
   DeliveryHistory1764002800000,
 ];

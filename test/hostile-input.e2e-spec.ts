@@ -552,6 +552,10 @@ describe('hostile input over every operation of the OpenAPI document', () => {
       'GET /webhooks',
       'POST /webhooks',
       'POST /webhooks/{webhookId}/status',
+      'GET /webhooks/{webhookId}',
+      'PATCH /webhooks/{webhookId}',
+      'POST /webhooks/{webhookId}/secret/rotate',
+      'POST /webhooks/{webhookId}/test',
       'GET /webhook-deliveries',
       'POST /webhook-deliveries/{deliveryId}/replay',
     ]) {

@@ -42,6 +42,10 @@ function validBody(op: Operation, foreignLockToken: string): unknown {
   if (op.template.endsWith('/checkout')) return { ttl_minutes: 30 };
   if (op.template.endsWith('/checkin')) return { lock_token: foreignLockToken };
   if (op.template.endsWith('/status')) return { status: 'revoked' };
+  if (op.method === 'PATCH' && op.template === '/webhooks/{webhookId}') {
+    return { name: 'taken over', endpoint_url: 'https://attacker.example/hook', events: ['*'] };
+  }
+  if (op.template.endsWith('/secret/rotate')) return { grace_period_seconds: 604_800 };
   if (op.body?.required) throw new Error(`no valid body known for ${op.method} ${op.template}`);
   return undefined;
 }
@@ -232,6 +236,17 @@ describe('isolation matrix: foreign ids answer exactly like missing ones', () =>
           });
         }
       }
+    }
+    // the routes of issue 20 among them (their bodies would take the webhook over, rotate its
+    // secret for a week or queue a test event; the snapshot test below sees none of it happen)
+    const covered = new Set(matrix.map((m) => m.route));
+    for (const route of [
+      'GET /webhooks/{webhookId}',
+      'PATCH /webhooks/{webhookId}',
+      'POST /webhooks/{webhookId}/secret/rotate',
+      'POST /webhooks/{webhookId}/test',
+    ]) {
+      withMessage(`matrix covers ${route}`, () => expect(covered.has(route)).toBe(true));
     }
     // 2 credentials × (2^params - 1) id combinations per route
     const expectedCount = withIds.reduce((n, r) => n + 2 * ((1 << r.pathParams.length) - 1), 0);

@@ -199,6 +199,21 @@ describe('secret hygiene', () => {
       });
       expect(replay.status).toBe(200);
       await waitFor(() => receiver.on('/hook').length > received, 10_000, 'the replayed delivery');
+      // a rotation: its answer carries the new secret, and the worker opens and signs with both
+      const rotated = await call(
+        t.baseUrl,
+        'POST',
+        `/webhooks/${webhook.webhookId}/secret/rotate`,
+        { auth, body: { grace_period_seconds: 600 } },
+      );
+      expect(rotated.status).toBe(200);
+      const tested = await call(t.baseUrl, 'POST', `/webhooks/${webhook.webhookId}/test`, { auth });
+      expect(tested.status).toBe(202);
+      await waitFor(
+        () => receiver.on('/hook').some((r) => r.headers['webhook-id'] === tested.body.event_id),
+        10_000,
+        'the test event',
+      );
       const paused = await call(t.baseUrl, 'POST', `/webhooks/${webhook.webhookId}/status`, {
         auth,
         body: { status: 'revoked' },
@@ -215,6 +230,7 @@ describe('secret hygiene', () => {
         lockToken,
         wrongLockToken: wrongLock,
         webhookSecret: webhook.secret,
+        rotatedWebhookSecret: rotated.body.secret as string,
         encryptionKey: t.config.WEBHOOK_SECRET_KEY!,
         storagePath,
       };

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { TenantTransactions } from '../../common/database/tenant-transactions.js';
-import type { EventData } from './event-catalog.js';
+import type { CatalogEventType, EventData, WEBHOOK_TEST_EVENT } from './event-catalog.js';
 import { newEventId } from './event-id.js';
 import type { EventType } from './event-types.js';
 
@@ -9,10 +9,10 @@ export const WEBHOOK_DELIVERIES_CHANNEL = 'webhook_deliveries';
 
 export interface EventEnvelope {
   id: string;
-  type: EventType;
+  type: CatalogEventType;
   timestamp: string;
   tenant_id: number;
-  data: EventData<EventType>;
+  data: EventData<CatalogEventType>;
 }
 
 /**
@@ -40,13 +40,7 @@ export class EventsService {
     along?: { sql: string; params: readonly unknown[] },
     { last = false }: { last?: boolean } = {},
   ): Promise<{ eventId: string; along: Array<Record<string, unknown>> }> {
-    const envelope: EventEnvelope = {
-      id: newEventId(),
-      type,
-      timestamp: new Date().toISOString(),
-      tenant_id: tenantId,
-      data,
-    };
+    const envelope = this.envelope(tenantId, type, data);
     // One round trip. Paused webhooks get a (held) delivery too: the worker only claims deliveries
     // of active webhooks, and re-activation releases them. Revoked webhooks get nothing.
     const own = [envelope.id, tenantId, type, JSON.stringify(envelope)];
@@ -75,5 +69,54 @@ export class EventsService {
       [...own, ...(along?.params ?? [])],
     );
     return { eventId: envelope.id, along: rows[0]?.along ?? [] };
+  }
+
+  /**
+   * An event for one webhook only, whatever its `events` (a `webhook.test`): the event and its
+   * single delivery, one statement, joining the caller's transaction like `publish`. The webhook
+   * must be active or paused (a paused one holds it); null when it is not, and then nothing is
+   * written. The caller holds a lock on the webhook row, so a revocation cannot slip in between.
+   */
+  async publishToWebhook(
+    tenantId: number,
+    webhookId: number,
+    type: typeof WEBHOOK_TEST_EVENT,
+    data: EventData<typeof WEBHOOK_TEST_EVENT>,
+  ): Promise<{ eventId: string; deliveryId: number } | null> {
+    const envelope = this.envelope(tenantId, type, data);
+    const rows = await this.tx.query<{ delivery_id: string | null }>(
+      `WITH w AS (
+         SELECT id FROM webhooks
+          WHERE id = $5 AND tenant_id = $2 AND status IN ('active', 'paused')
+       ), ev AS (
+         INSERT INTO events (event_id, tenant_id, type, payload)
+         SELECT $1, $2, $3, $4::jsonb WHERE EXISTS (SELECT 1 FROM w)
+         RETURNING id
+       ), d AS (
+         INSERT INTO webhook_deliveries (tenant_id, webhook_id, event_id)
+         SELECT $2, w.id, ev.id FROM w CROSS JOIN ev
+         RETURNING id
+       )
+       SELECT (SELECT id FROM d) AS delivery_id,
+              CASE WHEN EXISTS (SELECT 1 FROM d)
+                   THEN pg_notify('${WEBHOOK_DELIVERIES_CHANNEL}', '') END AS notified`,
+      [envelope.id, tenantId, type, JSON.stringify(envelope), webhookId],
+    );
+    const deliveryId = rows[0]?.delivery_id;
+    return deliveryId == null ? null : { eventId: envelope.id, deliveryId: Number(deliveryId) };
+  }
+
+  private envelope<T extends CatalogEventType>(
+    tenantId: number,
+    type: T,
+    data: EventData<T>,
+  ): EventEnvelope {
+    return {
+      id: newEventId(),
+      type,
+      timestamp: new Date().toISOString(),
+      tenant_id: tenantId,
+      data,
+    };
   }
 }

@@ -52,6 +52,8 @@ interface ClaimedRow {
   body: string;
   endpoint_url: string;
   secret_sealed: Buffer;
+  /** The secret a rotation replaced, while its grace period lasts (signs too); else null. */
+  previous_secret_sealed: Buffer | null;
 }
 
 interface AttemptOutcome {
@@ -333,7 +335,9 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
                       THEN extract(epoch FROM clock_timestamp() - e.created_at)::float8
                  END AS first_attempt_wait,
                  d.lease_expires_at::text AS lease,
-                 e.event_id, e.payload::text AS body, w.endpoint_url, w.secret_sealed`,
+                 e.event_id, e.payload::text AS body, w.endpoint_url, w.secret_sealed,
+                 CASE WHEN w.previous_secret_expires_at > clock_timestamp()
+                      THEN w.previous_secret_sealed END AS previous_secret_sealed`,
       [
         limit,
         this.leaseSeconds,
@@ -416,6 +420,8 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
       result = await this.sender!.send({
         url: row.endpoint_url,
         secret: this.secretBox.open(row.secret_sealed),
+        previousSecret:
+          row.previous_secret_sealed && this.secretBox.open(row.previous_secret_sealed),
         eventId: row.event_id,
         body: row.body,
         timestamp: attemptedAt,

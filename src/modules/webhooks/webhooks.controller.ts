@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiBody, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { ApiProblemResponses } from '../../common/http/api-problem-responses.js';
 import { ParseIdPipe } from '../../common/http/params.js';
@@ -15,6 +15,10 @@ import {
   DeliveryView,
   ListDeliveriesQuery,
   ReplayView,
+  RotateWebhookSecretDto,
+  RotatedSecretView,
+  TestEventView,
+  UpdateWebhookDto,
   UpdateWebhookStatusDto,
   WebhookListView,
   WebhookView,
@@ -102,6 +106,146 @@ export class WebhooksController {
     @Body() body: CreateWebhookDto,
   ): Promise<CreatedWebhookView> {
     return this.webhooks.create(principal.tenantId, body);
+  }
+
+  @Get('webhooks/:webhookId')
+  @Authorized(READ)
+  @ApiOperation({
+    summary: 'Get a webhook',
+    description: 'One webhook of the tenant. The signing secret is never included.',
+  })
+  @ApiResponse({ status: 200, type: WebhookView })
+  @ApiProblemResponses(
+    { status: 400, description: '`validation_failed`: webhookId is not a positive integer.' },
+    { status: 404, description: '`not_found`: unknown webhook, or one of another tenant.' },
+  )
+  get(
+    @CurrentPrincipal() principal: Principal,
+    @Param('webhookId', ParseIdPipe) webhookId: number,
+  ): Promise<WebhookView> {
+    return this.webhooks.get(principal.tenantId, webhookId);
+  }
+
+  @Patch('webhooks/:webhookId')
+  @Audited('webhook.update', (req) => `webhook:${String(req.params['webhookId'])}`)
+  @Authorized(WRITE)
+  @ApiOperation({
+    summary: 'Edit a webhook',
+    description:
+      'Changes any of `name`, `endpoint_url` and `events`, validated as on creation; at least one. ' +
+      'Deliveries not yet sent go to the new URL (one being sent at this moment finishes on the ' +
+      'old one); a new URL also clears the failure record of the old one, and deliveries waiting ' +
+      'out a retry delay are sent at once. The status changes only through ' +
+      '`POST /webhooks/{webhookId}/status`; the secret only through its rotation.',
+  })
+  @ApiBody({
+    type: UpdateWebhookDto,
+    examples: {
+      move: {
+        summary: 'Move to a new URL',
+        value: { endpoint_url: 'https://erp-eu.example.com/hooks/grc' },
+      },
+      rename_and_subscribe: {
+        summary: 'Rename, and receive every event type',
+        value: { name: 'ERP sync (all events)', events: ['*'] },
+      },
+    },
+  })
+  @ApiResponse({ status: 200, type: WebhookView })
+  @ApiProblemResponses(
+    {
+      status: 400,
+      description:
+        '`validation_failed`: an empty body, an invalid `name`, `endpoint_url` or `events` (as on creation), an unknown field (`status`, `secret` included), or webhookId is not a positive integer.',
+    },
+    { status: 404, description: '`not_found`: unknown webhook, or one of another tenant.' },
+    {
+      status: 409,
+      codes: ['webhook_revoked'],
+      description: '`webhook_revoked`: the webhook is revoked.',
+    },
+    413,
+  )
+  update(
+    @CurrentPrincipal() principal: Principal,
+    @Param('webhookId', ParseIdPipe) webhookId: number,
+    @Body() body: UpdateWebhookDto,
+  ): Promise<WebhookView> {
+    return this.webhooks.update(principal.tenantId, webhookId, body);
+  }
+
+  @Post('webhooks/:webhookId/secret/rotate')
+  @Audited('webhook.rotate_secret', (req) => `webhook:${String(req.params['webhookId'])}`)
+  @HttpCode(200)
+  @Authorized(WRITE)
+  @ApiOperation({
+    summary: 'Rotate the signing secret',
+    description:
+      'Replaces the signing secret with a new one, returned once (stored encrypted, never ' +
+      'returned again). Until `previous_secret_expires_at` (now + `grace_period_seconds`, default ' +
+      '24 h) every attempt is signed with both secrets, `webhook-signature: v1,<new> v1,<old>`, so ' +
+      'a receiver verifies with either and can switch without losing a delivery; after it, with ' +
+      'the new one only. A second rotation ends the grace of the secret before it at once. The ' +
+      'body is optional.',
+  })
+  @ApiBody({
+    type: RotateWebhookSecretDto,
+    required: false,
+    examples: {
+      default_grace: { summary: 'Old secret valid 24 h more', value: {} },
+      one_hour: { summary: 'Old secret valid 1 h more', value: { grace_period_seconds: 3600 } },
+      immediately: { summary: 'Retire the old secret now', value: { grace_period_seconds: 0 } },
+    },
+  })
+  @ApiResponse({ status: 200, type: RotatedSecretView })
+  @ApiProblemResponses(
+    {
+      status: 400,
+      description:
+        '`validation_failed`: `grace_period_seconds` is not an integer in 0..604800, an unknown field, or webhookId is not a positive integer.',
+    },
+    { status: 404, description: '`not_found`: unknown webhook, or one of another tenant.' },
+    {
+      status: 409,
+      codes: ['webhook_revoked'],
+      description: '`webhook_revoked`: the webhook is revoked.',
+    },
+    413,
+  )
+  rotateSecret(
+    @CurrentPrincipal() principal: Principal,
+    @Param('webhookId', ParseIdPipe) webhookId: number,
+    @Body() body: RotateWebhookSecretDto,
+  ): Promise<RotatedSecretView> {
+    return this.webhooks.rotateSecret(principal.tenantId, webhookId, body.grace_period_seconds);
+  }
+
+  @Post('webhooks/:webhookId/test')
+  @Audited('webhook.test', (req) => `webhook:${String(req.params['webhookId'])}`)
+  @HttpCode(202)
+  @Authorized(WRITE)
+  @ApiOperation({
+    summary: 'Send a test event',
+    description:
+      'Queues an event of type `webhook.test` (`data: { webhookId }`) for this webhook only, ' +
+      'whatever its `events`. It is signed, retried and listed with the deliveries like any ' +
+      'other; a paused webhook holds it until re-activation.',
+  })
+  @ApiResponse({ status: 202, type: TestEventView })
+  @ApiProblemResponses(
+    { status: 400, description: '`validation_failed`: webhookId is not a positive integer.' },
+    { status: 404, description: '`not_found`: unknown webhook, or one of another tenant.' },
+    {
+      status: 409,
+      codes: ['webhook_revoked'],
+      description: '`webhook_revoked`: the webhook is revoked.',
+    },
+  )
+  sendTestEvent(
+    @CurrentPrincipal() principal: Principal,
+    @Param('webhookId', ParseIdPipe) webhookId: number,
+  ): Promise<TestEventView> {
+    return this.webhooks.sendTestEvent(principal.tenantId, webhookId);
   }
 
   @Post('webhooks/:webhookId/status')

@@ -13,7 +13,8 @@ import {
   keysetPageSql,
   type KeysetPageRow,
 } from '../../common/pagination/keyset-page.js';
-import { WEBHOOK_DELIVERIES_CHANNEL } from '../events/events.service.js';
+import { EventsService, WEBHOOK_DELIVERIES_CHANNEL } from '../events/events.service.js';
+import { WEBHOOK_TEST_EVENT } from '../events/event-catalog.js';
 import {
   ATTEMPTS_SQL,
   DELIVERY_SQL,
@@ -27,6 +28,9 @@ import type {
   DeliveryAttemptListView,
   DeliveryView,
   ReplayView,
+  RotatedSecretView,
+  TestEventView,
+  UpdateWebhookDto,
   WebhookView,
 } from './dto/webhook.dto.js';
 import type { WebhookStatus, WebhookStatusReason } from './entities/webhook.entity.js';
@@ -81,6 +85,7 @@ export class WebhooksService {
     private readonly tx: TenantTransactions,
     private readonly config: AppConfig,
     private readonly secretBox: SecretBox,
+    private readonly events: EventsService,
   ) {}
 
   async create(tenantId: number, input: CreateWebhookDto): Promise<CreatedWebhookView> {
@@ -121,6 +126,142 @@ export class WebhooksService {
       page.limit,
     ]);
     return cursorPageOf(rows[0], identity);
+  }
+
+  /** GET /webhooks/{webhookId}: never the secret. */
+  async get(tenantId: number, webhookId: number): Promise<WebhookView> {
+    const [row] = await this.tx.readOnce<WebhookRow>(
+      tenantId,
+      `SELECT ${WEBHOOK_COLUMNS} FROM webhooks WHERE id = $1 AND tenant_id = $2`,
+      [webhookId, tenantId],
+    );
+    if (!row) throw new NotFoundError('webhook');
+    return toWebhookView(row);
+  }
+
+  /**
+   * PATCH /webhooks/{webhookId}: `name`, `endpoint_url`, `events`, validated as on creation. The
+   * worker reads the URL when it claims a delivery, so every delivery not yet claimed goes to the
+   * new one. A new URL is a new endpoint: the old one's failure record (which halves its slots and
+   * leads to `failing`) is cleared and deliveries waiting out a retry delay are due at once.
+   * Sending the current values again changes nothing, `updated_at` included.
+   */
+  async update(tenantId: number, webhookId: number, input: UpdateWebhookDto): Promise<WebhookView> {
+    if (
+      input.name === undefined &&
+      input.endpoint_url === undefined &&
+      input.events === undefined
+    ) {
+      throw new ValidationFailedError([
+        { field: 'body', message: 'at least one of name, endpoint_url, events is required' },
+      ]);
+    }
+    const endpointUrl =
+      input.endpoint_url === undefined ? null : this.validateEndpointUrl(input.endpoint_url);
+    const events = input.events === undefined ? null : [...new Set(input.events)];
+    return this.tx.run(tenantId, async () => {
+      const m = this.tx.manager;
+      const current = await this.lockLiveWebhook(tenantId, webhookId, 'NO KEY UPDATE');
+      const urlChanged = endpointUrl !== null && endpointUrl !== current.endpoint_url;
+      const [row] = updatedRows<WebhookRow>(
+        await m.query(
+          `UPDATE webhooks
+              SET name = COALESCE($3, name),
+                  endpoint_url = COALESCE($4, endpoint_url),
+                  events = COALESCE($5::text[], events),
+                  consecutive_failures = CASE WHEN $6 THEN 0 ELSE consecutive_failures END,
+                  failing_since = CASE WHEN $6 THEN NULL ELSE failing_since END,
+                  updated_at = CASE WHEN (COALESCE($3, name), COALESCE($4, endpoint_url),
+                                          COALESCE($5::text[], events))
+                                         IS DISTINCT FROM (name, endpoint_url, events)
+                                    THEN now() ELSE updated_at END
+            WHERE id = $1 AND tenant_id = $2
+            RETURNING ${WEBHOOK_COLUMNS}`,
+          [webhookId, tenantId, input.name ?? null, endpointUrl, events, urlChanged],
+        ),
+      );
+      if (urlChanged) {
+        await m.query(
+          `WITH released AS (
+             UPDATE webhook_deliveries SET next_attempt_at = now(), updated_at = now()
+              WHERE webhook_id = $1 AND tenant_id = $2
+                AND status IN ('queued', 'retry') AND next_attempt_at > now()
+             RETURNING 1
+           )
+           SELECT pg_notify('${WEBHOOK_DELIVERIES_CHANNEL}', '') AS notified`,
+          [webhookId, tenantId],
+        );
+      }
+      return toWebhookView(row!);
+    });
+  }
+
+  /**
+   * POST /webhooks/{webhookId}/secret/rotate: a new secret, sealed; the one it replaces keeps
+   * signing (next to it) for `graceSeconds`. Whatever an earlier rotation kept is dropped, so its
+   * grace ends at once. The new secret is in the answer only.
+   */
+  async rotateSecret(
+    tenantId: number,
+    webhookId: number,
+    graceSeconds: number,
+  ): Promise<RotatedSecretView> {
+    const secret = mintWebhookSecret();
+    const sealed = this.secretBox.seal(secret);
+    return this.tx.run(tenantId, async () => {
+      const m = this.tx.manager;
+      await this.lockLiveWebhook(tenantId, webhookId, 'NO KEY UPDATE');
+      const [row] = updatedRows<{ expires_at: string }>(
+        await m.query(
+          `UPDATE webhooks
+              SET previous_secret_sealed = CASE WHEN $4::int > 0 THEN secret_sealed END,
+                  previous_secret_expires_at =
+                    CASE WHEN $4::int > 0 THEN now() + make_interval(secs => $4::int) END,
+                  secret_sealed = $3,
+                  updated_at = now()
+            WHERE id = $1 AND tenant_id = $2
+            RETURNING ${ISO('(now() + make_interval(secs => $4::int))')} AS expires_at`,
+          [webhookId, tenantId, sealed, graceSeconds],
+        ),
+      );
+      return { webhookId, secret, previous_secret_expires_at: row!.expires_at };
+    });
+  }
+
+  /**
+   * POST /webhooks/{webhookId}/test: a `webhook.test` event for this webhook alone, whatever its
+   * `events`; delivered, retried and listed like any other (held while the webhook is paused).
+   */
+  sendTestEvent(tenantId: number, webhookId: number): Promise<TestEventView> {
+    return this.tx.run(tenantId, async () => {
+      // a share lock: a revocation waits until the delivery is committed, then cancels it
+      await this.lockLiveWebhook(tenantId, webhookId, 'SHARE');
+      const sent = await this.events.publishToWebhook(tenantId, webhookId, WEBHOOK_TEST_EVENT, {
+        webhookId,
+      });
+      // the lock holds the webhook active or paused
+      if (!sent) throw new Error(`webhook ${webhookId} changed under its lock`);
+      return { deliveryId: sent.deliveryId, event_id: sent.eventId };
+    });
+  }
+
+  /**
+   * Locks the tenant's webhook for the transaction: 404 if unknown, 409 if revoked. Neither mode
+   * holds back the key-share locks of deliveries being inserted for it meanwhile (publish).
+   */
+  private async lockLiveWebhook(
+    tenantId: number,
+    webhookId: number,
+    mode: 'NO KEY UPDATE' | 'SHARE',
+  ): Promise<{ endpoint_url: string }> {
+    const [row]: Array<{ status: WebhookStatus; endpoint_url: string }> =
+      await this.tx.manager.query(
+        `SELECT status, endpoint_url FROM webhooks WHERE id = $1 AND tenant_id = $2 FOR ${mode}`,
+        [webhookId, tenantId],
+      );
+    if (!row) throw new NotFoundError('webhook');
+    if (row.status === 'revoked') throw new WebhookRevokedError();
+    return row;
   }
 
   /**

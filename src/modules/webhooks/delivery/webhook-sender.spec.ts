@@ -209,6 +209,39 @@ describe('WebhookSender (private networks allowed, local receiver)', () => {
     expect(headers['webhook-signature']).toBe(new Webhook(secret).sign('evt_7', timestamp, body));
   });
 
+  it('signs with the new and the previous secret during a rotation, new first', async () => {
+    const previous = `whsec_${randomBytes(32).toString('base64')}`;
+    const timestamp = new Date();
+    const body = '{"b":2}';
+    const result = await sender.send({
+      url: `${origin}/ok`,
+      secret,
+      previousSecret: previous,
+      eventId: 'evt_8',
+      body,
+      timestamp,
+    });
+    expect(result.outcome).toBe('succeeded');
+    const headers = Object.fromEntries(
+      ['webhook-id', 'webhook-timestamp', 'webhook-signature'].map((h) => [
+        h,
+        String(received[0]!.headers[h]),
+      ]),
+    );
+    expect(headers['webhook-signature']).toBe(
+      `${new Webhook(secret).sign('evt_8', timestamp, body)} ${new Webhook(previous).sign('evt_8', timestamp, body)}`,
+    );
+    // a receiver holding either one alone verifies it; a third secret does not
+    for (const key of [secret, previous]) {
+      expect(new Webhook(key).verify(body, headers)).toEqual({ b: 2 });
+    }
+    expect(() =>
+      new Webhook(`whsec_${randomBytes(32).toString('base64')}`).verify(body, headers),
+    ).toThrow();
+    expectNoSecret(result);
+    expect(JSON.stringify(result)).not.toContain(previous.slice('whsec_'.length));
+  });
+
   it('treats any 2xx as success', async () => {
     expect(await sender.send(attempt('/accepted'))).toMatchObject({
       outcome: 'succeeded',
@@ -436,7 +469,8 @@ describe('WebhookSender (SSRF protection)', () => {
   let attempted: string[];
 
   beforeEach(() => {
-    sender = new WebhookSender({ timeoutMs: 100, allowPrivateNetworks: false, allowHttp: true });
+    // the refusal needs a DNS look-up of `localhost`: 100 ms timed out on a loaded CI host
+    sender = new WebhookSender({ timeoutMs: 2_000, allowPrivateNetworks: false, allowHttp: true });
     // Tripwire: should the guard ever break, throw instead of sending a packet off this machine.
     attempted = [];
     const realConnect = net.connect.bind(net) as (options: net.NetConnectOpts) => net.Socket;

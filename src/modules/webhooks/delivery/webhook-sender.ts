@@ -32,6 +32,12 @@ export interface WebhookAttempt {
   url: string;
   /** `whsec_` + base64 key, as returned when the webhook was created. */
   secret: string;
+  /**
+   * The secret a rotation replaced, while its grace period lasts: the attempt is signed with both
+   * (`v1,<new> v1,<old>`, Standard Webhooks' several signatures), so a receiver still holding the
+   * old one verifies it too.
+   */
+  previousSecret?: string | null;
   /** Sent as `webhook-id`; the same on every retry and replay so receivers can dedupe. */
   eventId: string;
   /** The exact JSON bytes to send; they are signed as given. */
@@ -143,7 +149,7 @@ export class WebhookSender {
     let signature: string;
     try {
       // sign() floors the timestamp to seconds, exactly as the header below does.
-      signature = new Webhook(attempt.secret).sign(attempt.eventId, timestamp, attempt.body);
+      signature = signatures(attempt, timestamp);
     } catch {
       // The library's message is about the base64 decoding; the secret itself must never leak.
       return result('failed', null, 'invalid signing secret');
@@ -254,6 +260,16 @@ export function readHead(
 export function excerptText(bytes: Buffer): string {
   // write() without end() holds back an incomplete last character instead of replacing it
   return new StringDecoder('utf8').write(bytes).replaceAll('\u0000', '\uFFFD');
+}
+
+/** `webhook-signature`: the current secret's signature, then the previous one's during its grace. */
+function signatures(attempt: WebhookAttempt, timestamp: Date): string {
+  const secrets = attempt.previousSecret
+    ? [attempt.secret, attempt.previousSecret]
+    : [attempt.secret];
+  return secrets
+    .map((secret) => new Webhook(secret).sign(attempt.eventId, timestamp, attempt.body))
+    .join(' ');
 }
 
 function firstHeader(value: string | string[] | undefined): string | undefined {

@@ -13,6 +13,7 @@ import {
   Max,
   Min,
   MinLength,
+  ValidateIf,
 } from 'class-validator';
 import { MAX_ID, toInteger } from '../../../common/http/params.js';
 import { CursorQuery } from '../../../common/pagination/page-query.js';
@@ -62,6 +63,71 @@ export class CreateWebhookDto {
     message: `each value in events must be one of: ${SUBSCRIBABLE_EVENTS.join(', ')}`,
   })
   events!: string[];
+}
+
+/** Present means validated: null is refused like any other wrong type (IsOptional would let it through). */
+const IfPresent = () => ValidateIf((_object: unknown, value: unknown) => value !== undefined);
+
+/**
+ * PATCH /webhooks/{webhookId}: any of the fields of a creation, validated the same way; at least
+ * one (checked by the service). Status changes only through the status route.
+ */
+export class UpdateWebhookDto {
+  @ApiPropertyOptional({ example: 'ERP sync (EU)', minLength: 1, maxLength: 100 })
+  @IfPresent()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(100)
+  @Matches(/\S/, { message: 'name must not be blank' })
+  name?: string;
+
+  @ApiPropertyOptional({
+    example: 'https://erp-eu.example.com/hooks/grc',
+    description:
+      'As on creation: absolute `https` URL without user-info, a public address at delivery time. ' +
+      'Deliveries not yet sent go to the new URL; one being sent at this moment finishes on the old one.',
+    maxLength: 2048,
+  })
+  @IfPresent()
+  @IsString()
+  @MaxLength(2048)
+  endpoint_url?: string;
+
+  @ApiPropertyOptional({
+    example: ['*'],
+    description: 'Replaces the subscribed event types; `*` subscribes to all of them.',
+    enum: SUBSCRIBABLE_EVENTS,
+    isArray: true,
+  })
+  @IfPresent()
+  @IsArray()
+  @ArrayNotEmpty()
+  @ArrayMaxSize(SUBSCRIBABLE_EVENTS.length)
+  @IsIn(SUBSCRIBABLE_EVENTS, {
+    each: true,
+    message: `each value in events must be one of: ${SUBSCRIBABLE_EVENTS.join(', ')}`,
+  })
+  events?: string[];
+}
+
+export const MAX_GRACE_PERIOD_SECONDS = 604_800;
+
+export class RotateWebhookSecretDto {
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 0,
+    maximum: MAX_GRACE_PERIOD_SECONDS,
+    default: 86_400,
+    example: 86_400,
+    description:
+      'How long the replaced secret still signs deliveries (next to the new one), in seconds; ' +
+      '0 retires it at once. At most 7 days.',
+  })
+  @IfPresent()
+  @IsInt()
+  @Min(0)
+  @Max(MAX_GRACE_PERIOD_SECONDS)
+  grace_period_seconds: number = 86_400;
 }
 
 export class UpdateWebhookStatusDto {
@@ -286,4 +352,38 @@ export class ReplayView {
 
   @ApiProperty({ example: 'queued', enum: ['queued'] })
   status!: 'queued';
+}
+
+export class RotatedSecretView {
+  @ApiProperty({ example: 12 })
+  webhookId!: number;
+
+  @ApiProperty({
+    example: 'whsec_2Hq0v3Jr6C0kXyNn9mG7qg1bS8fYt4LwZ5pR3uE6dKc=',
+    description:
+      'The new signing secret. Returned only in this response; store it in a secret store.',
+  })
+  secret!: string;
+
+  @ApiProperty({
+    example: '2026-11-24T10:00:00.000Z',
+    description:
+      'Until then every delivery is signed with both secrets (`webhook-signature: v1,<new> v1,<old>`); ' +
+      'after it, with the new one only. Now, when `grace_period_seconds` was 0.',
+  })
+  previous_secret_expires_at!: string;
+}
+
+export class TestEventView {
+  @ApiProperty({
+    example: 982,
+    description: 'Listed with the deliveries (`GET /webhook-deliveries`).',
+  })
+  deliveryId!: number;
+
+  @ApiProperty({
+    example: 'evt_01JD2Z8KQ3M4V5W6X7Y8Z9ABCE',
+    description: 'The event id; also the `webhook-id` header of the delivery.',
+  })
+  event_id!: string;
 }

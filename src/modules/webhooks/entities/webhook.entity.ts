@@ -56,6 +56,13 @@ export class WebhookEntity {
   @Column({ name: 'secret_sealed', type: 'bytea', select: false })
   secretSealed!: Buffer;
 
+  /** The secret a rotation replaced, sealed; attempts are signed with it too until it expires. */
+  @Column({ name: 'previous_secret_sealed', type: 'bytea', nullable: true, select: false })
+  previousSecretSealed!: Buffer | null;
+
+  @Column({ name: 'previous_secret_expires_at', type: 'timestamptz', nullable: true })
+  previousSecretExpiresAt!: Date | null;
+
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt!: Date;
 
