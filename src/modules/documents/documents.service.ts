@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { isoTimestamp } from '../../common/database/sql-json.js';
+import { isoTimestamp, jsonObjectText, jsonValue as v } from '../../common/database/sql-json.js';
 import { type OpeningRead, TenantTransactions } from '../../common/database/tenant-transactions.js';
 import { NotFoundError } from '../../common/http/app-error.js';
+import type { JsonText } from '../../common/http/json-text.js';
 import { Cursor, type CursorPage, type ListIdentity } from '../../common/pagination/cursor.js';
 import {
   cursorPageOf,
@@ -214,7 +215,7 @@ export class DocumentService {
     tenantId: number,
     documentId: number,
     page: { limit: number; cursor?: string },
-  ): Promise<CursorPage<VersionIndexEntry>> {
+  ): Promise<JsonText<CursorPage<VersionIndexEntry>>> {
     const identity = versionsList(tenantId, documentId);
     const after = Cursor.decode(identity, page.cursor)?.[0] ?? firstKey('ASC');
     const rows = await this.tx.readOnce<KeysetPageRow<VersionIndexEntry> & { found: boolean }>(
@@ -243,7 +244,7 @@ export class DocumentService {
     tenantId: number,
     projectId: number,
     page: { limit: number; cursor?: string },
-  ): Promise<CursorPage<DocumentSummary>> {
+  ): Promise<JsonText<CursorPage<DocumentSummary>>> {
     const identity = { tenantId, list: 'project.documents', scope: [projectId] };
     const after = Cursor.decode(identity, page.cursor)?.[0] ?? firstKey('ASC');
     const rows = await this.tx.readOnce<KeysetPageRow<DocumentSummary> & { found: boolean }>(
@@ -399,15 +400,26 @@ const VERSION_PAGE_SQL = `
               WHERE v.tenant_id = $1 AND v.document_id = $2
                 AND ${keysetAfter('v.number', 'ASC', '$3::bigint')}
               ORDER BY v.number LIMIT $4::int + 1`,
-      item: VERSION_ENTRY('r'),
+      item: jsonObjectText({
+        versionId: v.integer('r.id'),
+        number: v.integer('r.number'),
+        content_hash: v.text('r.content_hash'),
+        created_at: v.timestamp('r.created_at'),
+        source: v.text('r.source'),
+      }),
       order: 'ASC',
       limit: '$4::int',
     })}) page`;
 
-const DOCUMENT_ITEM = `json_build_object(
-  'documentId', r.id, 'projectId', r.project_id, 'title', r.title, 'status', r.status,
-  'current_version_id', r.current_version_id,
-  'created_at', ${ISO('r.created_at')}, 'updated_at', ${ISO('r.updated_at')})`;
+const DOCUMENT_ITEM = jsonObjectText({
+  documentId: v.integer('r.id'),
+  projectId: v.integer('r.project_id'),
+  title: v.text('r.title'),
+  status: v.text('r.status'),
+  current_version_id: v.integer('r.current_version_id'),
+  created_at: v.timestamp('r.created_at'),
+  updated_at: v.timestamp('r.updated_at'),
+});
 
 /**
  * `projectExists`: the projects context's test that $2 is a project of tenant $1.

@@ -18,6 +18,7 @@ import {
   WebhookView,
 } from './dto/webhook.dto.js';
 import { WebhooksService } from './webhooks.service.js';
+import type { JsonText } from '../../common/http/json-text.js';
 
 const READ = { scope: 'webhooks:read', entitlement: 'api.webhooks' } as const;
 const WRITE = { scope: 'webhooks:write', entitlement: 'api.webhooks' } as const;
@@ -44,7 +45,7 @@ export class WebhooksController {
   list(
     @CurrentPrincipal() principal: Principal,
     @Query() query: CursorPageQuery,
-  ): Promise<WebhookListView> {
+  ): Promise<JsonText<WebhookListView>> {
     return this.webhooks.list(principal.tenantId, query);
   }
 
@@ -163,7 +164,7 @@ export class WebhooksController {
   listDeliveries(
     @CurrentPrincipal() principal: Principal,
     @Query() query: ListDeliveriesQuery,
-  ): Promise<DeliveryListView> {
+  ): Promise<JsonText<DeliveryListView>> {
     return this.webhooks.listDeliveries(principal.tenantId, query);
   }
 

@@ -3,8 +3,9 @@ import { Injectable } from '@nestjs/common';
 import { AppConfig } from '../../common/config/app-config.js';
 import { SecretBox } from '../../common/crypto/secret-box.js';
 import { TenantTransactions } from '../../common/database/tenant-transactions.js';
-import { isoTimestamp } from '../../common/database/sql-json.js';
+import { jsonObjectText, jsonValue as v } from '../../common/database/sql-json.js';
 import { NotFoundError, ValidationFailedError } from '../../common/http/app-error.js';
+import type { JsonText } from '../../common/http/json-text.js';
 import { Cursor, type CursorPage } from '../../common/pagination/cursor.js';
 import {
   cursorPageOf,
@@ -46,10 +47,6 @@ const WEBHOOK_COLUMNS =
 /** Serialises the creations of one tenant's webhooks (the per-tenant limit); any fixed key. */
 const CREATE_LOCK_CLASS = 0x77686b;
 
-const ISO = isoTimestamp;
-const isoOrNull = (column: string): string =>
-  `CASE WHEN ${column} IS NULL THEN NULL ELSE ${ISO(column)} END`;
-
 /** $1 tenant, $2 the webhookId after which the page starts, $3 limit. Never the secret. */
 const WEBHOOK_PAGE_SQL = keysetPageSql({
   rows: `SELECT w.id AS k, w.id, w.name, w.endpoint_url, w.events, w.status, w.status_reason,
@@ -57,9 +54,16 @@ const WEBHOOK_PAGE_SQL = keysetPageSql({
            FROM webhooks w
           WHERE w.tenant_id = $1 AND ${keysetAfter('w.id', 'ASC', '$2::bigint')}
           ORDER BY w.id LIMIT $3::int + 1`,
-  item: `json_build_object(
-    'webhookId', r.id, 'name', r.name, 'endpoint_url', r.endpoint_url, 'events', r.events,
-    'status', r.status, 'status_reason', r.status_reason, 'created_at', ${ISO('r.created_at')}, 'updated_at', ${ISO('r.updated_at')})`,
+  item: jsonObjectText({
+    webhookId: v.integer('r.id'),
+    name: v.text('r.name'),
+    endpoint_url: v.text('r.endpoint_url'),
+    events: v.text('r.events'),
+    status: v.text('r.status'),
+    status_reason: v.text('r.status_reason'),
+    created_at: v.timestamp('r.created_at'),
+    updated_at: v.timestamp('r.updated_at'),
+  }),
   order: 'ASC',
   limit: '$3::int',
 });
@@ -83,13 +87,19 @@ const DELIVERY_PAGE_SQL = keysetPageSql({
            JOIN webhooks w ON w.id = d.webhook_id
           WHERE d.tenant_id = $1 AND ${keysetAfter('d.id', 'DESC', '$2::bigint')}
           ORDER BY d.id DESC LIMIT $3::int + 1`,
-  item: `json_build_object(
-    'deliveryId', r.id, 'webhookId', r.webhook_id, 'event_id', r.event_id,
-    'event_type', r.event_type, 'status', r.status, 'attempts', r.attempts,
-    'last_attempt_at', ${isoOrNull('r.last_attempt_at')},
-    'next_attempt_at', ${isoOrNull('r.next_attempt_at')},
-    'last_response_status', r.last_response_status, 'last_error', r.last_error,
-    'created_at', ${ISO('r.created_at')})`,
+  item: jsonObjectText({
+    deliveryId: v.integer('r.id'),
+    webhookId: v.integer('r.webhook_id'),
+    event_id: v.text('r.event_id'),
+    event_type: v.text('r.event_type'),
+    status: v.text('r.status'),
+    attempts: v.integer('r.attempts'),
+    last_attempt_at: v.timestamp('r.last_attempt_at'),
+    next_attempt_at: v.timestamp('r.next_attempt_at'),
+    last_response_status: v.integer('r.last_response_status'),
+    last_error: v.text('r.last_error'),
+    created_at: v.timestamp('r.created_at'),
+  }),
   order: 'DESC',
   limit: '$3::int',
 });
@@ -136,7 +146,7 @@ export class WebhooksService {
   async list(
     tenantId: number,
     page: { limit: number; cursor?: string },
-  ): Promise<CursorPage<WebhookView>> {
+  ): Promise<JsonText<CursorPage<WebhookView>>> {
     const identity = { tenantId, list: 'webhooks' };
     const after = Cursor.decode(identity, page.cursor)?.[0] ?? firstKey('ASC');
     const rows = await this.tx.readOnce<KeysetPageRow<WebhookView>>(tenantId, WEBHOOK_PAGE_SQL, [
@@ -214,7 +224,7 @@ export class WebhooksService {
   async listDeliveries(
     tenantId: number,
     page: { limit: number; cursor?: string },
-  ): Promise<CursorPage<DeliveryView>> {
+  ): Promise<JsonText<CursorPage<DeliveryView>>> {
     const identity = { tenantId, list: 'webhook_deliveries' };
     const after = Cursor.decode(identity, page.cursor)?.[0] ?? firstKey('DESC');
     const rows = await this.tx.readOnce<KeysetPageRow<DeliveryView>>(tenantId, DELIVERY_PAGE_SQL, [
