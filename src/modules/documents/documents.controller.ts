@@ -68,7 +68,7 @@ export class DocumentsController {
   get(
     @CurrentPrincipal() principal: Principal,
     @Param('documentId', ParseIdPipe) documentId: number,
-  ): Promise<DocumentResponse> {
+  ): Promise<JsonText<DocumentResponse>> {
     return this.documents.getDocument(principal.tenantId, documentId);
   }
 
