@@ -6,7 +6,20 @@ import { resolve } from 'node:path';
 
 /** Repository root (this file runs from dist/bench/). */
 export const ROOT = resolve(import.meta.dirname, '..', '..');
-export const CONNECTIONS = 32;
+/**
+ * Connections of every load run: 32, the figure the targets are stated at. `BENCH_CONNECTIONS`
+ * changes it for a diagnostic run (latency at a lower concurrency); RESULTS states the figure used.
+ */
+export const CONNECTIONS = benchConnections(process.env.BENCH_CONNECTIONS);
+
+function benchConnections(value: string | undefined): number {
+  if (value === undefined || value === '') return 32;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1 || n > 1024) {
+    throw new Error(`BENCH_CONNECTIONS must be an integer from 1 to 1024, not ${value}`);
+  }
+  return n;
+}
 
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
@@ -247,7 +260,7 @@ export interface LoadResult {
 }
 
 /**
- * One autocannon run at 32 connections. Errors = answers other than the expected ones (non-2xx
+ * One autocannon run at CONNECTIONS connections. Errors = answers other than the expected ones (non-2xx
  * unless `expectStatus`) + socket errors (timeouts included).
  */
 export async function load(opts: {

@@ -74,6 +74,10 @@ describe('HTTP adapters answer alike', () => {
     { name: 'a list', method: 'GET', path: '/api/v1/projects', auth: true },
     { name: 'a trailing slash', method: 'GET', path: '/api/v1/projects/', auth: true },
     { name: 'HEAD of a list', method: 'HEAD', path: '/api/v1/projects', auth: true },
+    // lists whose JSON text PostgreSQL writes and the platform sends as is (JsonText)
+    { name: 'a cursor-paged list', method: 'GET', path: '/api/v1/webhooks', auth: true },
+    { name: 'HEAD of a cursor-paged list', method: 'HEAD', path: '/api/v1/webhooks', auth: true },
+    { name: 'a newest-first list', method: 'GET', path: '/api/v1/webhook-deliveries', auth: true },
     { name: 'a bad query', method: 'GET', path: '/api/v1/projects?limit=abc', auth: true },
     { name: 'an undecodable id', method: 'GET', path: '/api/v1/projects/%zz', auth: true },
     { name: 'an id that is no number', method: 'GET', path: '/api/v1/projects/abc', auth: true },

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
+import fc from 'fast-check';
 import { DataSource } from 'typeorm';
+import { jsonObjectText, jsonValue } from '../src/common/database/sql-json.js';
 import { startTestApp, type TestApp } from './support/app.js';
 import { withMessage } from './support/expect-message.js';
 import { createCaller, type TestCaller } from './support/factories.js';
@@ -30,6 +32,8 @@ interface ListCase {
   insert: () => Promise<number>;
   /** `page.next_cursor` (GET /projects) or `next_cursor`. */
   nextOf?: (body: any) => string | null;
+  /** The members of an item, in the order the API has always written them. */
+  members: string[];
 }
 
 const nextCursor = (body: any): string | null => body.next_cursor as string | null;
@@ -109,6 +113,7 @@ describe('lists: bounded pages walked by cursor', () => {
         maxLimit: 100,
         insert: () => createProject(t.app, a.tenantId),
         nextOf: (body) => body.page.next_cursor as string | null,
+        members: ['projectId', 'name', 'description', 'status', 'created_at', 'updated_at'],
       },
       {
         name: 'GET /projects/{projectId}/documents',
@@ -117,6 +122,15 @@ describe('lists: bounded pages walked by cursor', () => {
         order: 'asc',
         maxLimit: 1000,
         insert: async () => (await createDocument(t.app, a.tenantId, projectId)).documentId,
+        members: [
+          'documentId',
+          'projectId',
+          'title',
+          'status',
+          'current_version_id',
+          'created_at',
+          'updated_at',
+        ],
       },
       {
         name: 'GET /projects/{projectId}/files',
@@ -125,6 +139,15 @@ describe('lists: bounded pages walked by cursor', () => {
         order: 'asc',
         maxLimit: 1000,
         insert: () => addProjectFile(t.app, a.tenantId, projectId),
+        members: [
+          'fileId',
+          'name',
+          'media_type',
+          'size_bytes',
+          'sha256',
+          'created_at',
+          'updated_at',
+        ],
       },
       {
         name: 'GET /documents/{documentId}/versions',
@@ -140,6 +163,7 @@ describe('lists: bounded pages walked by cursor', () => {
           );
           return row!.n;
         },
+        members: ['versionId', 'number', 'content_hash', 'created_at', 'source'],
       },
       {
         name: 'GET /documents/{documentId}/external-revisions',
@@ -152,6 +176,19 @@ describe('lists: bounded pages walked by cursor', () => {
           expect(res.status).toBe(201);
           return res.body.revisionId as number;
         },
+        members: [
+          'revisionId',
+          'documentId',
+          'base_version_id',
+          'status',
+          'content_hash',
+          'source_reference',
+          'created_at',
+          'decided_at',
+          'decided_by',
+          'resulting_version_id',
+          'decision_note',
+        ],
       },
       {
         name: 'GET /webhooks',
@@ -160,6 +197,16 @@ describe('lists: bounded pages walked by cursor', () => {
         order: 'asc',
         maxLimit: 1000,
         insert: async () => (await createWebhook(t.baseUrl, a.auth, webhookUrl)).webhookId,
+        members: [
+          'webhookId',
+          'name',
+          'endpoint_url',
+          'events',
+          'status',
+          'status_reason',
+          'created_at',
+          'updated_at',
+        ],
       },
       {
         name: 'GET /webhook-deliveries',
@@ -175,6 +222,19 @@ describe('lists: bounded pages walked by cursor', () => {
           );
           return Number(row!.id);
         },
+        members: [
+          'deliveryId',
+          'webhookId',
+          'event_id',
+          'event_type',
+          'status',
+          'attempts',
+          'last_attempt_at',
+          'next_attempt_at',
+          'last_response_status',
+          'last_error',
+          'created_at',
+        ],
       },
     );
     // at least 11 rows in each list, tenant B's rows created in between
@@ -454,6 +514,122 @@ describe('lists: bounded pages walked by cursor', () => {
     const whole = await get(`/documents/${big.documentId}`);
     expect(whole.body.versions).toHaveLength(1000);
     expect(whole.body.versions_next_cursor).toBeNull();
+  });
+
+  it('sends each page as the text JSON.stringify writes for it: compact, members in their order, text exactly as stored', async () => {
+    // what a client may have stored in the tables no worker rewrites, all JSON has to escape
+    const odd = 'q " b \\ c \u0001\u001f\b\f\n\r\t del \u007f ls \u2028\u2029 😀 é 中 </x>&';
+    const oddProject = await createProject(t.app, a.tenantId);
+    const oddDocument = (await createDocument(t.app, a.tenantId, oddProject)).documentId;
+    await addProjectFile(t.app, a.tenantId, oddProject);
+    await db.query(`UPDATE projects SET name = $2, description = $2 WHERE id = $1`, [
+      oddProject,
+      odd,
+    ]);
+    await db.query(`UPDATE documents SET title = $2 WHERE id = $1`, [oddDocument, odd]);
+    await db.query(`UPDATE project_files SET name = $2 WHERE project_id = $1`, [oddProject, odd]);
+    await db.query(
+      `UPDATE external_revisions SET source_reference = $2, decision_note = $2
+        WHERE id = (SELECT min(id) FROM external_revisions WHERE document_id = $1)`,
+      [revisionDocumentId, odd],
+    );
+    await db.query(
+      `UPDATE webhooks SET name = $2 WHERE id = (SELECT min(id) FROM webhooks WHERE tenant_id = $1)`,
+      [a.tenantId, odd],
+    );
+    const byName = (name: string): ListCase => cases.find((x) => x.name === name)!;
+    // the odd project is the newest: the last of the ascending list
+    const total = (await get('/projects?limit=1')).body.page.total as number;
+    const pages: Array<[string, ListCase]> = [
+      ...cases.map((c): [string, ListCase] => [c.path(), c]),
+      [`/projects/${oddProject}/documents`, byName('GET /projects/{projectId}/documents')],
+      [`/projects/${oddProject}/documents?limit=1`, byName('GET /projects/{projectId}/documents')],
+      [`/projects/${oddProject}/files`, byName('GET /projects/{projectId}/files')],
+      [`/projects?limit=3&offset=${total - 3}`, byName('GET /projects')],
+    ];
+    const seen = new Set<string>();
+    for (const [path, c] of pages) {
+      const res = await get(path);
+      withMessage(`${path}: ${res.text}`, () => {
+        expect(res.status).toBe(200);
+        expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
+        expect(res.headers.get('content-length')).toBe(String(Buffer.byteLength(res.text)));
+        // what JSON.stringify writes for the value the text encodes: no whitespace, its escapes
+        expect(res.text).toBe(JSON.stringify(res.body));
+        expect(Object.keys(res.body)).toEqual(
+          c.name === 'GET /projects' ? ['data', 'page'] : ['data', 'next_cursor'],
+        );
+        const data = res.body.data as Array<Record<string, unknown>>;
+        expect(data.length).toBeGreaterThan(0);
+        for (const item of data) expect(Object.keys(item)).toEqual(c.members);
+        for (const item of data) {
+          if (Object.values(item).includes(odd)) seen.add(c.name);
+        }
+      });
+    }
+    // the document read is built the same way
+    const read = await get(`/documents/${oddDocument}`);
+    withMessage(read.text, () => {
+      expect(read.headers.get('content-type')).toBe('application/json; charset=utf-8');
+      expect(read.text).toBe(JSON.stringify(read.body));
+      expect(Object.keys(read.body)).toEqual([
+        ...byName('GET /projects/{projectId}/documents').members,
+        'versions',
+        'versions_next_cursor',
+      ]);
+      expect(read.body.title).toBe(odd);
+      for (const entry of read.body.versions as Array<Record<string, unknown>>) {
+        expect(Object.keys(entry)).toEqual(byName('GET /documents/{documentId}/versions').members);
+      }
+    });
+    // the odd text came back exactly as stored from every list it was put in
+    for (const list of [
+      'GET /projects',
+      'GET /projects/{projectId}/documents',
+      'GET /projects/{projectId}/files',
+      'GET /documents/{documentId}/external-revisions',
+      'GET /webhooks',
+    ]) {
+      withMessage(`${list}: ${[...seen].join(', ')}`, () => expect(seen.has(list)).toBe(true));
+    }
+  });
+
+  it('jsonObjectText writes in PostgreSQL what JSON.stringify writes in Node, for any value', async () => {
+    const sql = `SELECT ${jsonObjectText({
+      id: jsonValue.integer('$1::bigint'),
+      text: jsonValue.text('$2::text'),
+      at: jsonValue.timestamp('$3::timestamptz'),
+      list: jsonValue.text('$4::text[]'),
+      none: jsonValue.integer('NULL::int'),
+    })} AS j`;
+    // PostgreSQL text holds any Unicode scalar value but NUL
+    const text = fc.string({ unit: 'binary', maxLength: 40 }).map((x) => x.replace(/\0/g, ''));
+    await fc.assert(
+      fc.asyncProperty(
+        fc.option(fc.maxSafeNat()),
+        fc.option(text),
+        fc.option(
+          fc.date({
+            min: new Date('1970-01-01'),
+            max: new Date('9999-12-31'),
+            noInvalidDate: true,
+          }),
+        ),
+        fc.option(fc.array(text, { maxLength: 3 })),
+        async (id, str, at, list) => {
+          const [row]: Array<{ j: string }> = await db.query(sql, [
+            id === null ? null : String(id),
+            str,
+            at?.toISOString() ?? null,
+            list,
+          ]);
+          expect(row!.j).toBe(
+            JSON.stringify({ id, text: str, at: at?.toISOString() ?? null, list, none: null }),
+          );
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 
   it('answers an unknown parent like before: 400 project_not_found, 404 not_found', async () => {

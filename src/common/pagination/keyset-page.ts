@@ -1,14 +1,16 @@
+import { JsonText } from '../http/json-text.js';
 import { Cursor, type CursorPage, type ListIdentity } from './cursor.js';
 
 /**
  * One page of a keyset-paged list as ONE statement that answers one row:
- * `data` (the page's items as a JSON array built by PostgreSQL, `[]` when empty), `last_key`
- * (the sort key of its last item) and `more` (whether a row follows it). No entity is hydrated
- * and no row object is built in Node: the driver parses one JSON value per page.
+ * `data` (the page's items as the text of a JSON array built by PostgreSQL, `[]` when empty),
+ * `last_key` (the sort key of its last item) and `more` (whether a row follows it). No entity is
+ * hydrated, no row object is built in Node and the page's JSON is neither parsed nor serialised
+ * there: the text goes into the response as it is (`JsonText`).
  *
  * `rows` is a SELECT of at most `limit + 1` rows (the extra row only tells whether there is a
  * next page), already filtered past the cursor (`keysetAfter`) and ordered, with the sort key as
- * column `k`; `item` is the JSON of one row, over alias `r`.
+ * column `k`; `item` is the JSON text of one row over alias `r`, as `jsonObjectText` writes it.
  */
 export function keysetPageSql(page: {
   rows: string;
@@ -20,8 +22,8 @@ export function keysetPageSql(page: {
   const { rows, item, order, limit } = page;
   const last = order === 'ASC' ? 'max' : 'min';
   return `
-    SELECT COALESCE(json_agg(${item} ORDER BY r.k ${order}) FILTER (WHERE r._n <= ${limit}),
-                    '[]'::json) AS data,
+    SELECT '[' || COALESCE(string_agg(${item}, ',' ORDER BY r.k ${order})
+                             FILTER (WHERE r._n <= ${limit}), '') || ']' AS data,
            ${last}(r.k) FILTER (WHERE r._n <= ${limit}) AS last_key,
            count(*) > ${limit} AS more
       FROM (SELECT r.*, row_number() OVER (ORDER BY r.k ${order}) AS _n FROM (${rows}) r) r`;
@@ -31,7 +33,7 @@ export function keysetPageSql(page: {
  * A page of one parent's children (a project's documents, a document's candidates), ascending by
  * id, with `found`: whether the parent is the tenant's (`parentFound`, a boolean SQL expression),
  * in one statement. $1 tenant, $2 parent, $3 the id after which the page starts, $4 limit.
- * `columns` are selected over `alias`; `item` is the JSON of one row over alias `r`.
+ * `columns` are selected over `alias`; `item` is the JSON text of one row over alias `r`.
  */
 export function childPageSql(page: {
   parentFound: string;
@@ -68,21 +70,34 @@ export function keysetAfter(key: string, order: 'ASC' | 'DESC', after: string): 
 export const firstKey = (order: 'ASC' | 'DESC'): number =>
   order === 'ASC' ? 0 : Number.MAX_SAFE_INTEGER;
 
-/** What `keysetPageSql` answers, as the driver returns it (bigint keys arrive as strings). */
+/**
+ * What `keysetPageSql` answers, as the driver returns it (bigint keys arrive as strings). `T` is
+ * the type of an item `data` encodes.
+ */
 export interface KeysetPageRow<T> {
-  data: T[];
+  /** JSON text of a `T[]`. */
+  data: string & { readonly __items?: T };
   last_key: number | string | null;
   more: boolean;
 }
 
-/** `{ data, next_cursor }` from the row `keysetPageSql` answered; `next_cursor` null on the last page. */
+/** The `next_cursor` of the page `row` is: null on the last page. */
+export function nextCursorOf(
+  row: KeysetPageRow<unknown> | undefined,
+  identity: ListIdentity,
+): string | null {
+  const more = row?.more === true && row.last_key !== null;
+  return more ? Cursor.encode(identity, [Number(row.last_key)]) : null;
+}
+
+/**
+ * `{ data, next_cursor }` from the row `keysetPageSql` answered, as the JSON text of the response
+ * (the page's own text inside, untouched).
+ */
 export function cursorPageOf<T>(
   row: KeysetPageRow<T> | undefined,
   identity: ListIdentity,
-): CursorPage<T> {
-  const more = row?.more === true && row.last_key !== null;
-  return {
-    data: row?.data ?? [],
-    next_cursor: more ? Cursor.encode(identity, [Number(row.last_key)]) : null,
-  };
+): JsonText<CursorPage<T>> {
+  const next = JSON.stringify(nextCursorOf(row, identity));
+  return new JsonText(`{"data":${row?.data ?? '[]'},"next_cursor":${next}}`);
 }

@@ -15,6 +15,7 @@ import {
   VersionResponse,
 } from './dto/document.response.js';
 import { etagOf, ifNoneMatchHits } from './etag.js';
+import type { JsonText } from '../../common/http/json-text.js';
 
 const INVALID_ID = {
   status: 400,
@@ -45,7 +46,7 @@ export class DocumentsController {
     @CurrentPrincipal() principal: Principal,
     @Param('projectId', ParseIdPipe) projectId: number,
     @Query() query: CursorPageQuery,
-  ): Promise<DocumentListResponse> {
+  ): Promise<JsonText<DocumentListResponse>> {
     return this.documents.listProjectDocuments(principal.tenantId, projectId, query);
   }
 
@@ -67,7 +68,7 @@ export class DocumentsController {
   get(
     @CurrentPrincipal() principal: Principal,
     @Param('documentId', ParseIdPipe) documentId: number,
-  ): Promise<DocumentResponse> {
+  ): Promise<JsonText<DocumentResponse>> {
     return this.documents.getDocument(principal.tenantId, documentId);
   }
 
@@ -97,7 +98,7 @@ export class DocumentsController {
     @CurrentPrincipal() principal: Principal,
     @Param('documentId', ParseIdPipe) documentId: number,
     @Query() query: CursorPageQuery,
-  ): Promise<VersionListResponse> {
+  ): Promise<JsonText<VersionListResponse>> {
     return this.documents.listVersions(principal.tenantId, documentId, query);
   }
 

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { isoTimestamp } from '../../common/database/sql-json.js';
+import { jsonObjectText, jsonValue as v } from '../../common/database/sql-json.js';
 import { type OpeningRead, TenantTransactions } from '../../common/database/tenant-transactions.js';
 import { NotFoundError } from '../../common/http/app-error.js';
+import { JsonText } from '../../common/http/json-text.js';
 import { Cursor, type CursorPage, type ListIdentity } from '../../common/pagination/cursor.js';
 import {
   cursorPageOf,
@@ -190,9 +191,10 @@ export class DocumentService {
    * API: PostgreSQL builds the whole body in one statement, sent with its transaction in one
    * round trip.
    */
-  async getDocument(tenantId: number, documentId: number): Promise<DocumentView> {
+  async getDocument(tenantId: number, documentId: number): Promise<JsonText<DocumentView>> {
     const rows = await this.tx.readOnce<{
-      doc: Omit<DocumentView, 'versions_next_cursor'>;
+      /** The JSON text of the document up to its last member, which is added here. */
+      doc: string;
       last_number: number | null;
       more: boolean;
     }>(tenantId, DOCUMENT_VIEW_SQL, [tenantId, documentId]);
@@ -202,7 +204,7 @@ export class DocumentService {
       row.more && row.last_number !== null
         ? Cursor.encode(versionsList(tenantId, documentId), [row.last_number])
         : null;
-    return { ...row.doc, versions_next_cursor: next };
+    return new JsonText(`${row.doc},"versions_next_cursor":${JSON.stringify(next)}}`);
   }
 
   /**
@@ -214,7 +216,7 @@ export class DocumentService {
     tenantId: number,
     documentId: number,
     page: { limit: number; cursor?: string },
-  ): Promise<CursorPage<VersionIndexEntry>> {
+  ): Promise<JsonText<CursorPage<VersionIndexEntry>>> {
     const identity = versionsList(tenantId, documentId);
     const after = Cursor.decode(identity, page.cursor)?.[0] ?? firstKey('ASC');
     const rows = await this.tx.readOnce<KeysetPageRow<VersionIndexEntry> & { found: boolean }>(
@@ -243,7 +245,7 @@ export class DocumentService {
     tenantId: number,
     projectId: number,
     page: { limit: number; cursor?: string },
-  ): Promise<CursorPage<DocumentSummary>> {
+  ): Promise<JsonText<CursorPage<DocumentSummary>>> {
     const identity = { tenantId, list: 'project.documents', scope: [projectId] };
     const after = Cursor.decode(identity, page.cursor)?.[0] ?? firstKey('ASC');
     const rows = await this.tx.readOnce<KeysetPageRow<DocumentSummary> & { found: boolean }>(
@@ -327,8 +329,6 @@ function versionView(v: DocumentVersion): VersionView {
 }
 
 /** Timestamps as `toISOString()` writes them (UTC, milliseconds), so every route agrees. */
-const ISO = isoTimestamp;
-
 /**
  * Locks the document row in a statement of its own: a join locked FOR UPDATE that waits for a
  * concurrent version is re-checked against the version row it read before the wait and returns
@@ -362,29 +362,42 @@ function documentRefOf(row: DocumentRefRow | undefined): DocumentRef {
   };
 }
 
-const VERSION_ENTRY = (v: string): string => `json_build_object(
-  'versionId', ${v}.id, 'number', ${v}.number, 'content_hash', ${v}.content_hash,
-  'created_at', ${ISO(`${v}.created_at`)}, 'source', ${v}.source)`;
+/** One entry of the version index, as JSON text, over `alias`. */
+const VERSION_ENTRY = (alias: string): string =>
+  jsonObjectText({
+    versionId: v.integer(`${alias}.id`),
+    number: v.integer(`${alias}.number`),
+    content_hash: v.text(`${alias}.content_hash`),
+    created_at: v.timestamp(`${alias}.created_at`),
+    source: v.text(`${alias}.source`),
+  });
 
 /**
  * The document and the first VERSION_INDEX_LIMIT entries of its index (one more is read, only to
- * tell whether the index goes on), by the (document_id, number) index. $1 tenant, $2 document.
+ * tell whether the index goes on), by the (document_id, number) index, as the JSON text of the
+ * response without its last member, `versions_next_cursor` (and its closing brace).
+ * $1 tenant, $2 document.
  */
 const DOCUMENT_VIEW_SQL = `
-  SELECT json_build_object(
-    'documentId', d.id, 'projectId', d.project_id, 'title', d.title, 'status', d.status,
-    'current_version_id', d.current_version_id,
-    'created_at', ${ISO('d.created_at')}, 'updated_at', ${ISO('d.updated_at')},
-    'versions', COALESCE(ix.versions, '[]'::json)) AS doc,
+  SELECT left(${jsonObjectText({
+    documentId: v.integer('d.id'),
+    projectId: v.integer('d.project_id'),
+    title: v.text('d.title'),
+    status: v.text('d.status'),
+    current_version_id: v.integer('d.current_version_id'),
+    created_at: v.timestamp('d.created_at'),
+    updated_at: v.timestamp('d.updated_at'),
+    versions: v.raw(`'[' || COALESCE(ix.versions, '') || ']'`),
+  })}, -1) AS doc,
     ix.last_number, COALESCE(ix.more, false) AS more
   FROM documents d
   LEFT JOIN LATERAL (
-    SELECT json_agg(${VERSION_ENTRY('v')} ORDER BY v.number)
+    SELECT string_agg(${VERSION_ENTRY('v')}, ',' ORDER BY v.number)
              FILTER (WHERE v.n <= ${VERSION_INDEX_LIMIT}) AS versions,
            max(v.number) FILTER (WHERE v.n <= ${VERSION_INDEX_LIMIT}) AS last_number,
            count(*) > ${VERSION_INDEX_LIMIT} AS more
       FROM (SELECT v.*, row_number() OVER (ORDER BY v.number) AS n
-              FROM (SELECT * FROM document_versions
+              FROM (SELECT id, number, content_hash, created_at, source FROM document_versions
                      WHERE tenant_id = d.tenant_id AND document_id = d.id
                      ORDER BY number LIMIT ${VERSION_INDEX_LIMIT + 1}) v) v
   ) ix ON true
@@ -404,10 +417,15 @@ const VERSION_PAGE_SQL = `
       limit: '$4::int',
     })}) page`;
 
-const DOCUMENT_ITEM = `json_build_object(
-  'documentId', r.id, 'projectId', r.project_id, 'title', r.title, 'status', r.status,
-  'current_version_id', r.current_version_id,
-  'created_at', ${ISO('r.created_at')}, 'updated_at', ${ISO('r.updated_at')})`;
+const DOCUMENT_ITEM = jsonObjectText({
+  documentId: v.integer('r.id'),
+  projectId: v.integer('r.project_id'),
+  title: v.text('r.title'),
+  status: v.text('r.status'),
+  current_version_id: v.integer('r.current_version_id'),
+  created_at: v.timestamp('r.created_at'),
+  updated_at: v.timestamp('r.updated_at'),
+});
 
 /**
  * `projectExists`: the projects context's test that $2 is a project of tenant $1.

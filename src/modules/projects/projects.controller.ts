@@ -13,6 +13,7 @@ import {
   ProjectResponse,
 } from './dto/project.response.js';
 import { ProjectsService } from './projects.service.js';
+import type { JsonText } from '../../common/http/json-text.js';
 
 const PROJECT_NOT_FOUND = {
   status: 400,
@@ -52,7 +53,7 @@ export class ProjectsController {
   list(
     @CurrentPrincipal() principal: Principal,
     @Query() query: ListProjectsQuery,
-  ): Promise<ProjectListResponse> {
+  ): Promise<JsonText<ProjectListResponse>> {
     return this.projects.listProjects(principal.tenantId, query);
   }
 
@@ -86,7 +87,7 @@ export class ProjectsController {
     @CurrentPrincipal() principal: Principal,
     @Param('projectId', ParseIdPipe) projectId: number,
     @Query() query: CursorPageQuery,
-  ): Promise<ProjectFileListResponse> {
+  ): Promise<JsonText<ProjectFileListResponse>> {
     return this.projects.listFiles(principal.tenantId, projectId, query);
   }
 }

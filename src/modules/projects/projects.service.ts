@@ -1,11 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import { isoTimestamp } from '../../common/database/sql-json.js';
+import { jsonObjectText, jsonValue as v } from '../../common/database/sql-json.js';
 import { TenantTransactions } from '../../common/database/tenant-transactions.js';
 import {
   type AppError,
   NotFoundError,
   ValidationFailedError,
 } from '../../common/http/app-error.js';
+import { JsonText } from '../../common/http/json-text.js';
 import { Cursor, type CursorPage } from '../../common/pagination/cursor.js';
 import {
   cursorPageOf,
@@ -14,6 +15,7 @@ import {
   keysetAfter,
   keysetPageSql,
   type KeysetPageRow,
+  nextCursorOf,
 } from '../../common/pagination/keyset-page.js';
 import { ProjectFile } from './entities/project-file.entity.js';
 import { Project, type ProjectStatus } from './entities/project.entity.js';
@@ -58,9 +60,14 @@ export interface NewProjectFile {
   storage_location: string;
 }
 
-const PROJECT_ITEM = `json_build_object(
-  'projectId', r.id, 'name', r.name, 'description', r.description, 'status', r.status,
-  'created_at', ${isoTimestamp('r.created_at')}, 'updated_at', ${isoTimestamp('r.updated_at')})`;
+const PROJECT_ITEM = jsonObjectText({
+  projectId: v.integer('r.id'),
+  name: v.text('r.name'),
+  description: v.text('r.description'),
+  status: v.text('r.status'),
+  created_at: v.timestamp('r.created_at'),
+  updated_at: v.timestamp('r.updated_at'),
+});
 
 /**
  * A page of projects and the tenant's total in one statement (one snapshot), JSON built there.
@@ -85,10 +92,15 @@ const PROJECT_PAGE_SQL = `
       limit: '$2::int',
     })}) page`;
 
-const FILE_ITEM = `json_build_object(
-  'fileId', r.id, 'name', r.name, 'media_type', r.media_type, 'size_bytes', r.size_bytes,
-  'sha256', r.sha256, 'created_at', ${isoTimestamp('r.created_at')},
-  'updated_at', ${isoTimestamp('r.updated_at')})`;
+const FILE_ITEM = jsonObjectText({
+  fileId: v.integer('r.id'),
+  name: v.text('r.name'),
+  media_type: v.text('r.media_type'),
+  size_bytes: v.integer('r.size_bytes'),
+  sha256: v.text('r.sha256'),
+  created_at: v.timestamp('r.created_at'),
+  updated_at: v.timestamp('r.updated_at'),
+});
 
 /**
  * A page of a project's file metadata, and whether the project is the tenant's, in one statement.
@@ -144,7 +156,10 @@ export class ProjectsService {
    * a walk costs what the first does). Either way `page.next_cursor` continues after this page.
    * One round trip: the page and the total in one statement.
    */
-  async listProjects(tenantId: number, request: ProjectPageRequest): Promise<ProjectPage> {
+  async listProjects(
+    tenantId: number,
+    request: ProjectPageRequest,
+  ): Promise<JsonText<ProjectPage>> {
     const { limit, offset, cursor } = request;
     if (cursor !== undefined && offset !== 0) {
       throw new ValidationFailedError([
@@ -159,16 +174,13 @@ export class ProjectsService {
       [tenantId, limit, after, offset],
     );
     const row = rows[0];
-    const { data, next_cursor } = cursorPageOf(row, identity);
-    return {
-      data,
-      page: {
-        limit,
-        offset: cursor === undefined ? offset : null,
-        total: Number(row?.total ?? 0),
-        next_cursor,
-      },
+    const page: ProjectPage['page'] = {
+      limit,
+      offset: cursor === undefined ? offset : null,
+      total: Number(row?.total ?? 0),
+      next_cursor: nextCursorOf(row, identity),
     };
+    return new JsonText(`{"data":${row?.data ?? '[]'},"page":${JSON.stringify(page)}}`);
   }
 
   /** 400 `project_not_found` for an unknown or foreign project, as SPEC.md says. */
@@ -184,7 +196,7 @@ export class ProjectsService {
     tenantId: number,
     projectId: number,
     page: { limit: number; cursor?: string },
-  ): Promise<CursorPage<ProjectFileView>> {
+  ): Promise<JsonText<CursorPage<ProjectFileView>>> {
     const identity = { tenantId, list: 'project.files', scope: [projectId] };
     const after = Cursor.decode(identity, page.cursor)?.[0] ?? firstKey('ASC');
     const rows = await this.tx.readOnce<KeysetPageRow<ProjectFileView> & { found: boolean }>(

@@ -18,6 +18,7 @@ import type { Principal } from '../auth/principal.js';
 import { RevisionDetailDto, RevisionListDto, StagedRevisionDto } from './dto/revision.dto.js';
 import { StageRevisionDto } from './dto/stage-revision.dto.js';
 import { RevisionsService } from './revisions.service.js';
+import type { JsonText } from '../../common/http/json-text.js';
 
 @ApiTags('revisions')
 @Controller('documents/:documentId/external-revisions')
@@ -153,7 +154,7 @@ export class RevisionsController {
     @CurrentPrincipal() principal: Principal,
     @Param('documentId', ParseIdPipe) documentId: number,
     @Query() query: CursorPageQuery,
-  ): Promise<RevisionListDto> {
+  ): Promise<JsonText<RevisionListDto>> {
     return this.revisions.list(principal.tenantId, documentId, query);
   }
 

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import canonicalize from 'canonicalize';
-import { isoTimestamp } from '../../common/database/sql-json.js';
+import { isoTimestamp, jsonObjectText, jsonValue as v } from '../../common/database/sql-json.js';
 import {
   type OpeningRead,
   openingReads,
@@ -12,6 +12,7 @@ import {
   NotFoundError,
   ValidationFailedError,
 } from '../../common/http/app-error.js';
+import type { JsonText } from '../../common/http/json-text.js';
 import { findTextProblem, memberPath } from '../../common/http/text.js';
 import { Cursor, type CursorPage } from '../../common/pagination/cursor.js';
 import {
@@ -217,7 +218,7 @@ export class RevisionsService implements OnModuleInit {
     tenantId: number,
     documentId: number,
     page: { limit: number; cursor?: string },
-  ): Promise<CursorPage<RevisionSummaryDto>> {
+  ): Promise<JsonText<CursorPage<RevisionSummaryDto>>> {
     const identity = { tenantId, list: 'document.external_revisions', scope: [documentId] };
     const after = Cursor.decode(identity, page.cursor)?.[0] ?? firstKey('ASC');
     this.listSql ??= revisionPageSql(this.documents.documentExistsSql('$1', '$2'));
@@ -397,13 +398,19 @@ function summaryView(r: ExternalRevision): RevisionSummaryDto {
   };
 }
 
-const REVISION_ITEM = `json_build_object(
-  'revisionId', r.id, 'documentId', r.document_id, 'base_version_id', r.base_version_id,
-  'status', r.status, 'content_hash', r.content_hash, 'source_reference', r.source_reference,
-  'created_at', ${isoTimestamp('r.created_at')},
-  'decided_at', CASE WHEN r.decided_at IS NULL THEN NULL ELSE ${isoTimestamp('r.decided_at')} END,
-  'decided_by', r.decided_by, 'resulting_version_id', r.resulting_version_id,
-  'decision_note', r.decision_note)`;
+const REVISION_ITEM = jsonObjectText({
+  revisionId: v.integer('r.id'),
+  documentId: v.integer('r.document_id'),
+  base_version_id: v.integer('r.base_version_id'),
+  status: v.text('r.status'),
+  content_hash: v.text('r.content_hash'),
+  source_reference: v.text('r.source_reference'),
+  created_at: v.timestamp('r.created_at'),
+  decided_at: v.timestamp('r.decided_at'),
+  decided_by: v.text('r.decided_by'),
+  resulting_version_id: v.integer('r.resulting_version_id'),
+  decision_note: v.text('r.decision_note'),
+});
 
 /**
  * `documentExists`: the documents context's test that $2 is a document of tenant $1. Content and

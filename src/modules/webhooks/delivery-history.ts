@@ -1,4 +1,4 @@
-import { isoTimestamp } from '../../common/database/sql-json.js';
+import { isoTimestamp, jsonObjectText, jsonValue as v } from '../../common/database/sql-json.js';
 import type { ListIdentity } from '../../common/pagination/cursor.js';
 import { keysetAfter, keysetPageSql } from '../../common/pagination/keyset-page.js';
 import { CATALOG_EVENT_TYPES, type CatalogEventType } from '../events/event-catalog.js';
@@ -12,8 +12,6 @@ import { DELIVERY_STATUSES, type DeliveryStatus } from './entities/webhook-deliv
  */
 
 const ISO = isoTimestamp;
-const isoOrNull = (column: string): string =>
-  `CASE WHEN ${column} IS NULL THEN NULL ELSE ${ISO(column)} END`;
 const textArray = (values: readonly string[]): string =>
   `ARRAY[${values.map((v) => `'${v}'`).join(', ')}]::text[]`;
 
@@ -37,13 +35,20 @@ const DELIVERY_FROM = `webhook_deliveries d
            JOIN events e ON e.id = d.event_id
            JOIN webhooks w ON w.id = d.webhook_id`;
 
-const DELIVERY_ITEM = `json_build_object(
-    'deliveryId', r.id, 'webhookId', r.webhook_id, 'event_id', r.event_id,
-    'event_type', r.event_type, 'status', r.status, 'attempts', r.attempts,
-    'last_attempt_at', ${isoOrNull('r.last_attempt_at')},
-    'next_attempt_at', ${isoOrNull('r.next_attempt_at')},
-    'last_response_status', r.last_response_status, 'last_error', r.last_error,
-    'created_at', ${ISO('r.created_at')})`;
+/** One delivery as listed, as the JSON text of its view (fields in the view's order). */
+const DELIVERY_ITEM = jsonObjectText({
+  deliveryId: v.integer('r.id'),
+  webhookId: v.integer('r.webhook_id'),
+  event_id: v.text('r.event_id'),
+  event_type: v.text('r.event_type'),
+  status: v.text('r.status'),
+  attempts: v.integer('r.attempts'),
+  last_attempt_at: v.timestamp('r.last_attempt_at'),
+  next_attempt_at: v.timestamp('r.next_attempt_at'),
+  last_response_status: v.integer('r.last_response_status'),
+  last_error: v.text('r.last_error'),
+  created_at: v.timestamp('r.created_at'),
+});
 
 /** The filters of `GET /webhook-deliveries`, validated (ListDeliveriesQuery). */
 export interface DeliveryFilter {
@@ -137,7 +142,7 @@ export function deliveryPage(
 
 /** One delivery as listed, or no row. $1 tenant, $2 deliveryId. */
 export const DELIVERY_SQL = `
-  SELECT ${DELIVERY_ITEM} AS delivery
+  SELECT (${DELIVERY_ITEM})::json AS delivery
     FROM (SELECT ${DELIVERY_COLUMNS}
             FROM ${DELIVERY_FROM}
            WHERE d.tenant_id = $1 AND d.id = $2::bigint) r`;

@@ -24,6 +24,7 @@ import {
   WebhookView,
 } from './dto/webhook.dto.js';
 import { WebhooksService } from './webhooks.service.js';
+import type { JsonText } from '../../common/http/json-text.js';
 
 const READ = { scope: 'webhooks:read', entitlement: 'api.webhooks' } as const;
 const WRITE = { scope: 'webhooks:write', entitlement: 'api.webhooks' } as const;
@@ -50,7 +51,7 @@ export class WebhooksController {
   list(
     @CurrentPrincipal() principal: Principal,
     @Query() query: CursorPageQuery,
-  ): Promise<WebhookListView> {
+  ): Promise<JsonText<WebhookListView>> {
     return this.webhooks.list(principal.tenantId, query);
   }
 
@@ -313,7 +314,7 @@ export class WebhooksController {
   listDeliveries(
     @CurrentPrincipal() principal: Principal,
     @Query() query: ListDeliveriesQuery,
-  ): Promise<DeliveryListView> {
+  ): Promise<JsonText<DeliveryListView>> {
     return this.webhooks.listDeliveries(principal.tenantId, query);
   }
 

@@ -3,8 +3,9 @@ import { Injectable } from '@nestjs/common';
 import { AppConfig } from '../../common/config/app-config.js';
 import { SecretBox } from '../../common/crypto/secret-box.js';
 import { TenantTransactions } from '../../common/database/tenant-transactions.js';
-import { isoTimestamp } from '../../common/database/sql-json.js';
+import { isoTimestamp, jsonObjectText, jsonValue as v } from '../../common/database/sql-json.js';
 import { NotFoundError, ValidationFailedError } from '../../common/http/app-error.js';
+import type { JsonText } from '../../common/http/json-text.js';
 import { Cursor, type CursorPage } from '../../common/pagination/cursor.js';
 import {
   cursorPageOf,
@@ -67,9 +68,16 @@ const WEBHOOK_PAGE_SQL = keysetPageSql({
            FROM webhooks w
           WHERE w.tenant_id = $1 AND ${keysetAfter('w.id', 'ASC', '$2::bigint')}
           ORDER BY w.id LIMIT $3::int + 1`,
-  item: `json_build_object(
-    'webhookId', r.id, 'name', r.name, 'endpoint_url', r.endpoint_url, 'events', r.events,
-    'status', r.status, 'status_reason', r.status_reason, 'created_at', ${ISO('r.created_at')}, 'updated_at', ${ISO('r.updated_at')})`,
+  item: jsonObjectText({
+    webhookId: v.integer('r.id'),
+    name: v.text('r.name'),
+    endpoint_url: v.text('r.endpoint_url'),
+    events: v.text('r.events'),
+    status: v.text('r.status'),
+    status_reason: v.text('r.status_reason'),
+    created_at: v.timestamp('r.created_at'),
+    updated_at: v.timestamp('r.updated_at'),
+  }),
   order: 'ASC',
   limit: '$3::int',
 });
@@ -117,7 +125,7 @@ export class WebhooksService {
   async list(
     tenantId: number,
     page: { limit: number; cursor?: string },
-  ): Promise<CursorPage<WebhookView>> {
+  ): Promise<JsonText<CursorPage<WebhookView>>> {
     const identity = { tenantId, list: 'webhooks' };
     const after = Cursor.decode(identity, page.cursor)?.[0] ?? firstKey('ASC');
     const rows = await this.tx.readOnce<KeysetPageRow<WebhookView>>(tenantId, WEBHOOK_PAGE_SQL, [
@@ -333,7 +341,7 @@ export class WebhooksService {
   async listDeliveries(
     tenantId: number,
     query: DeliveryFilter & { limit: number; cursor?: string },
-  ): Promise<CursorPage<DeliveryView>> {
+  ): Promise<JsonText<CursorPage<DeliveryView>>> {
     const identity = deliveryListIdentity(tenantId, query);
     const after = Cursor.decode(identity, query.cursor)?.[0] ?? firstKey('DESC');
     const { sql, integers } = deliveryPage(tenantId, after, query.limit, query);

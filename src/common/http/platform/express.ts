@@ -5,6 +5,7 @@ import express, { type Request, type Response } from 'express';
 import { type AppConfig, proxyTrust } from '../../config/app-config.js';
 import { answerClientError } from '../client-error.js';
 import { closeAfterResponse, whenResponseClosed } from '../lingering-close.js';
+import { JsonText } from '../json-text.js';
 import { readRequestBody } from '../request-body.js';
 import { requestIdFor } from '../request-id.js';
 import type {
@@ -19,6 +20,21 @@ import type {
 interface RouteLayer {
   route?: { path?: unknown; methods?: Record<string, boolean | undefined> };
   match(path: string): boolean;
+}
+
+/**
+ * Nest's Express adapter, sending a `JsonText` body as `res.json` sends the value it encodes (the
+ * same headers, the same bytes) without parsing and serialising it again.
+ */
+class JsonTextExpressAdapter extends ExpressAdapter {
+  override reply(response: unknown, body: unknown, statusCode?: number): unknown {
+    if (!(body instanceof JsonText)) return super.reply(response, body, statusCode);
+    const res = response as Response;
+    if (statusCode !== undefined) res.status(statusCode);
+    // what res.json does with the text it has serialised
+    if (!res.get('Content-Type')) res.set('Content-Type', 'application/json');
+    return res.send(body.text);
+  }
 }
 
 /** Fastify's default, kept on Express so a load balancer sees the same idle connections. */
@@ -48,7 +64,7 @@ export class ExpressPlatform implements HttpPlatform {
     // the content hash, which their route sets itself
     app.set('etag', false);
     this.express = app;
-    return new ExpressAdapter(app);
+    return new JsonTextExpressAdapter(app);
   }
 
   configure(app: INestApplication, hooks: RequestHooks): void {
