@@ -181,7 +181,7 @@ export interface paths {
         };
         /**
          * List a delivery's attempts
-         * @description Every attempt of the delivery, oldest first: when it started, how long it took, the receiver's status, the error, and the first 1 KiB of the receiver's response body as text. Nothing that was sent (headers, signature) is kept.
+         * @description Every attempt of the delivery, oldest first (the newest 1,000 of a delivery replayed more often than that, numbered as ever): when it started, how long it took, the receiver's status, the error, and the first 1 KiB of the receiver's response body as text. Nothing that was sent (headers, signature) is kept.
          */
         get: operations["Webhooks_listAttempts"];
         put?: never;

@@ -258,6 +258,89 @@ describe('send chains (a slot of a healthy endpoint carries several due rows)', 
   }, 30_000);
 });
 
+describe('a send chain stops when its webhook changes', () => {
+  let t: TestApp;
+  let receiver: Receiver;
+  beforeAll(async () => {
+    receiver = await startReceiver();
+    t = await startTestApp({ ...WORKER_ENV, WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT: '1' });
+  });
+  afterAll(async () => {
+    await t.close();
+    await receiver.close();
+  });
+  const held = async (baseUrl: string, auth: string, path: string) => {
+    const created = await createWebhook(baseUrl, auth, receiver.url(path));
+    const pause = await call(baseUrl, 'POST', `/webhooks/${created.webhookId}/status`, {
+      auth,
+      body: { status: 'paused' },
+    });
+    expect(pause.status).toBe(200);
+    return created;
+  };
+
+  it('sends nothing more to the old URL soon after a PATCH moves it', async () => {
+    const a = await createCaller(t.app);
+    // one slot, 12 rows due at once, 80 ms per answer: one chain would carry them all (~1 s)
+    receiver.reply('/before', { status: 204, delayMs: 80 });
+    receiver.reply('/after', 204);
+    const created = await held(t.baseUrl, a.auth, '/before');
+    await publishEvents(t.app, a.tenantId, 12);
+    const activate = await call(t.baseUrl, 'POST', `/webhooks/${created.webhookId}/status`, {
+      auth: a.auth,
+      body: { status: 'active' },
+    });
+    expect(activate.status).toBe(200);
+    await waitFor(() => receiver.on('/before').length >= 1, 5_000, 'the first row of the chain');
+    const moved = await call(t.baseUrl, 'PATCH', `/webhooks/${created.webhookId}`, {
+      auth: a.auth,
+      body: { endpoint_url: receiver.url('/after') },
+    });
+    expect(moved.status).toBe(200);
+    const movedAt = Date.now();
+    await waitFor(
+      async () =>
+        (await deliveriesOf(t.app, created.webhookId)).every((d) => d.status === 'succeeded'),
+      10_000,
+      'every delivery succeeded',
+    );
+    // what was in flight, plus what started within the 100 ms a reading of the webhook is reused
+    const lateAtOld = receiver.on('/before').filter((r) => r.at > movedAt + 200);
+    expect(lateAtOld).toEqual([]);
+    expect(receiver.on('/before').length).toBeLessThanOrEqual(4);
+    expect(receiver.on('/before').length + receiver.on('/after').length).toBe(12);
+  }, 20_000);
+
+  it('sends nothing more soon after a revocation', async () => {
+    const a = await createCaller(t.app);
+    receiver.reply('/revoked', { status: 204, delayMs: 80 });
+    const created = await held(t.baseUrl, a.auth, '/revoked');
+    await publishEvents(t.app, a.tenantId, 12);
+    await call(t.baseUrl, 'POST', `/webhooks/${created.webhookId}/status`, {
+      auth: a.auth,
+      body: { status: 'active' },
+    });
+    await waitFor(() => receiver.on('/revoked').length >= 1, 5_000, 'the first row of the chain');
+    const revoke = await call(t.baseUrl, 'POST', `/webhooks/${created.webhookId}/status`, {
+      auth: a.auth,
+      body: { status: 'revoked' },
+    });
+    expect(revoke.status).toBe(200);
+    const revokedAt = Date.now();
+    await sleep(1_500);
+    expect(receiver.on('/revoked').filter((r) => r.at > revokedAt + 200)).toEqual([]);
+    expect(receiver.on('/revoked').length).toBeLessThanOrEqual(4);
+    await waitFor(
+      async () =>
+        (await deliveriesOf(t.app, created.webhookId)).every(
+          (d) => d.status === 'cancelled' || d.status === 'succeeded',
+        ),
+      5_000,
+      'the rest cancelled',
+    );
+  }, 20_000);
+});
+
 describe('endpoint health', () => {
   let t: TestApp;
   let receiver: Receiver;

@@ -419,6 +419,28 @@ describe('delivery history', () => {
       });
       expect((await setStatus(hook.webhookId, 'revoked')).status).toBe(200);
     });
+
+    it('lists the newest 1,000 attempts of a delivery replayed more often, numbered as ever', async () => {
+      const hook = await createWebhook(t.baseUrl, a.auth, receiver.url('/history/many'));
+      expect((await setStatus(hook.webhookId, 'paused')).status).toBe(200);
+      await publishEvents(t.app, a.tenantId, 1);
+      const [delivery] = await walk(`limit=10&webhookId=${hook.webhookId}`);
+      // as if replayed 1,005 times
+      await t.app.get(DataSource).query(
+        `INSERT INTO webhook_delivery_attempts
+                (tenant_id, delivery_id, attempted_at, response_status, error, duration_ms)
+         SELECT $1, $2, now() - (1006 - i) * interval '1 second', 500, 'HTTP 500', 1
+           FROM generate_series(1, 1005) AS i`,
+        [a.tenantId, delivery!.deliveryId],
+      );
+      const res = await get(`/webhook-deliveries/${delivery!.deliveryId}/attempts`);
+      expect(res.status).toBe(200);
+      const numbers = (res.body.data as Array<{ attempt: number }>).map((x) => x.attempt);
+      expect(numbers).toHaveLength(1000);
+      expect(numbers[0]).toBe(6);
+      expect(numbers.at(-1)).toBe(1005);
+      expect((await setStatus(hook.webhookId, 'revoked')).status).toBe(200);
+    });
   });
 });
 

@@ -760,6 +760,43 @@ describe('webhooks: rotation, test events and edits, delivered', () => {
     expect(done).toMatchObject({ attempts: 2, last_response_status: 200 });
     expect(receiver.on('/broken')).toEqual([]);
   });
+
+  it('keeps the back-off and failure record when a PATCH writes the same URL differently', async () => {
+    const url = receiver.url('/same');
+    const created = await createWebhook(t.baseUrl, a.auth, url, ['*']);
+    await req('POST', `/webhooks/${created.webhookId}/status`, { status: 'paused' });
+    await publishEvents(t.app, a.tenantId, 1);
+    const db = t.app.get(DataSource);
+    await db.query(
+      `UPDATE webhook_deliveries SET status = 'retry', attempts = 1,
+              next_attempt_at = now() + interval '1 hour' WHERE webhook_id = $1`,
+      [created.webhookId],
+    );
+    // re-activation clears the failure record: set it afterwards
+    await req('POST', `/webhooks/${created.webhookId}/status`, { status: 'active' });
+    await db.query(
+      `UPDATE webhooks SET consecutive_failures = 3, failing_since = now() WHERE id = $1`,
+      [created.webhookId],
+    );
+    // the scheme and host in capitals: the same endpoint
+    const respelled = url.replace('http://127.0.0.1', 'HTTP://127.0.0.1');
+    const patched = await req('PATCH', `/webhooks/${created.webhookId}`, {
+      endpoint_url: respelled,
+    });
+    expect(patched.status).toBe(200);
+    const [hook] = await db.query(
+      `SELECT consecutive_failures, failing_since IS NOT NULL AS failing FROM webhooks WHERE id = $1`,
+      [created.webhookId],
+    );
+    expect(hook).toEqual({ consecutive_failures: 3, failing: true });
+    const [delivery] = await db.query(
+      `SELECT next_attempt_at > now() + interval '50 minutes' AS waits
+         FROM webhook_deliveries WHERE webhook_id = $1`,
+      [created.webhookId],
+    );
+    expect(delivery).toEqual({ waits: true });
+    await req('POST', `/webhooks/${created.webhookId}/status`, { status: 'revoked' });
+  });
 });
 
 describe('webhooks: a URL set by PATCH passes the same SSRF rules at delivery', () => {

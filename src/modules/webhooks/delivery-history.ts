@@ -147,8 +147,12 @@ export const DELIVERY_SQL = `
             FROM ${DELIVERY_FROM}
            WHERE d.tenant_id = $1 AND d.id = $2::bigint) r`;
 
+/** Replays add attempts without end: the list keeps the newest this many (numbered as ever). */
+export const MAX_ATTEMPTS_LISTED = 1000;
+
 /**
- * A delivery's attempts, in the order they started, numbered from 1, and whether the delivery is
+ * A delivery's attempts (the newest `MAX_ATTEMPTS_LISTED`), in the order they started, numbered
+ * from 1, and whether the delivery is
  * the tenant's (`found`). $1 tenant, $2 deliveryId. Only what the receiver answered is kept,
  * never what was sent.
  */
@@ -164,5 +168,6 @@ export const ATTEMPTS_SQL = `
                             'response_body_excerpt', a.response_body_excerpt) ORDER BY a.n)
                      FROM (SELECT a.*, row_number() OVER (ORDER BY a.attempted_at, a.id) AS n
                              FROM webhook_delivery_attempts a
-                            WHERE a.tenant_id = $1 AND a.delivery_id = $2::bigint) a),
+                            WHERE a.tenant_id = $1 AND a.delivery_id = $2::bigint
+                            ORDER BY n DESC LIMIT ${MAX_ATTEMPTS_LISTED}) a),
                   '[]'::json) AS data`;

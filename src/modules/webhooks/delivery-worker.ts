@@ -30,6 +30,8 @@ const MIN_CLAIM = MAX_IN_FLIGHT / 4;
  * another: a slot then costs one claim and one result write per chain instead of per delivery.
  */
 export const CHAIN_LENGTH = 16;
+/** How old a chain's reading of its webhook's status and version may be. */
+const VERSION_RECHECK_MS = 100;
 /** Results written per statement. */
 const RESULT_BATCH = 500;
 const POLL_INTERVAL_MS = 1_000;
@@ -54,6 +56,8 @@ interface ClaimedRow {
   secret_sealed: Buffer;
   /** The secret a rotation replaced, while its grace period lasts (signs too); else null. */
   previous_secret_sealed: Buffer | null;
+  /** The webhook's `updated_at` when claimed: a status, URL or secret change moves it. */
+  webhook_version: string;
 }
 
 interface AttemptOutcome {
@@ -122,6 +126,8 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
   /** A chain starts a row only this long after its claim, so the row ends within its lease. */
   private readonly chainWindowMs: number;
   private lastExpirySweep = -Infinity;
+  /** Each webhook's `updated_at` (null: not active), as last read by a chain. */
+  private readonly versions = new Map<number, { at: number; version: Promise<string | null> }>();
   /** This process's sends in flight, by tenant (the per-tenant share). */
   private readonly tenantInFlight = new Map<number, number>();
   private sender: WebhookSender | null = null;
@@ -153,7 +159,6 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
     this.disableAfterMs = parseDuration(config.WEBHOOK_DISABLE_AFTER);
     // A lease outlives any attempt by the margin, so only a dead worker's lease ever expires.
     this.leaseSeconds = (config.WEBHOOK_TIMEOUT_MS + config.WEBHOOK_LEASE_MARGIN_MS) / 1000;
-    // short, too, so that a pause or a revocation stops a chain's sends within two seconds
     this.chainWindowMs = Math.min(config.WEBHOOK_LEASE_MARGIN_MS / 2, 2_000);
   }
 
@@ -204,6 +209,8 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
 
   @Interval('webhook-delivery-poll', POLL_INTERVAL_MS)
   poll(): void {
+    const stale = performance.now() - 10 * VERSION_RECHECK_MS;
+    for (const [id, seen] of this.versions) if (seen.at < stale) this.versions.delete(id);
     this.wake();
   }
 
@@ -337,7 +344,8 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
                  d.lease_expires_at::text AS lease,
                  e.event_id, e.payload::text AS body, w.endpoint_url, w.secret_sealed,
                  CASE WHEN w.previous_secret_expires_at > clock_timestamp()
-                      THEN w.previous_secret_sealed END AS previous_secret_sealed`,
+                      THEN w.previous_secret_sealed END AS previous_secret_sealed,
+                 w.updated_at::text AS webhook_version`,
       [
         limit,
         this.leaseSeconds,
@@ -369,14 +377,15 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
   }
 
   /**
-   * Sends a chain's rows in order. After an unsuccessful attempt, on shutdown, or once a row could
-   * no longer finish within its lease, the rest go back unsent (they are due again at once).
+   * Sends a chain's rows in order. After an unsuccessful attempt, on shutdown, once its webhook
+   * was paused, revoked, edited or its secret rotated, or once a row could no longer finish within
+   * its lease, the rest go back unsent (they are due again at once).
    */
   private async runChain(chain: ClaimedRow[], claimedAt: number): Promise<void> {
     for (let i = 0; i < chain.length; i++) {
       const row = chain[i]!;
       const late = performance.now() - claimedAt > this.chainWindowMs;
-      if (i > 0 && (late || !this.running)) {
+      if (i > 0 && (late || !this.running || !(await this.unchanged(row)))) {
         this.release(chain.slice(i));
         return;
       }
@@ -386,6 +395,28 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
         return;
       }
     }
+  }
+
+  /**
+   * Whether the row's webhook is still active with the URL and secrets it was claimed with, as
+   * read at most `VERSION_RECHECK_MS` ago (one look-up per webhook, shared by its chains): a
+   * pause, revocation, PATCH or rotation stops the rest of a chain within that time.
+   */
+  private async unchanged(row: ClaimedRow): Promise<boolean> {
+    let seen = this.versions.get(row.webhook_id);
+    if (!seen || performance.now() - seen.at > VERSION_RECHECK_MS) {
+      const version = this.dataSource
+        .query<Array<{ v: string }>>(
+          `SELECT updated_at::text AS v FROM webhooks WHERE id = $1 AND status = 'active'`,
+          [row.webhook_id],
+        )
+        .then(([found]) => found?.v ?? null)
+        // unknown is treated as changed: the rest goes back and is claimed again
+        .catch(() => null);
+      seen = { at: performance.now(), version };
+      this.versions.set(row.webhook_id, seen);
+    }
+    return (await seen.version) === row.webhook_version;
   }
 
   private release(rows: ClaimedRow[]): void {

@@ -341,7 +341,8 @@ export class WebhooksController {
   @ApiOperation({
     summary: "List a delivery's attempts",
     description:
-      'Every attempt of the delivery, oldest first: when it started, how long it took, the ' +
+      'Every attempt of the delivery, oldest first (the newest 1,000 of a delivery replayed ' +
+      'more often than that, numbered as ever): when it started, how long it took, the ' +
       "receiver's status, the error, and the first 1 KiB of the receiver's response body as " +
       'text. Nothing that was sent (headers, signature) is kept.',
   })

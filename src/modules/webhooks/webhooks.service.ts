@@ -170,7 +170,10 @@ export class WebhooksService {
     return this.tx.run(tenantId, async () => {
       const m = this.tx.manager;
       const current = await this.lockLiveWebhook(tenantId, webhookId, 'NO KEY UPDATE');
-      const urlChanged = endpointUrl !== null && endpointUrl !== current.endpoint_url;
+      // the same endpoint written differently (`HTTP://H/x` for `http://h/x`) keeps its failure
+      // record and back-off: rewriting a URL must not be a way around them
+      const urlChanged =
+        endpointUrl !== null && new URL(endpointUrl).href !== new URL(current.endpoint_url).href;
       const [row] = updatedRows<WebhookRow>(
         await m.query(
           `UPDATE webhooks
