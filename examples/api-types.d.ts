@@ -141,7 +141,7 @@ export interface paths {
         };
         /**
          * List and search deliveries
-         * @description Deliveries of all webhooks of the tenant, newest first (descending deliveryId), `limit` (default 50) per page; `next_cursor` reads the next, older page, down to the oldest. Optional filters, combined: `webhookId`, `status` (repeat it for several) and `event_type`. A cursor reads on with the filters it was made with only. Deliveries created while a client walks the pages are newer than the first page: no page repeats or skips a delivery because of them.
+         * @description Deliveries of all webhooks of the tenant, newest first (descending deliveryId), `limit` (default 50) per page; `next_cursor` reads the next, older page, down to the oldest. Optional filters, combined: `webhookId`, `status` (repeat it for several) and `event_type`. A cursor reads on with the filters it was made with only. Deliveries created while a client walks the pages are newer than the first page: no page repeats or skips a delivery because of them. A page filtered by `status` or `event_type` reads at most 10,000 deliveries of the history: it may hold fewer than `limit` items, even none, and still carry a `next_cursor`; the walk ends only when `next_cursor` is null.
          */
         get: operations["Webhooks_listDeliveries"];
         put?: never;

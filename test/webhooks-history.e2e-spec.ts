@@ -88,6 +88,34 @@ describe('delivery history', () => {
     return rows;
   }
 
+  it('reads a bounded stretch of history per filtered page: a short page points past it', async () => {
+    const c = await createCaller(t.app);
+    const hook = await createWebhook(t.baseUrl, c.auth, receiver.url('/history/bulk'));
+    expect((await setStatus(hook.webhookId, 'paused', c)).status).toBe(200);
+    await publishEvents(t.app, c.tenantId, 1);
+    // one failed delivery under 25,000 newer succeeded ones
+    await t.app.get(DataSource).query(
+      `WITH first AS (UPDATE webhook_deliveries SET status = 'failed', attempts = 3
+                       WHERE webhook_id = $1 RETURNING tenant_id, webhook_id, event_id)
+       INSERT INTO webhook_deliveries (tenant_id, webhook_id, event_id, status, attempts)
+       SELECT f.tenant_id, f.webhook_id, f.event_id, 'succeeded', 1
+         FROM first f CROSS JOIN generate_series(1, 25000)`,
+      [hook.webhookId],
+    );
+    const first = await get('/webhook-deliveries?status=failed&limit=10', c);
+    expect(first.status).toBe(200);
+    // 10,000 rows read, none failed: an empty page that is not the last
+    expect(first.body.data).toEqual([]);
+    expect(first.body.next_cursor).toEqual(expect.any(String));
+    const failed = await walk('status=failed&limit=10', c);
+    expect(failed.map((d) => d.status)).toEqual(['failed']);
+    // a filter many rows match fills its page at once
+    const succeeded = await get('/webhook-deliveries?status=succeeded&limit=5', c);
+    expect(succeeded.body.data).toHaveLength(5);
+    // revoking cancels nothing here (nothing pending) and keeps the tenant's webhook count low
+    expect((await setStatus(hook.webhookId, 'revoked', c)).status).toBe(200);
+  });
+
   describe('filters', () => {
     let ok: number;
     let failing: number;

@@ -93,6 +93,9 @@ export function deliveryListIdentity(tenantId: number, filter: DeliveryFilter): 
 
 const pageStatements = new Map<string, string>();
 
+/** The most deliveries one page filtered by status or event type reads. */
+export const FILTER_SCAN_ROWS = 10_000;
+
 /**
  * One page of the tenant's deliveries, newest first (descending deliveryId), with `filter`:
  * the statement and its integers ($1 tenant, $2 the deliveryId before which the page starts,
@@ -108,12 +111,14 @@ export function deliveryPage(
 ): { sql: string; integers: number[] } {
   const f = encode(filter);
   const integers = [tenantId, after, limit];
-  const where: string[] = [];
   const param = (value: number): string => {
     integers.push(value);
     return `$${integers.length}::int`;
   };
-  if (f.webhookId !== undefined) where.push(`d.webhook_id = ${param(f.webhookId)}`);
+  // the webhook filter narrows the walk itself (its own index); the others are tested per row
+  const walk: string[] = [];
+  if (f.webhookId !== undefined) walk.push(`d.webhook_id = ${param(f.webhookId)}`);
+  const where: string[] = [];
   if (f.statusMask !== undefined) {
     where.push(
       `((${param(f.statusMask)} >> (array_position(${textArray(DELIVERY_STATUSES)}, ${LISTED_STATUS}) - 1)) & 1) = 1`,
@@ -125,16 +130,44 @@ export function deliveryPage(
   const key = `${f.webhookId !== undefined}/${f.statusMask !== undefined}/${f.eventType !== undefined}`;
   let sql = pageStatements.get(key);
   if (sql === undefined) {
-    sql = keysetPageSql({
-      rows: `SELECT d.id AS k, ${DELIVERY_COLUMNS}
-           FROM ${DELIVERY_FROM}
-          WHERE d.tenant_id = $1 AND ${keysetAfter('d.id', 'DESC', '$2::bigint')}
-                ${where.map((w) => `AND ${w}`).join('\n                ')}
-          ORDER BY d.id DESC LIMIT $3::int + 1`,
-      item: DELIVERY_ITEM,
-      order: 'DESC',
-      limit: '$3::int',
-    });
+    const and = (conditions: string[]) => conditions.map((c) => `AND ${c}`).join(' ');
+    const after = keysetAfter('d.id', 'DESC', '$2::bigint');
+    if (where.length === 0) {
+      sql = keysetPageSql({
+        rows: `SELECT d.id AS k, ${DELIVERY_COLUMNS}
+             FROM ${DELIVERY_FROM}
+            WHERE d.tenant_id = $1 AND ${after} ${and(walk)}
+            ORDER BY d.id DESC LIMIT $3::int + 1`,
+        item: DELIVERY_ITEM,
+        order: 'DESC',
+        limit: '$3::int',
+      });
+    } else {
+      // A filter that few rows match would walk the tenant's whole history for one page: a page
+      // reads at most FILTER_SCAN_ROWS deliveries, and when it stops there with room left, its
+      // cursor points past what it read (the page may be short, even empty, and not the last).
+      sql = `
+        WITH scan AS (
+          SELECT d.id FROM webhook_deliveries d
+           WHERE d.tenant_id = $1 AND ${after} ${and(walk)}
+           ORDER BY d.id DESC LIMIT ${FILTER_SCAN_ROWS}
+        )
+        SELECT p.data,
+               CASE WHEN p.more THEN p.last_key ELSE (SELECT min(id) FROM scan) END AS last_key,
+               p.more OR (SELECT count(*) FROM scan) = ${FILTER_SCAN_ROWS} AS more
+          FROM (${keysetPageSql({
+            rows: `SELECT d.id AS k, ${DELIVERY_COLUMNS}
+                 FROM scan s
+                 JOIN webhook_deliveries d ON d.id = s.id
+                 JOIN events e ON e.id = d.event_id
+                 JOIN webhooks w ON w.id = d.webhook_id
+                WHERE true ${and(where)}
+                ORDER BY d.id DESC LIMIT $3::int + 1`,
+            item: DELIVERY_ITEM,
+            order: 'DESC',
+            limit: '$3::int',
+          })}) p`;
+    }
     pageStatements.set(key, sql);
   }
   return { sql, integers };

@@ -303,7 +303,9 @@ export class WebhooksController {
       'Optional filters, combined: `webhookId`, `status` (repeat it for several) and ' +
       '`event_type`. A cursor reads on with the filters it was made with only. Deliveries created ' +
       'while a client walks the pages are newer than the first page: no page repeats or skips ' +
-      'a delivery because of them.',
+      'a delivery because of them. A page filtered by `status` or `event_type` reads at most ' +
+      '10,000 deliveries of the history: it may hold fewer than `limit` items, even none, and ' +
+      'still carry a `next_cursor`; the walk ends only when `next_cursor` is null.',
   })
   @ApiResponse({ status: 200, type: DeliveryListView })
   @ApiProblemResponses({
