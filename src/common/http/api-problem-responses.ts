@@ -6,6 +6,7 @@ import {
   ApiResponse,
   getSchemaPath,
 } from '@nestjs/swagger';
+import { ERROR_CODES, type ErrorCode } from './error-codes.js';
 
 /** One entry of `errors`: which part of the request is wrong and why. */
 export class ProblemFieldError {
@@ -35,14 +36,9 @@ export class ProblemDetails {
 
   @ApiProperty({
     example: 'validation_failed',
-    description:
-      'Stable machine-readable code: `validation_failed`, `project_not_found`, `version_conflict`, ' +
-      '`not_found`, `unauthenticated`, `invalid_token`, `insufficient_scope`, ' +
-      '`entitlement_required`, `ip_not_allowed`, `lock_token_invalid`, `webhook_revoked`, ' +
-      '`webhook_limit_reached`, ' +
-      '`delivery_not_replayable`, `idempotency_key_reused`, `payload_too_large`, ' +
-      '`unsupported_media_type`, ' +
-      '`document_locked`, `rate_limited`, `internal_error`, `service_unavailable`.',
+    description: `Stable machine-readable code: ${Object.keys(ERROR_CODES)
+      .map((code) => `\`${code}\``)
+      .join(', ')}.`,
   })
   code!: string;
 
@@ -98,9 +94,8 @@ export const PROBLEM_MEDIA_TYPE = 'application/problem+json';
 
 export type ProblemStatus = 400 | 401 | 403 | 404 | 409 | 413 | 415 | 423 | 429 | 500 | 503;
 
+/** An example body's own part; its status and title are the registry's (error-codes.ts). */
 interface ProblemExample {
-  status: ProblemStatus;
-  title: string;
   detail: string;
   extra?: Record<string, unknown>;
 }
@@ -108,105 +103,74 @@ interface ProblemExample {
 /** One realistic body per code, as the service answers it; the examples of the document. */
 const CATALOG = {
   validation_failed: {
-    status: 400,
-    title: 'Validation failed',
     detail: 'limit: limit must not be greater than 100',
     extra: { errors: [{ field: 'limit', message: 'limit must not be greater than 100' }] },
   },
-  project_not_found: { status: 400, title: 'Project not found', detail: 'project not found' },
+  project_not_found: { detail: 'project not found' },
   version_conflict: {
-    status: 400,
-    title: 'Version conflict',
     detail: 'base version 41 is no longer current (current: 42)',
     extra: { base_version_id: 41, current_version_id: 42 },
   },
   unauthenticated: {
-    status: 401,
-    title: 'Authentication required',
     detail: 'a bearer token is required',
   },
   invalid_token: {
-    status: 401,
-    title: 'Invalid token',
     detail: 'the bearer token is unknown, expired or revoked',
   },
   insufficient_scope: {
-    status: 403,
-    title: 'Insufficient scope',
     detail: 'the token lacks the scope documents:read',
     extra: { scope: 'documents:read' },
   },
   entitlement_required: {
-    status: 403,
-    title: 'Entitlement required',
     detail: "the tenant's plan does not include api.webhooks",
     extra: { entitlement: 'api.webhooks' },
   },
   ip_not_allowed: {
-    status: 403,
-    title: 'IP address not allowed',
     detail: "the caller's address is not in the credential's allowlist",
   },
-  not_found: { status: 404, title: 'Not found', detail: 'document not found' },
+  not_found: { detail: 'document not found' },
   lock_token_invalid: {
-    status: 409,
-    title: 'Lock token invalid',
     detail: 'the lock token is not the live lock of this document (wrong, expired or already used)',
   },
   webhook_revoked: {
-    status: 409,
-    title: 'Webhook revoked',
     detail: 'the webhook is revoked; revocation is final',
   },
   webhook_limit_reached: {
-    status: 409,
-    title: 'Webhook limit reached',
     detail: 'the tenant already has 50 webhooks that are not revoked (the limit); revoke one first',
   },
   delivery_not_replayable: {
-    status: 409,
-    title: 'Delivery not replayable',
     detail: 'only a failed or retry delivery can be replayed (this one is succeeded)',
   },
   idempotency_key_reused: {
-    status: 409,
-    title: 'Conflict',
     detail: 'this Idempotency-Key was already used with a different request on this route',
   },
   payload_too_large: {
-    status: 413,
-    title: 'Payload too large',
     detail: 'the request body is too large',
   },
   unsupported_media_type: {
-    status: 415,
-    title: 'Unsupported media type',
     detail: 'the body must be application/json (UTF-8)',
   },
   document_locked: {
-    status: 423,
-    title: 'Document locked',
     detail: 'the document is checked out until 2026-11-22T10:30:00.000Z',
     extra: { expires_at: '2026-11-22T10:30:00.000Z' },
   },
   rate_limited: {
-    status: 429,
-    title: 'Too many requests',
     detail: 'rate limit exceeded; retry in 12 s',
   },
+  malformed_request: { detail: 'the request URL could not be parsed' },
+  method_not_allowed: { detail: 'Cannot DELETE /api/v1/projects' },
+  request_timeout: { detail: 'the request took too long' },
+  headers_too_large: { detail: 'the request headers are too large' },
+  revision_not_staged: { detail: 'revision 1 is accepted, not staged' },
   internal_error: {
-    status: 500,
-    title: 'Internal error',
     detail: 'an unexpected error occurred',
   },
   service_unavailable: {
-    status: 503,
-    title: 'Service unavailable',
     detail: 'the database is unavailable, retry shortly',
   },
-} as const satisfies Record<string, ProblemExample>;
+} as const satisfies Record<ErrorCode, ProblemExample>;
 
-export type ProblemCode = keyof typeof CATALOG;
+export type ProblemCode = ErrorCode;
 
 /** What each status means when an operation does not say more. */
 const DEFAULTS: Record<ProblemStatus, { codes: readonly ProblemCode[]; description: string }> = {
@@ -289,8 +253,8 @@ export function problemExample(code: ProblemCode): Record<string, unknown> {
   const entry: ProblemExample = CATALOG[code];
   return {
     type: `urn:problem:${code}`,
-    title: entry.title,
-    status: entry.status,
+    title: ERROR_CODES[code].title,
+    status: ERROR_CODES[code].status,
     detail: entry.detail,
     code,
     request_id: EXAMPLE_REQUEST_ID,
@@ -301,7 +265,7 @@ export function problemExample(code: ProblemCode): Record<string, unknown> {
 function problemResponse(spec: ProblemResponse): MethodDecorator & ClassDecorator {
   const codes = spec.codes ?? DEFAULTS[spec.status].codes;
   for (const code of codes) {
-    if (CATALOG[code].status !== spec.status) {
+    if (ERROR_CODES[code].status !== spec.status) {
       throw new Error(`problem code ${code} is not answered with status ${spec.status}`);
     }
   }

@@ -1,3 +1,5 @@
+import { ERROR_CODES, type ErrorCode, type ErrorStatus } from './error-codes.js';
+
 export interface FieldError {
   field: string;
   message: string;
@@ -8,9 +10,15 @@ export interface FieldError {
  * `HttpException`; the problem-details filter maps them to RFC 9457 bodies in one place.
  */
 export abstract class AppError extends Error {
-  abstract readonly status: number;
-  abstract readonly code: string;
-  abstract readonly title: string;
+  abstract readonly code: ErrorCode;
+  /** The registry's status of `code`. */
+  get status(): ErrorStatus {
+    return ERROR_CODES[this.code].status;
+  }
+  /** The registry's title of `code`. */
+  get title(): string {
+    return ERROR_CODES[this.code].title;
+  }
   /** Extra members of the problem body (e.g. `expires_at` of a lock). */
   readonly extensions: Record<string, unknown> = {};
   /** Extra response headers (e.g. `WWW-Authenticate`, `Retry-After`). */
@@ -29,36 +37,28 @@ export abstract class AppError extends Error {
 }
 
 export class ValidationFailedError extends AppError {
-  readonly status = 400;
   readonly code = 'validation_failed';
-  readonly title = 'Validation failed';
   constructor(readonly errors: FieldError[]) {
     super(errors.map((e) => `${e.field}: ${e.message}`).join('; ') || 'the request is invalid');
   }
 }
 
 export class NotFoundError extends AppError {
-  readonly status = 404;
   readonly code = 'not_found';
-  readonly title = 'Not found';
   constructor(what = 'resource') {
     super(`${what} not found`);
   }
 }
 
 export class PayloadTooLargeError extends AppError {
-  readonly status = 413;
   readonly code = 'payload_too_large';
-  readonly title = 'Payload too large';
   constructor(limit: number) {
     super(`the request body exceeds ${limit} bytes`);
   }
 }
 
 export class ServiceUnavailableError extends AppError {
-  readonly status = 503;
   readonly code = 'service_unavailable';
-  readonly title = 'Service unavailable';
   constructor(message = 'the service is temporarily unavailable, retry shortly') {
     super(message);
     this.headers['Retry-After'] = '5';
@@ -66,10 +66,8 @@ export class ServiceUnavailableError extends AppError {
 }
 
 export class ConflictError extends AppError {
-  readonly status = 409;
-  readonly title = 'Conflict';
   constructor(
-    readonly code: string,
+    readonly code: ErrorCode,
     message: string,
   ) {
     super(message);

@@ -1,21 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { Duplex } from 'node:stream';
+import type { ErrorCode } from './error-codes.js';
 import { problem } from './problem.js';
 
-const ANSWERS: Record<string, [number, string, string, string]> = {
-  HPE_HEADER_OVERFLOW: [
-    431,
-    'headers_too_large',
-    'Request header fields too large',
-    'the request headers are too large',
-  ],
-  HPE_REQUEST_TIMEOUT: [408, 'request_timeout', 'Request timeout', 'the request took too long'],
-  ERR_HTTP_REQUEST_TIMEOUT: [
-    408,
-    'request_timeout',
-    'Request timeout',
-    'the request took too long',
-  ],
+const ANSWERS: Record<string, [ErrorCode, string]> = {
+  HPE_HEADER_OVERFLOW: ['headers_too_large', 'the request headers are too large'],
+  HPE_REQUEST_TIMEOUT: ['request_timeout', 'the request took too long'],
+  ERR_HTTP_REQUEST_TIMEOUT: ['request_timeout', 'the request took too long'],
 };
 
 const REASONS: Record<number, string> = {
@@ -34,14 +25,14 @@ export function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): v
     socket.destroy();
     return;
   }
-  const [status, code, title, detail] = ANSWERS[err.code ?? ''] ?? [
-    400,
+  const [code, detail] = ANSWERS[err.code ?? ''] ?? [
     'malformed_request',
-    'Malformed request',
     'the request could not be parsed',
   ];
   const requestId = randomUUID();
-  const body = JSON.stringify(problem(status, code, title, detail, requestId));
+  const answer = problem(code, detail, requestId);
+  const status = answer.status;
+  const body = JSON.stringify(answer);
   socket.end(
     `HTTP/1.1 ${status} ${REASONS[status]}\r\n` +
       'Content-Type: application/problem+json; charset=utf-8\r\n' +

@@ -40,7 +40,7 @@ function isDatabaseUnavailable(err: unknown): boolean {
 
 /** A body that could not be read as its headers say; `why` names the parser's reason. */
 function unreadableBody(rid: string | null, why: string): ProblemBody {
-  return problem(400, 'validation_failed', 'Validation failed', 'the body could not be read', rid, {
+  return problem('validation_failed', 'the body could not be read', rid, {
     errors: [{ field: 'body', message: why }],
   });
 }
@@ -109,7 +109,7 @@ export class ProblemFilter implements ExceptionFilter {
     if (exception instanceof AppError) {
       Object.assign(headers, exception.headers);
       const errors = exception instanceof ValidationFailedError ? { errors: exception.errors } : {};
-      return problem(exception.status, exception.code, exception.title, exception.message, rid, {
+      return problem(exception.code, exception.message, rid, {
         ...exception.extensions,
         ...errors,
       });
@@ -120,14 +120,14 @@ export class ProblemFilter implements ExceptionFilter {
     if (exception instanceof HttpException) {
       const status = exception.getStatus();
       if (status === 404) {
-        return problem(404, 'not_found', 'Not found', 'no such resource', rid);
+        return problem('not_found', 'no such resource', rid);
       }
       if (status === 405) {
-        return problem(405, 'method_not_allowed', 'Method not allowed', exception.message, rid);
+        return problem('method_not_allowed', exception.message, rid);
       }
       if (status === 413) return tooLarge(rid);
       if (status < 500) {
-        return problem(400, 'validation_failed', 'Validation failed', exception.message, rid, {
+        return problem('validation_failed', exception.message, rid, {
           errors: [{ field: 'request', message: exception.message }],
         });
       }
@@ -135,16 +135,10 @@ export class ProblemFilter implements ExceptionFilter {
     if (isDatabaseUnavailable(exception)) {
       this.logger.warn({ err: exception, request_id: rid }, 'database unavailable');
       headers['Retry-After'] = '5';
-      return problem(
-        503,
-        'service_unavailable',
-        'Service unavailable',
-        'the database is unavailable, retry shortly',
-        rid,
-      );
+      return problem('service_unavailable', 'the database is unavailable, retry shortly', rid);
     }
     this.logger.error({ err: exception, request_id: rid }, 'unhandled error');
-    return problem(500, 'internal_error', 'Internal error', 'an unexpected error occurred', rid);
+    return problem('internal_error', 'an unexpected error occurred', rid);
   }
 }
 
@@ -155,13 +149,7 @@ function pathOf(url: string): string {
 }
 
 function tooLarge(rid: string | null): ProblemBody {
-  return problem(
-    413,
-    'payload_too_large',
-    'Payload too large',
-    'the request body is too large',
-    rid,
-  );
+  return problem('payload_too_large', 'the request body is too large', rid);
 }
 
 const UNSUPPORTED_MEDIA: ReadonlySet<string> = new Set([
@@ -174,24 +162,17 @@ function bodyProblem(err: BodyError, rid: string | null): ProblemBody {
   if (err.type === 'entity.too.large') return tooLarge(rid);
   if (UNSUPPORTED_MEDIA.has(err.type)) {
     const detail = err.type === 'media.unsupported' ? 'unsupported media type' : err.message;
-    return problem(415, 'unsupported_media_type', 'Unsupported media type', detail, rid);
+    return problem('unsupported_media_type', detail, rid);
   }
   // bytes that are not UTF-8: the error names the field they sit in (body-decoding.ts)
   const { errors } = err as BodyError & { errors?: FieldError[] };
   if (errors?.length) {
-    return problem(400, 'validation_failed', 'Validation failed', err.message, rid, { errors });
+    return problem('validation_failed', err.message, rid, { errors });
   }
   if (err.type === 'entity.parse.failed') {
-    return problem(
-      400,
-      'validation_failed',
-      'Validation failed',
-      'the body is not valid JSON',
-      rid,
-      {
-        errors: [{ field: 'body', message: 'malformed JSON' }],
-      },
-    );
+    return problem('validation_failed', 'the body is not valid JSON', rid, {
+      errors: [{ field: 'body', message: 'malformed JSON' }],
+    });
   }
   return unreadableBody(rid, err.type);
 }
@@ -203,6 +184,6 @@ function refusalProblem(refusal: FrameworkRefusal, rid: string | null): ProblemB
     case 'unreadable_body':
       return unreadableBody(rid, refusal.reason);
     case 'malformed_request':
-      return problem(400, 'malformed_request', 'Malformed request', refusal.detail, rid);
+      return problem('malformed_request', refusal.detail, rid);
   }
 }

@@ -1,4 +1,5 @@
 import type { FieldError } from './app-error.js';
+import { ERROR_CODES, type ErrorCode } from './error-codes.js';
 
 export interface ProblemBody {
   type: string;
@@ -13,14 +14,14 @@ export interface ProblemBody {
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json; charset=utf-8';
 
+/** A problem body; its status and title are the registry's for `code`. */
 export function problem(
-  status: number,
-  code: string,
-  title: string,
+  code: ErrorCode,
   detail: string,
   requestId: string | null,
   extra: Record<string, unknown> = {},
 ): ProblemBody {
+  const { status, title } = ERROR_CODES[code];
   return {
     type: `urn:problem:${code}`,
     title,

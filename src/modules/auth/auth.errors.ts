@@ -1,9 +1,7 @@
 import { AppError } from '../../common/http/app-error.js';
 
 export class UnauthenticatedError extends AppError {
-  readonly status = 401;
   readonly code = 'unauthenticated';
-  readonly title = 'Authentication required';
   constructor() {
     super('a bearer token is required');
     this.headers['WWW-Authenticate'] = 'Bearer realm="api"';
@@ -11,9 +9,7 @@ export class UnauthenticatedError extends AppError {
 }
 
 export class InvalidTokenError extends AppError {
-  readonly status = 401;
   readonly code = 'invalid_token';
-  readonly title = 'Invalid token';
   constructor() {
     super('the bearer token is unknown, expired or revoked');
     this.headers['WWW-Authenticate'] = 'Bearer realm="api", error="invalid_token"';
@@ -21,9 +17,7 @@ export class InvalidTokenError extends AppError {
 }
 
 export class InsufficientScopeError extends AppError {
-  readonly status = 403;
   readonly code = 'insufficient_scope';
-  readonly title = 'Insufficient scope';
   constructor(scope: string) {
     super(`the token lacks the scope ${scope}`);
     this.headers['WWW-Authenticate'] =
@@ -33,9 +27,7 @@ export class InsufficientScopeError extends AppError {
 }
 
 export class IpNotAllowedError extends AppError {
-  readonly status = 403;
   readonly code = 'ip_not_allowed';
-  readonly title = 'IP address not allowed';
   constructor() {
     super("the caller's address is not in the credential's allowlist");
   }

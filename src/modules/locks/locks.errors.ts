@@ -2,9 +2,7 @@ import { AppError } from '../../common/http/app-error.js';
 
 /** A live lock blocks the request; the body tells when it lapses, never its token. */
 export class DocumentLockedError extends AppError {
-  readonly status = 423;
   readonly code = 'document_locked';
-  readonly title = 'Document locked';
   constructor(expiresAt: Date) {
     super(`the document is checked out until ${expiresAt.toISOString()}`);
     this.extensions['expires_at'] = expiresAt.toISOString();
@@ -12,9 +10,7 @@ export class DocumentLockedError extends AppError {
 }
 
 export class LockTokenInvalidError extends AppError {
-  readonly status = 409;
   readonly code = 'lock_token_invalid';
-  readonly title = 'Lock token invalid';
   constructor() {
     super('the lock token is not the live lock of this document (wrong, expired or already used)');
   }

@@ -2,9 +2,7 @@ import { AppError, ConflictError } from '../../common/http/app-error.js';
 
 /** Staging against a base that is no longer current (SPEC.md: a 400, not a 409). */
 export class VersionConflictError extends AppError {
-  readonly status = 400;
   readonly code = 'version_conflict';
-  readonly title = 'Version conflict';
   constructor(message: string, baseVersionId: number, currentVersionId: number) {
     super(message);
     this.extensions['base_version_id'] = baseVersionId;

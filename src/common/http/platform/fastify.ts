@@ -84,9 +84,7 @@ export class FastifyPlatform implements HttpPlatform {
           this.hooks?.onResponse(request as unknown as HttpRequest, undefined, 400, seconds);
         });
         const body = problem(
-          400,
           'malformed_request',
-          'Malformed request',
           'the request URL could not be parsed',
           request.id,
         );
