@@ -8,6 +8,7 @@ import { DeferredBodyErrorInterceptor } from './common/http/deferred-body-error.
 import { createHttpPlatform } from './common/http/platform/create-http-platform.js';
 import type { HttpPlatform } from './common/http/platform/http-platform.js';
 import { ProblemFilter } from './common/http/problem.filter.js';
+import { BodylessRouteInterceptor } from './common/http/bodyless-route.js';
 import { KnownQueryInterceptor } from './common/http/known-query.js';
 import { createValidationPipe } from './common/http/validation.js';
 import { BodyAdmissionService } from './modules/auth/body-admission.service.js';
@@ -68,6 +69,7 @@ function configureApp(app: INestApplication, platform: HttpPlatform): void {
   app.useGlobalInterceptors(new DeferredBodyErrorInterceptor());
   app.useGlobalPipes(createValidationPipe());
   app.useGlobalInterceptors(new KnownQueryInterceptor(app.get(Reflector)));
+  app.useGlobalInterceptors(new BodylessRouteInterceptor());
   app.useGlobalFilters(new ProblemFilter(platform));
   setupSwagger(app, buildOpenApiDocument(app));
 }
