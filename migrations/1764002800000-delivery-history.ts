@@ -11,17 +11,21 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * (`webhook_deliveries_webhook` covers pending rows only).
  */
 export class DeliveryHistory1764002800000 implements MigrationInterface {
+  /** CONCURRENTLY: the largest hot table keeps taking writes while the index builds. */
+  readonly transaction = false;
+
   async up(q: QueryRunner): Promise<void> {
-    await q.query(`
-      ALTER TABLE webhook_delivery_attempts ADD COLUMN response_body_excerpt text;
-      CREATE INDEX webhook_deliveries_by_webhook ON webhook_deliveries (webhook_id, id DESC);
-    `);
+    await q.query(
+      `ALTER TABLE webhook_delivery_attempts ADD COLUMN IF NOT EXISTS response_body_excerpt text`,
+    );
+    await q.query(
+      `CREATE INDEX CONCURRENTLY IF NOT EXISTS webhook_deliveries_by_webhook
+         ON webhook_deliveries (webhook_id, id DESC)`,
+    );
   }
 
   async down(q: QueryRunner): Promise<void> {
-    await q.query(`
-      DROP INDEX webhook_deliveries_by_webhook;
-      ALTER TABLE webhook_delivery_attempts DROP COLUMN response_body_excerpt;
-    `);
+    await q.query(`DROP INDEX CONCURRENTLY IF EXISTS webhook_deliveries_by_webhook`);
+    await q.query(`ALTER TABLE webhook_delivery_attempts DROP COLUMN response_body_excerpt`);
   }
 }

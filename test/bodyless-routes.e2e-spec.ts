@@ -89,6 +89,18 @@ describe('write routes that take no body', () => {
     expect(replay.status).toBe(404);
   });
 
+  it('leave unknown routes to the 404, body or not', async () => {
+    for (const target of ['', '/', '/no-such-route']) {
+      const res = await call(t.baseUrl, 'POST', target, { auth, body: { a: 1 } });
+      withMessage(`POST /api/v1${target}`, () =>
+        expect({ status: res.status, code: res.body?.code }).toEqual({
+          status: 404,
+          code: 'not_found',
+        }),
+      );
+    }
+  });
+
   it('check the caller first: a body without a token is 401', async () => {
     const res = await call(t.baseUrl, 'POST', `/webhooks/${webhookId}/test`, { body: { x: 1 } });
     expect(res.status).toBe(401);

@@ -32,6 +32,8 @@ const DEFAULT_POOL: PoolOptions = { mode: 'session', size: 20 };
 export function dataSourceOptions(
   url: string,
   pool: PoolOptions = DEFAULT_POOL,
+  /** false for the migration runner: a migration on a big table may rightly run for minutes */
+  timeouts = true,
 ): DataSourceOptions {
   return {
     type: 'postgres',
@@ -40,7 +42,7 @@ export function dataSourceOptions(
     migrationsRun: false,
     migrations: MIGRATIONS,
     migrationsTransactionMode: 'each',
-    subscribers: pool.mode === 'transaction' ? [TransactionTimeoutsSubscriber] : [],
+    subscribers: timeouts && pool.mode === 'transaction' ? [TransactionTimeoutsSubscriber] : [],
     logging: false,
     extra: {
       max: pool.size,
@@ -53,7 +55,7 @@ export function dataSourceOptions(
       // cover statements sent outside a transaction. In transaction mode a session SET would leak
       // to whichever client gets the server connection next; every transaction sets them LOCAL
       // (TenantTransactions), and the pooler's query_timeout bounds the single statements.
-      ...(pool.mode === 'session'
+      ...(timeouts && pool.mode === 'session'
         ? {
             onConnect: async (client: PgClient) => {
               await client.query(timeoutStatements('SESSION').join('; '));

@@ -3,11 +3,17 @@ import {
   type ExecutionContext,
   Injectable,
   type NestInterceptor,
+  SetMetadata,
 } from '@nestjs/common';
 import { ROUTE_ARGS_METADATA } from '@nestjs/common/constants.js';
 import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum.js';
 import type { Observable } from 'rxjs';
 import { ValidationFailedError } from './app-error.js';
+
+const ANY_BODY = 'grc:anyBody';
+
+/** Exempts a controller from the check: the catch-all that answers unknown routes 404. */
+export const AnyBody = (): ClassDecorator => SetMetadata(ANY_BODY, true);
 
 /** A handler with a `@Body()`, or one that reads the request itself (`@Req()`: the token route). */
 function takesBody(controller: object, handler: string): boolean {
@@ -37,7 +43,8 @@ export class BodylessRouteInterceptor implements NestInterceptor {
     const handler = context.getHandler();
     let bodyless = this.bodyless.get(handler);
     if (bodyless === undefined) {
-      bodyless = !takesBody(context.getClass(), handler.name);
+      const exempt = Reflect.getMetadata(ANY_BODY, context.getClass()) === true;
+      bodyless = !exempt && !takesBody(context.getClass(), handler.name);
       this.bodyless.set(handler, bodyless);
     }
     if (bodyless && !isEmpty(context.switchToHttp().getRequest<{ body?: unknown }>().body)) {

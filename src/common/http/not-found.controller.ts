@@ -1,6 +1,7 @@
 import { All, Controller, type Type } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { NotFoundError } from './app-error.js';
+import { AnyBody } from './bodyless-route.js';
 import { AnyQuery } from './known-query.js';
 
 /**
@@ -10,8 +11,9 @@ import { AnyQuery } from './known-query.js';
  */
 export function notFoundController(paths: string[]): Type {
   @ApiExcludeController()
-  // an unknown route is 404 whatever its query
+  // an unknown route is 404 whatever its query or body
   @AnyQuery()
+  @AnyBody()
   @Controller()
   class NotFoundController {
     @All(paths)

@@ -302,7 +302,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
               WHERE d.webhook_id = h.id AND d.status IN ('queued', 'retry')
                 AND d.next_attempt_at <= now()
               ORDER BY d.next_attempt_at
-              LIMIT GREATEST(h.free, 0) * h.per_slot
+              LIMIT GREATEST(LEAST(h.free, $1), 0) * h.per_slot
               FOR UPDATE OF d SKIP LOCKED) d
        ), numbered AS (
          SELECT d.id, d.webhook_id, d.tenant_id, d.due_at,
@@ -384,8 +384,9 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
   private async runChain(chain: ClaimedRow[], claimedAt: number): Promise<void> {
     for (let i = 0; i < chain.length; i++) {
       const row = chain[i]!;
-      const late = performance.now() - claimedAt > this.chainWindowMs;
-      if (i > 0 && (late || !this.running || !(await this.unchanged(row)))) {
+      const late = () => performance.now() - claimedAt > this.chainWindowMs;
+      // lateness again after the look-up, which may have waited for a connection
+      if (i > 0 && (late() || !this.running || !(await this.unchanged(row)) || late())) {
         this.release(chain.slice(i));
         return;
       }
