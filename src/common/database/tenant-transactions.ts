@@ -14,7 +14,7 @@ import { APP_ROLE } from '../../../migrations/1764000000000-initial-schema.js';
 import { CREDENTIAL_GENERATION } from '../../../migrations/1764000300000-credential-change-notify.js';
 import { AppConfig } from '../config/app-config.js';
 import { verifiedCredential } from './credential-freshness.js';
-import { timeoutStatements } from './data-source-options.js';
+import { timeoutStatements } from './statement-timeouts.js';
 import {
   type CompiledCalls,
   driverStatementName,

@@ -3,7 +3,7 @@ import {
   EventSubscriber,
   type TransactionStartEvent,
 } from 'typeorm';
-import { timeoutStatements } from './data-source-options.js';
+import { timeoutStatements } from './statement-timeouts.js';
 
 /**
  * In transaction pool mode no session setting survives, so TypeORM's own transactions (the admin

@@ -11,7 +11,6 @@ import { DELIVERY_STATUSES, type DeliveryStatus } from './entities/webhook-deliv
  * `DELIVERY_STATUSES` and an event type as its 1-based position in `CATALOG_EVENT_TYPES`.
  */
 
-const ISO = isoTimestamp;
 const textArray = (values: readonly string[]): string =>
   `ARRAY[${values.map((v) => `'${v}'`).join(', ')}]::text[]`;
 
@@ -194,7 +193,7 @@ export const ATTEMPTS_SQL = `
                   WHERE tenant_id = $1 AND id = $2::bigint) AS found,
          COALESCE((SELECT json_agg(json_build_object(
                             'attempt', a.n,
-                            'started_at', ${ISO('a.attempted_at')},
+                            'started_at', ${isoTimestamp('a.attempted_at')},
                             'duration_ms', a.duration_ms,
                             'response_status', a.response_status,
                             'error', a.error,

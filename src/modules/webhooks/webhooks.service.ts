@@ -59,8 +59,6 @@ const WEBHOOK_COLUMNS =
 /** Serialises the creations of one tenant's webhooks (the per-tenant limit); any fixed key. */
 const CREATE_LOCK_CLASS = 0x77686b;
 
-const ISO = isoTimestamp;
-
 /** $1 tenant, $2 the webhookId after which the page starts, $3 limit. Never the secret. */
 const WEBHOOK_PAGE_SQL = keysetPageSql({
   rows: `SELECT w.id AS k, w.id, w.name, w.endpoint_url, w.events, w.status, w.status_reason,
@@ -192,19 +190,32 @@ export class WebhooksService {
         ),
       );
       if (urlChanged) {
-        await m.query(
-          `WITH released AS (
-             UPDATE webhook_deliveries SET next_attempt_at = now(), updated_at = now()
-              WHERE webhook_id = $1 AND tenant_id = $2
-                AND status IN ('queued', 'retry') AND next_attempt_at > now()
-             RETURNING 1
-           )
-           SELECT pg_notify('${WEBHOOK_DELIVERIES_CHANNEL}', '') AS notified`,
-          [webhookId, tenantId],
-        );
+        await this.makeDueNow(tenantId, webhookId, 'waiting');
       }
       return toWebhookView(row!);
     });
+  }
+
+  /**
+   * Inside the caller's transaction: the webhook's pending deliveries that are `waiting` out a
+   * retry delay (its back-off belonged to a URL a PATCH replaced) or `overdue` (held by a pause)
+   * become due now, and the workers are woken.
+   */
+  private async makeDueNow(
+    tenantId: number,
+    webhookId: number,
+    which: 'waiting' | 'overdue',
+  ): Promise<void> {
+    await this.tx.manager.query(
+      `WITH released AS (
+         UPDATE webhook_deliveries SET next_attempt_at = now(), updated_at = now()
+          WHERE webhook_id = $1 AND tenant_id = $2
+            AND status IN ('queued', 'retry') AND next_attempt_at ${which === 'waiting' ? '>' : '<'} now()
+         RETURNING 1
+       )
+       SELECT pg_notify('${WEBHOOK_DELIVERIES_CHANNEL}', '') AS notified`,
+      [webhookId, tenantId],
+    );
   }
 
   /**
@@ -231,7 +242,7 @@ export class WebhooksService {
                   secret_sealed = $3,
                   updated_at = now()
             WHERE id = $1 AND tenant_id = $2
-            RETURNING ${ISO('(now() + make_interval(secs => $4::int))')} AS expires_at`,
+            RETURNING ${isoTimestamp('(now() + make_interval(secs => $4::int))')} AS expires_at`,
           [webhookId, tenantId, sealed, graceSeconds],
         ),
       );
@@ -320,16 +331,7 @@ export class WebhooksService {
       } else if (status === 'active') {
         // Release what was held while paused and wake the workers; the claim still gives the
         // endpoint no more than its in-flight limit at once.
-        await m.query(
-          `WITH released AS (
-             UPDATE webhook_deliveries SET next_attempt_at = now(), updated_at = now()
-              WHERE webhook_id = $1 AND tenant_id = $2
-                AND status IN ('queued', 'retry') AND next_attempt_at < now()
-             RETURNING 1
-           )
-           SELECT pg_notify('${WEBHOOK_DELIVERIES_CHANNEL}', '') AS notified`,
-          [webhookId, tenantId],
-        );
+        await this.makeDueNow(tenantId, webhookId, 'overdue');
       }
       return toWebhookView(updated!);
     });
