@@ -11,7 +11,6 @@ import { LoggingModule } from './common/logging/logging.module.js';
 import { AuditModule } from './modules/audit/audit.module.js';
 import { AuthModule } from './modules/auth/auth.module.js';
 import { DocumentsModule } from './modules/documents/documents.module.js';
-import { EventsModule } from './modules/events/events.module.js';
 import { HealthModule } from './modules/health/health.module.js';
 import { MetricsModule } from './modules/metrics/metrics.module.js';
 import { RateLimitModule } from './modules/rate-limit/rate-limit.module.js';
@@ -49,7 +48,6 @@ export class AppModule {
         RateLimitModule,
         HealthModule,
         MetricsModule,
-        EventsModule,
         WebhooksModule,
         LocksModule,
         ProjectsModule,
