@@ -1,6 +1,7 @@
 // Entities and migrations must describe the same schema: migrate a scratch database, then ask
 // TypeORM what it would change to match the entities (what `migration:generate` would write).
-// Anything at all fails the check, as does a table no entity maps. Runs on the built dist/ (the
+// Anything at all fails the check, as does a table no entity maps or a check, foreign key or
+// index whose definition differs from the one the entities create. Runs on the built dist/ (the
 // npm script builds it when stale), on DATABASE_URL's server if set, else on an embedded one.
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -57,10 +58,36 @@ async function startServer() {
   }
 }
 
-/** The statements that would bring the migrated schema in line with the entities, and unmapped tables. */
-async function drift(url) {
-  await runMigrations(url);
-  const ds = new DataSource({ ...dataSourceOptions(url, { mode: 'session', size: 2 }, false) });
+/**
+ * Checks, foreign keys and indexes by name, as PostgreSQL prints them back. The generator matches
+ * these by name only (a changed check expression, index predicate or ON DELETE slips through), so
+ * the check also builds a second database from the entities and compares the two catalogs.
+ */
+const NAMED_OBJECTS = `
+  SELECT 'constraint ' || conrelid::regclass || '.' || conname AS key,
+         pg_get_constraintdef(oid) AS def
+    FROM pg_constraint
+   WHERE connamespace = 'public'::regnamespace AND contype IN ('c', 'f')
+  UNION ALL
+  SELECT 'index ' || i.indexrelid::regclass, pg_get_indexdef(i.indexrelid)
+    FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+   WHERE c.relnamespace = 'public'::regnamespace
+     AND NOT EXISTS (SELECT 1 FROM pg_constraint k
+                      WHERE k.conindid = i.indexrelid AND k.contype IN ('p', 'u', 'x'))`;
+
+async function namedObjects(ds) {
+  const rows = await ds.query(NAMED_OBJECTS);
+  return new Map(rows.map((r) => [r.key, r.def]));
+}
+
+function dataSource(url) {
+  return new DataSource(dataSourceOptions(url, { mode: 'session', size: 2 }, false));
+}
+
+/** What TypeORM would change in the migrated schema, and tables no entity maps. */
+async function generatorDrift(migratedUrl) {
+  await runMigrations(migratedUrl);
+  const ds = dataSource(migratedUrl);
   await ds.initialize();
   try {
     const { upQueries } = await ds.driver.createSchemaBuilder().log();
@@ -72,20 +99,59 @@ async function drift(url) {
     const unmapped = tables
       .map((t) => t.table_name)
       .filter((t) => t !== MIGRATIONS_TABLE && !mapped.has(t));
-    return { queries: upQueries.map((q) => q.query), unmapped };
+    // indexes the entities leave to the migrations (`synchronize: false`)
+    const unsynced = ds.entityMetadatas.flatMap((m) =>
+      m.indices.filter((i) => !i.synchronize).map((i) => `index ${i.name}`),
+    );
+    const migrated = await namedObjects(ds);
+    for (const key of unsynced) migrated.delete(key);
+    return { queries: upQueries.map((q) => q.query), unmapped, migrated };
   } finally {
     await ds.destroy();
   }
 }
 
+/** The same objects in a database built from the entities alone. */
+async function entityObjects(entitiesUrl) {
+  const ds = dataSource(entitiesUrl);
+  await ds.initialize();
+  try {
+    await ds.synchronize();
+    return await namedObjects(ds);
+  } finally {
+    await ds.destroy();
+  }
+}
+
+function compare(migrated, fromEntities) {
+  const out = [];
+  for (const [key, def] of migrated) {
+    const other = fromEntities.get(key);
+    if (other === undefined) out.push(`${key}: only in the migrations (${def})`);
+    else if (other !== def) out.push(`${key}: migrations ${def} / entities ${other}`);
+  }
+  for (const [key, def] of fromEntities) {
+    if (!migrated.has(key)) out.push(`${key}: only in the entities (${def})`);
+  }
+  return out;
+}
+
 const started = Date.now();
 const server = await startServer();
-const database = `grc_schema_check_${process.pid}`;
+const migratedDb = `grc_schema_migrated_${process.pid}`;
+const entitiesDb = `grc_schema_entities_${process.pid}`;
 let failed = false;
+let compared = 0;
 try {
-  await adminQuery(server.url, `DROP DATABASE IF EXISTS ${database}`);
-  await adminQuery(server.url, `CREATE DATABASE ${database}`);
-  const { queries, unmapped } = await drift(withDatabase(server.url, database));
+  for (const db of [migratedDb, entitiesDb]) {
+    await adminQuery(server.url, `DROP DATABASE IF EXISTS ${db}`);
+    await adminQuery(server.url, `CREATE DATABASE ${db}`);
+  }
+  const { queries, unmapped, migrated } = await generatorDrift(
+    withDatabase(server.url, migratedDb),
+  );
+  const differences = compare(migrated, await entityObjects(withDatabase(server.url, entitiesDb)));
+  compared = migrated.size;
   if (queries.length > 0) {
     failed = true;
     console.error('Entities and migrations disagree; TypeORM would run:');
@@ -95,15 +161,26 @@ try {
     failed = true;
     console.error(`Tables without an entity: ${unmapped.join(', ')}`);
   }
+  if (differences.length > 0) {
+    failed = true;
+    console.error(
+      'Checks, foreign keys or indexes differ between the migrations and the entities:',
+    );
+    for (const d of differences) console.error(`  ${d}`);
+  }
 } catch (err) {
   failed = true;
   console.error(err);
 } finally {
-  await adminQuery(server.url, `DROP DATABASE IF EXISTS ${database} WITH (FORCE)`).catch(() => {});
+  for (const db of [migratedDb, entitiesDb]) {
+    await adminQuery(server.url, `DROP DATABASE IF EXISTS ${db} WITH (FORCE)`).catch(() => {});
+  }
   await server.stop();
 }
 if (failed) {
   console.error('Fix the entity (or write a migration) so both describe the same schema.');
   process.exit(1);
 }
-console.log(`schema: entities match the migrations (${Date.now() - started} ms)`);
+console.log(
+  `schema: entities match the migrations (${compared} checks, foreign keys and indexes; ${Date.now() - started} ms)`,
+);
