@@ -1,7 +1,7 @@
 // Entities and migrations must describe the same schema: migrate a scratch database, then ask
 // TypeORM what it would change to match the entities (what `migration:generate` would write).
-// Anything at all fails the check, as does a table no entity maps or a check, foreign key or
-// index whose definition differs from the one the entities create. Runs on the built dist/ (the
+// Anything at all fails the check, as does a table no entity maps or a constraint or index whose
+// definition differs from the one the entities create. Runs on the built dist/ (the
 // npm script builds it when stale), on DATABASE_URL's server if set, else on an embedded one.
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -59,15 +59,22 @@ async function startServer() {
 }
 
 /**
- * Checks, foreign keys and indexes by name, as PostgreSQL prints them back. The generator matches
- * these by name only (a changed check expression, index predicate or ON DELETE slips through), so
- * the check also builds a second database from the entities and compares the two catalogs.
+ * Checks, foreign keys, indexes, primary keys and unique constraints, as PostgreSQL prints them
+ * back. The generator matches checks, foreign keys, indexes and composite uniques by name only (a
+ * changed check expression, index predicate or DEFERRABLE slips through), so the check also builds
+ * a second database from the entities and compares the two catalogs.
  */
-const NAMED_OBJECTS = `
+const CATALOG_OBJECTS = `
   SELECT 'constraint ' || conrelid::regclass || '.' || conname AS key,
          pg_get_constraintdef(oid) AS def
     FROM pg_constraint
    WHERE connamespace = 'public'::regnamespace AND contype IN ('c', 'f')
+  UNION ALL
+  -- TypeORM names these itself (PK_…, UQ_…): matched by table and definition instead
+  SELECT 'constraint ' || conrelid::regclass || ' ' || pg_get_constraintdef(oid), ''
+    FROM pg_constraint
+   WHERE connamespace = 'public'::regnamespace AND contype IN ('p', 'u')
+     AND conrelid::regclass::text <> '${MIGRATIONS_TABLE}'
   UNION ALL
   SELECT 'index ' || i.indexrelid::regclass, pg_get_indexdef(i.indexrelid)
     FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
@@ -75,8 +82,8 @@ const NAMED_OBJECTS = `
      AND NOT EXISTS (SELECT 1 FROM pg_constraint k
                       WHERE k.conindid = i.indexrelid AND k.contype IN ('p', 'u', 'x'))`;
 
-async function namedObjects(ds) {
-  const rows = await ds.query(NAMED_OBJECTS);
+async function catalogObjects(ds) {
+  const rows = await ds.query(CATALOG_OBJECTS);
   return new Map(rows.map((r) => [r.key, r.def]));
 }
 
@@ -103,7 +110,7 @@ async function generatorDrift(migratedUrl) {
     const unsynced = ds.entityMetadatas.flatMap((m) =>
       m.indices.filter((i) => !i.synchronize).map((i) => `index ${i.name}`),
     );
-    const migrated = await namedObjects(ds);
+    const migrated = await catalogObjects(ds);
     for (const key of unsynced) migrated.delete(key);
     return { queries: upQueries.map((q) => q.query), unmapped, migrated };
   } finally {
@@ -117,21 +124,23 @@ async function entityObjects(entitiesUrl) {
   await ds.initialize();
   try {
     await ds.synchronize();
-    return await namedObjects(ds);
+    return await catalogObjects(ds);
   } finally {
     await ds.destroy();
   }
 }
 
+const shown = (def) => (def ? ` (${def})` : '');
+
 function compare(migrated, fromEntities) {
   const out = [];
   for (const [key, def] of migrated) {
     const other = fromEntities.get(key);
-    if (other === undefined) out.push(`${key}: only in the migrations (${def})`);
+    if (other === undefined) out.push(`${key}: only in the migrations${shown(def)}`);
     else if (other !== def) out.push(`${key}: migrations ${def} / entities ${other}`);
   }
   for (const [key, def] of fromEntities) {
-    if (!migrated.has(key)) out.push(`${key}: only in the entities (${def})`);
+    if (!migrated.has(key)) out.push(`${key}: only in the entities${shown(def)}`);
   }
   return out;
 }
@@ -163,14 +172,12 @@ try {
   }
   if (differences.length > 0) {
     failed = true;
-    console.error(
-      'Checks, foreign keys or indexes differ between the migrations and the entities:',
-    );
+    console.error('Constraints or indexes differ between the migrations and the entities:');
     for (const d of differences) console.error(`  ${d}`);
   }
 } catch (err) {
   failed = true;
-  console.error(err);
+  console.error(err instanceof Error ? err.stack : err);
 } finally {
   for (const db of [migratedDb, entitiesDb]) {
     await adminQuery(server.url, `DROP DATABASE IF EXISTS ${db} WITH (FORCE)`).catch(() => {});
@@ -182,5 +189,5 @@ if (failed) {
   process.exit(1);
 }
 console.log(
-  `schema: entities match the migrations (${compared} checks, foreign keys and indexes; ${Date.now() - started} ms)`,
+  `schema: entities match the migrations (${compared} constraints and indexes; ${Date.now() - started} ms)`,
 );
