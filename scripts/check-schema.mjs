@@ -10,6 +10,7 @@ import pg from 'pg';
 import { pino } from 'pino';
 import { DataSource } from 'typeorm';
 import { dataSourceOptions } from '../dist/src/common/database/data-source-options.js';
+import { ENTITIES } from '../dist/src/entities.js';
 import {
   embeddedDatabaseDir,
   runningPostmaster,
@@ -88,7 +89,7 @@ async function catalogObjects(ds) {
 }
 
 function dataSource(url) {
-  return new DataSource(dataSourceOptions(url, { mode: 'session', size: 2 }, false));
+  return new DataSource(dataSourceOptions(url, { mode: 'session', size: 2 }, false, ENTITIES));
 }
 
 /** What TypeORM would change in the migrated schema, and tables no entity maps. */

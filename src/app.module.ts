@@ -3,6 +3,7 @@ import { ScheduleModule } from '@nestjs/schedule';
 import type { DestinationStream } from 'pino';
 import type { AppConfig } from './common/config/app-config.js';
 import { ConfigModule } from './common/config/config.module.js';
+import { ENTITIES } from './entities.js';
 import { DatabaseModule } from './common/database/database.module.js';
 import { NotFoundModule } from './common/http/not-found.module.js';
 import type { HttpPlatform } from './common/http/platform/http-platform.js';
@@ -39,7 +40,7 @@ export class AppModule {
         LoggingModule.register(config, options.logDestination),
         // right after the request logger: its middleware reads bodies (Express)
         HttpPlatformModule.register(options.platform),
-        DatabaseModule,
+        DatabaseModule.forRoot(ENTITIES),
         ScheduleModule.forRoot(),
         AuditModule,
         TenancyModule,
