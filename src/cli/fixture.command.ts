@@ -6,11 +6,17 @@ import { ValidationFailedError } from '../common/http/app-error.js';
 import { CredentialAdminService } from '../modules/auth/credential-admin.service.js';
 import { DocumentService } from '../modules/documents/documents.service.js';
 import { ProjectsService } from '../modules/projects/projects.service.js';
-import { isPlan, PLANS } from '../modules/tenancy/entitlements.js';
+import { isPlan, PLANS } from '../common/access/entitlements.js';
 import { TenancyService } from '../modules/tenancy/tenancy.service.js';
 import { CreateWebhookDto } from '../modules/webhooks/dto/webhook.dto.js';
 import { WebhooksService } from '../modules/webhooks/webhooks.service.js';
-import { CommandGroup, JsonCommand, resolveCliPath, runCommand, UsageError } from './cli-output.js';
+import {
+  CommandGroup,
+  JsonCommand,
+  resolveCliPath,
+  runCommand,
+  UsageError,
+} from '../common/cli/cli-output.js';
 
 type Json = Record<string, unknown>;
 

@@ -12,7 +12,7 @@ import {
 import type { HttpRequest as Request } from '../../common/http/platform/http-platform.js';
 import { attachAuditLocals, Audited, type AuditLocals } from '../audit/audited.decorator.js';
 import { OAuthErrorDto, TokenRequestDto, TokenResponseDto } from './dto/token.dto.js';
-import { Public } from './public.decorator.js';
+import { Public } from '../../common/access/public.decorator.js';
 import { OAuthTokenService, type TokenRequest } from './token.service.js';
 
 function tokenRequest(req: Request): TokenRequest {

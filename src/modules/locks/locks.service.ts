@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { digest, digestsEqual, isWellFormedToken, mintToken } from '../../common/crypto/tokens.js';
 import { type OpeningRead, TenantTransactions } from '../../common/database/tenant-transactions.js';
-import type { Principal } from '../auth/principal.js';
+import type { Principal } from '../../common/access/principal.js';
 import { DocumentService } from '../documents/documents.service.js';
 import { EventsService } from '../events/events.service.js';
 import { TTL_MINUTES_DEFAULT } from './dto/lock.dto.js';

@@ -21,7 +21,7 @@ import {
   firstKey,
   type KeysetPageRow,
 } from '../../common/pagination/keyset-page.js';
-import type { Principal } from '../auth/principal.js';
+import type { Principal } from '../../common/access/principal.js';
 import { canonicalJson, hashOfCanonical } from '../documents/content-hash.js';
 import { DocumentService } from '../documents/documents.service.js';
 import { EventsService } from '../events/events.service.js';

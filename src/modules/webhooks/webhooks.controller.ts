@@ -4,9 +4,9 @@ import { ApiProblemResponses } from '../../common/http/api-problem-responses.js'
 import { ParseIdPipe } from '../../common/http/params.js';
 import { CursorPageQuery } from '../../common/pagination/page-query.js';
 import { Audited } from '../audit/audited.decorator.js';
-import { Authorized } from '../auth/authorized.decorator.js';
-import { CurrentPrincipal } from '../auth/current-principal.decorator.js';
-import type { Principal } from '../auth/principal.js';
+import { Authorized } from '../../common/access/authorized.decorator.js';
+import { CurrentPrincipal } from '../../common/access/current-principal.decorator.js';
+import type { Principal } from '../../common/access/principal.js';
 import {
   CreateWebhookDto,
   CreatedWebhookView,

@@ -5,7 +5,7 @@ import {
   positiveInt,
   runCommand,
   UsageError,
-} from '../../../cli/cli-output.js';
+} from '../../../common/cli/cli-output.js';
 import { AppConfig } from '../../../common/config/app-config.js';
 import { TenancyService } from '../../tenancy/tenancy.service.js';
 import { AuditService } from '../audit.service.js';

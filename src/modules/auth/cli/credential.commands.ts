@@ -5,7 +5,7 @@ import {
   positiveInt,
   runCommand,
   UsageError,
-} from '../../../cli/cli-output.js';
+} from '../../../common/cli/cli-output.js';
 import { ValidationFailedError } from '../../../common/http/app-error.js';
 import {
   checkCredentialInput,

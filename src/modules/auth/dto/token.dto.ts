@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { SCOPES } from '../scopes.js';
+import { SCOPES } from '../../../common/access/scopes.js';
 
 /**
  * The token request as documented in OpenAPI. The endpoint parses the body itself (RFC 6749 asks

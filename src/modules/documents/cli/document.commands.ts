@@ -7,7 +7,7 @@ import {
   resolveCliPath,
   runCommand,
   UsageError,
-} from '../../../cli/cli-output.js';
+} from '../../../common/cli/cli-output.js';
 import { ValidationFailedError } from '../../../common/http/app-error.js';
 import { ProjectsService } from '../../projects/projects.service.js';
 import { DocumentService } from '../documents.service.js';

@@ -5,7 +5,7 @@ import {
   positiveInt,
   runCommand,
   UsageError,
-} from '../../../cli/cli-output.js';
+} from '../../../common/cli/cli-output.js';
 import { ProjectsService } from '../projects.service.js';
 
 interface ProjectOptions {

@@ -5,7 +5,7 @@ import {
   positiveInt,
   runCommand,
   UsageError,
-} from '../../../cli/cli-output.js';
+} from '../../../common/cli/cli-output.js';
 import type { RevisionDecisionResult } from '../dto/revision.dto.js';
 import { RevisionDecisionService } from '../revision-decision.service.js';
 

@@ -5,8 +5,14 @@ import {
   positiveInt,
   runCommand,
   UsageError,
-} from '../../../cli/cli-output.js';
-import { type Entitlement, isEntitlement, isPlan, type Plan, PLANS } from '../entitlements.js';
+} from '../../../common/cli/cli-output.js';
+import {
+  type Entitlement,
+  isEntitlement,
+  isPlan,
+  type Plan,
+  PLANS,
+} from '../../../common/access/entitlements.js';
 import { TenancyService } from '../tenancy.service.js';
 
 interface TenantOptions {

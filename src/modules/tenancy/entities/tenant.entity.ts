@@ -5,7 +5,7 @@ import {
   PrimaryGeneratedColumn,
   UpdateDateColumn,
 } from 'typeorm';
-import type { Plan } from '../entitlements.js';
+import type { Plan } from '../../../common/access/entitlements.js';
 
 @Entity('tenants')
 export class Tenant {

@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { resolve } from 'node:path';
 import { CommandRunner, Option } from 'nest-commander';
-import { AppError } from '../common/http/app-error.js';
+import { AppError } from '../http/app-error.js';
 
 /**
  * Where one command's output goes: the process's stdout/stderr and exit code for `cli.js`, or a
