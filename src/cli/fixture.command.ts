@@ -4,7 +4,7 @@ import { validate } from 'class-validator';
 import { Command, Option, SubCommand } from 'nest-commander';
 import { ValidationFailedError } from '../common/http/app-error.js';
 import { CredentialAdminService } from '../modules/auth/credential-admin.service.js';
-import { DocumentService } from '../modules/documents/documents.service.js';
+import { DocumentsService } from '../modules/documents/documents.service.js';
 import { ProjectsService } from '../modules/projects/projects.service.js';
 import { isPlan, PLANS } from '../common/access/entitlements.js';
 import { TenancyService } from '../modules/tenancy/tenancy.service.js';
@@ -88,7 +88,7 @@ export class FixtureApplyCommand extends JsonCommand {
     private readonly tenancy: TenancyService,
     private readonly credentials: CredentialAdminService,
     private readonly projects: ProjectsService,
-    private readonly documents: DocumentService,
+    private readonly documents: DocumentsService,
     private readonly webhooks: WebhooksService,
   ) {
     super();

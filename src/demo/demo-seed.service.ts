@@ -4,7 +4,7 @@ import type { DataSource } from 'typeorm';
 import { sha256Hex } from '../common/crypto/tokens.js';
 import { CredentialAdminService } from '../modules/auth/credential-admin.service.js';
 import { SCOPES } from '../common/access/scopes.js';
-import { DocumentService } from '../modules/documents/documents.service.js';
+import { DocumentsService } from '../modules/documents/documents.service.js';
 import { ProjectsService } from '../modules/projects/projects.service.js';
 import { TenancyService } from '../modules/tenancy/tenancy.service.js';
 
@@ -126,7 +126,7 @@ export class DemoSeedService {
     private readonly tenancy: TenancyService,
     private readonly credentials: CredentialAdminService,
     private readonly projects: ProjectsService,
-    private readonly documents: DocumentService,
+    private readonly documents: DocumentsService,
   ) {}
 
   async anyTenantExists(): Promise<boolean> {

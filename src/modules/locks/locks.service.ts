@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { digest, digestsEqual, isWellFormedToken, mintToken } from '../../common/crypto/tokens.js';
 import { type OpeningRead, TenantTransactions } from '../../common/database/tenant-transactions.js';
 import type { Principal } from '../../common/access/principal.js';
-import { DocumentService } from '../documents/documents.service.js';
+import { DocumentsService } from '../documents/documents.service.js';
 import { EventsService } from '../events/events.service.js';
 import { TTL_MINUTES_DEFAULT } from './dto/lock.dto.js';
 import type { CheckinResponseDto, CheckoutResponseDto } from './dto/lock.dto.js';
@@ -39,7 +39,7 @@ export class LocksService {
 
   constructor(
     private readonly tx: TenantTransactions,
-    private readonly documents: DocumentService,
+    private readonly documents: DocumentsService,
     private readonly events: EventsService,
   ) {}
 

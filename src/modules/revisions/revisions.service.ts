@@ -23,7 +23,7 @@ import {
 } from '../../common/pagination/keyset-page.js';
 import type { Principal } from '../../common/access/principal.js';
 import { canonicalJson, hashOfCanonical } from '../documents/content-hash.js';
-import { DocumentService } from '../documents/documents.service.js';
+import { DocumentsService } from '../documents/documents.service.js';
 import { EventsService } from '../events/events.service.js';
 import type { ExternalRevisionEventData } from '../events/event-catalog.js';
 import type { EventType } from '../events/event-types.js';
@@ -71,7 +71,7 @@ export class RevisionsService implements OnModuleInit {
 
   constructor(
     private readonly tx: TenantTransactions,
-    private readonly documents: DocumentService,
+    private readonly documents: DocumentsService,
     private readonly locks: LocksService,
     private readonly events: EventsService,
     private readonly idempotency: IdempotencyStore,
@@ -86,7 +86,7 @@ export class RevisionsService implements OnModuleInit {
 
   /**
    * Stages a candidate. The base check and the insert run in one transaction holding the document
-   * row (shared), the row `DocumentService.createVersion` locks exclusively, so no version can be
+   * row (shared), the row `DocumentsService.createVersion` locks exclusively, so no version can be
    * created between the check and the commit: a 201 was staged against the version current at its
    * commit. Two round trips: the opening reads, then the candidate with its event and the COMMIT
    * (pipelined); a third with an idempotency key.
@@ -246,7 +246,7 @@ export class RevisionsService implements OnModuleInit {
    * Marks every staged candidate of the document whose base is not `currentVersionId` as
    * superseded and publishes `external_revision.superseded` for each. Must run inside
    * `TenantTransactions.run`, in the transaction that created the version (document row held).
-   * Any code creating a version through `DocumentService.createVersion` should call it.
+   * Any code creating a version through `DocumentsService.createVersion` should call it.
    */
   async supersedeStale(
     tenantId: number,

@@ -10,7 +10,7 @@ import {
 } from '../../../common/cli/cli-output.js';
 import { ValidationFailedError } from '../../../common/http/app-error.js';
 import { ProjectsService } from '../../projects/projects.service.js';
-import { DocumentService } from '../documents.service.js';
+import { DocumentsService } from '../documents.service.js';
 
 interface DocumentOptions {
   json?: boolean;
@@ -46,7 +46,7 @@ async function readContent(path: string): Promise<Record<string, unknown>> {
 export class DocumentCreateCommand extends JsonCommand {
   constructor(
     private readonly projects: ProjectsService,
-    private readonly documents: DocumentService,
+    private readonly documents: DocumentsService,
   ) {
     super();
   }
