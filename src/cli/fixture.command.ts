@@ -8,7 +8,7 @@ import { DocumentsService } from '../modules/documents/documents.service.js';
 import { ProjectsService } from '../modules/projects/projects.service.js';
 import { isPlan, PLANS } from '../common/access/entitlements.js';
 import { TenancyService } from '../modules/tenancy/tenancy.service.js';
-import { CreateWebhookDto } from '../modules/webhooks/dto/webhook.dto.js';
+import { CreateWebhookRequest } from '../modules/webhooks/dto/webhook.dto.js';
 import { WebhooksService } from '../modules/webhooks/webhooks.service.js';
 import {
   CommandGroup,
@@ -158,7 +158,7 @@ export class FixtureApplyCommand extends JsonCommand {
     }
     const webhooks = [];
     for (const [i, w] of webhooksIn.entries()) {
-      const dto = plainToInstance(CreateWebhookDto, {
+      const dto = plainToInstance(CreateWebhookRequest, {
         name: w.name,
         endpoint_url: w.endpoint_url ?? w.url,
         events: w.events,

@@ -6,10 +6,10 @@ import { Authorized } from '../../common/access/authorized.decorator.js';
 import { CurrentPrincipal } from '../../common/access/current-principal.decorator.js';
 import type { Principal } from '../../common/access/principal.js';
 import {
-  CheckinRequestDto,
-  CheckinResponseDto,
-  CheckoutRequestDto,
-  CheckoutResponseDto,
+  CheckinRequest,
+  CheckinResponse,
+  CheckoutRequest,
+  CheckoutResponse,
 } from './dto/lock.dto.js';
 import { LocksService } from './locks.service.js';
 import { Audited, documentTarget } from '../audit/audited.decorator.js';
@@ -38,14 +38,14 @@ export class LocksController {
       '`document.checked_out`.',
   })
   @ApiBody({
-    type: CheckoutRequestDto,
+    type: CheckoutRequest,
     required: false,
     examples: {
       one_hour: { summary: 'A lock for one hour', value: { ttl_minutes: 60 } },
       default_ttl: { summary: 'The default of 30 minutes', value: {} },
     },
   })
-  @ApiCreatedResponse({ type: CheckoutResponseDto, description: 'The lock is taken.' })
+  @ApiCreatedResponse({ type: CheckoutResponse, description: 'The lock is taken.' })
   @ApiProblemResponses(
     {
       status: 400,
@@ -63,8 +63,8 @@ export class LocksController {
   checkout(
     @CurrentPrincipal() principal: Principal,
     @Param('documentId', ParseIdPipe) documentId: number,
-    @Body() body: CheckoutRequestDto,
-  ): Promise<CheckoutResponseDto> {
+    @Body() body: CheckoutRequest,
+  ): Promise<CheckoutResponse> {
     return this.locks.checkout(principal, documentId, body.ttl_minutes);
   }
 
@@ -79,7 +79,7 @@ export class LocksController {
       'one-time, so it is dead afterwards. Publishes `document.checked_in`.',
   })
   @ApiBody({
-    type: CheckinRequestDto,
+    type: CheckinRequest,
     examples: {
       checkin: {
         summary: 'The token of the checkout',
@@ -87,7 +87,7 @@ export class LocksController {
       },
     },
   })
-  @ApiOkResponse({ type: CheckinResponseDto, description: 'The lock is released.' })
+  @ApiOkResponse({ type: CheckinResponse, description: 'The lock is released.' })
   @ApiProblemResponses(
     {
       status: 400,
@@ -107,8 +107,8 @@ export class LocksController {
   checkin(
     @CurrentPrincipal() principal: Principal,
     @Param('documentId', ParseIdPipe) documentId: number,
-    @Body() body: CheckinRequestDto,
-  ): Promise<CheckinResponseDto> {
+    @Body() body: CheckinRequest,
+  ): Promise<CheckinResponse> {
     return this.locks.checkin(principal, documentId, body.lock_token);
   }
 }

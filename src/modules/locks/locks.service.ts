@@ -5,7 +5,7 @@ import type { Principal } from '../../common/access/principal.js';
 import { DocumentsService } from '../documents/documents.service.js';
 import { EventsService } from '../events/events.service.js';
 import { TTL_MINUTES_DEFAULT } from './dto/lock.dto.js';
-import type { CheckinResponseDto, CheckoutResponseDto } from './dto/lock.dto.js';
+import type { CheckinResponse, CheckoutResponse } from './dto/lock.dto.js';
 import { DocumentLockedError, LockTokenInvalidError } from './locks.errors.js';
 
 interface LiveLockRow {
@@ -75,7 +75,7 @@ export class LocksService {
     principal: Principal,
     documentId: number,
     ttlMinutes: number = TTL_MINUTES_DEFAULT,
-  ): Promise<CheckoutResponseDto> {
+  ): Promise<CheckoutResponse> {
     const { tenantId } = principal;
     const token = mintToken('glk');
     return this.tx.run(tenantId, async () => {
@@ -105,7 +105,7 @@ export class LocksService {
     principal: Principal,
     documentId: number,
     lockToken: string,
-  ): Promise<CheckinResponseDto> {
+  ): Promise<CheckinResponse> {
     const { tenantId } = principal;
     return this.tx.run(tenantId, async () => {
       await this.documents.lockDocument(tenantId, documentId);

@@ -3,7 +3,7 @@ import { TenantTransactions } from '../../common/database/tenant-transactions.js
 import { AppError, NotFoundError, ValidationFailedError } from '../../common/http/app-error.js';
 import { AuditService } from '../audit/audit.service.js';
 import { DocumentsService } from '../documents/documents.service.js';
-import type { RevisionDecisionResult } from './dto/revision.dto.js';
+import type { RevisionDecisionResult } from './dto/revision.response.js';
 import { ExternalRevision } from './entities/external-revision.entity.js';
 import { RevisionNotStagedError, StaleRevisionBaseError } from './revisions.errors.js';
 import { RevisionsService } from './revisions.service.js';

@@ -29,11 +29,11 @@ import type { ExternalRevisionEventData } from '../events/event-catalog.js';
 import type { EventType } from '../events/event-types.js';
 import { LocksService } from '../locks/locks.service.js';
 import type {
-  RevisionDetailDto,
-  RevisionSummaryDto,
-  StagedRevisionDto,
-} from './dto/revision.dto.js';
-import type { StageRevisionDto } from './dto/stage-revision.dto.js';
+  RevisionDetailResponse,
+  RevisionSummaryResponse,
+  StagedRevisionResponse,
+} from './dto/revision.response.js';
+import type { StageRevisionRequest } from './dto/stage-revision.request.js';
 import { ExternalRevision } from './entities/external-revision.entity.js';
 import { IdempotencyStore, type IdempotencyScope } from './idempotency.store.js';
 import { VersionConflictError } from './revisions.errors.js';
@@ -53,7 +53,7 @@ export interface StagingHeaders {
 
 export interface StagingResult {
   status: number;
-  body: StagedRevisionDto;
+  body: StagedRevisionResponse;
   location: string;
 }
 
@@ -94,7 +94,7 @@ export class RevisionsService implements OnModuleInit {
   async stage(
     principal: Principal,
     documentId: number,
-    dto: StageRevisionDto,
+    dto: StageRevisionRequest,
     headers: StagingHeaders,
   ): Promise<StagingResult> {
     // every request-level refusal (400) comes before any resource is touched
@@ -125,7 +125,7 @@ export class RevisionsService implements OnModuleInit {
       if (scope) {
         const claim = await this.idempotency.claim(scope, requestHash(dto, ifMatch, headers));
         if (claim.replay) {
-          const body = claim.body as unknown as StagedRevisionDto;
+          const body = claim.body as unknown as StagedRevisionResponse;
           return {
             status: claim.status,
             body,
@@ -195,7 +195,7 @@ export class RevisionsService implements OnModuleInit {
       );
       const createdAt = along[0]?.['created_at'];
       if (typeof createdAt !== 'string') throw new Error('the staged candidate was not returned');
-      const body: StagedRevisionDto = {
+      const body: StagedRevisionResponse = {
         revisionId,
         documentId,
         base_version_id: base,
@@ -218,21 +218,19 @@ export class RevisionsService implements OnModuleInit {
     tenantId: number,
     documentId: number,
     page: { limit: number; cursor?: string },
-  ): Promise<JsonText<CursorPage<RevisionSummaryDto>>> {
+  ): Promise<JsonText<CursorPage<RevisionSummaryResponse>>> {
     const identity = { tenantId, list: 'document.external_revisions', scope: [documentId] };
     const after = Cursor.decode(identity, page.cursor)?.[0] ?? firstKey('ASC');
     this.listSql ??= revisionPageSql(this.documents.documentExistsSql('$1', '$2'));
-    const rows = await this.tx.readOnce<KeysetPageRow<RevisionSummaryDto> & { found: boolean }>(
-      tenantId,
-      this.listSql,
-      [tenantId, documentId, after, page.limit],
-    );
+    const rows = await this.tx.readOnce<
+      KeysetPageRow<RevisionSummaryResponse> & { found: boolean }
+    >(tenantId, this.listSql, [tenantId, documentId, after, page.limit]);
     if (!rows[0]?.found) throw new NotFoundError('document');
     return cursorPageOf(rows[0], identity);
   }
 
   /** One candidate with its content and html; 404 for unknown, foreign or of another document. */
-  get(tenantId: number, documentId: number, revisionId: number): Promise<RevisionDetailDto> {
+  get(tenantId: number, documentId: number, revisionId: number): Promise<RevisionDetailResponse> {
     return this.tx.run(tenantId, async () => {
       const row = await this.tx
         .repo(ExternalRevision)
@@ -357,7 +355,7 @@ function contentProblem(content: unknown): FieldError | null {
  * was sent (not its value: a retry after renewing a lock is still the same request).
  */
 function requestHash(
-  dto: StageRevisionDto,
+  dto: StageRevisionRequest,
   ifMatch: IfMatch | undefined,
   h: StagingHeaders,
 ): string {
@@ -376,7 +374,7 @@ function requestHash(
     .digest('hex');
 }
 
-function stagedView(r: ExternalRevision): StagedRevisionDto {
+function stagedView(r: ExternalRevision): StagedRevisionResponse {
   return {
     revisionId: r.id,
     documentId: r.documentId,
@@ -388,7 +386,7 @@ function stagedView(r: ExternalRevision): StagedRevisionDto {
   };
 }
 
-function summaryView(r: ExternalRevision): RevisionSummaryDto {
+function summaryView(r: ExternalRevision): RevisionSummaryResponse {
   return {
     ...stagedView(r),
     decided_at: r.decidedAt ? r.decidedAt.toISOString() : null,

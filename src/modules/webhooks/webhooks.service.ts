@@ -24,15 +24,15 @@ import {
   type DeliveryFilter,
 } from './delivery-history.js';
 import type {
-  CreateWebhookDto,
-  CreatedWebhookView,
-  DeliveryAttemptListView,
-  DeliveryView,
-  ReplayView,
-  RotatedSecretView,
-  TestEventView,
-  UpdateWebhookDto,
-  WebhookView,
+  CreateWebhookRequest,
+  CreatedWebhookResponse,
+  DeliveryAttemptListResponse,
+  DeliveryResponse,
+  ReplayResponse,
+  RotatedSecretResponse,
+  TestEventResponse,
+  UpdateWebhookRequest,
+  WebhookResponse,
 } from './dto/webhook.dto.js';
 import type { WebhookStatus, WebhookStatusReason } from './entities/webhook.entity.js';
 import { updatedRows } from './sql-rows.js';
@@ -94,7 +94,7 @@ export class WebhooksService {
     private readonly events: EventsService,
   ) {}
 
-  async create(tenantId: number, input: CreateWebhookDto): Promise<CreatedWebhookView> {
+  async create(tenantId: number, input: CreateWebhookRequest): Promise<CreatedWebhookResponse> {
     const endpointUrl = this.validateEndpointUrl(input.endpoint_url);
     const events = [...new Set(input.events)];
     const secret = mintWebhookSecret();
@@ -123,19 +123,19 @@ export class WebhooksService {
   async list(
     tenantId: number,
     page: { limit: number; cursor?: string },
-  ): Promise<JsonText<CursorPage<WebhookView>>> {
+  ): Promise<JsonText<CursorPage<WebhookResponse>>> {
     const identity = { tenantId, list: 'webhooks' };
     const after = Cursor.decode(identity, page.cursor)?.[0] ?? firstKey('ASC');
-    const rows = await this.tx.readOnce<KeysetPageRow<WebhookView>>(tenantId, WEBHOOK_PAGE_SQL, [
+    const rows = await this.tx.readOnce<KeysetPageRow<WebhookResponse>>(
       tenantId,
-      after,
-      page.limit,
-    ]);
+      WEBHOOK_PAGE_SQL,
+      [tenantId, after, page.limit],
+    );
     return cursorPageOf(rows[0], identity);
   }
 
   /** GET /webhooks/{webhookId}: never the secret. */
-  async get(tenantId: number, webhookId: number): Promise<WebhookView> {
+  async get(tenantId: number, webhookId: number): Promise<WebhookResponse> {
     const [row] = await this.tx.readOnce<WebhookRow>(
       tenantId,
       `SELECT ${WEBHOOK_COLUMNS} FROM webhooks WHERE id = $1 AND tenant_id = $2`,
@@ -152,7 +152,11 @@ export class WebhooksService {
    * leads to `failing`) is cleared and deliveries waiting out a retry delay are due at once.
    * Sending the current values again changes nothing, `updated_at` included.
    */
-  async update(tenantId: number, webhookId: number, input: UpdateWebhookDto): Promise<WebhookView> {
+  async update(
+    tenantId: number,
+    webhookId: number,
+    input: UpdateWebhookRequest,
+  ): Promise<WebhookResponse> {
     if (
       input.name === undefined &&
       input.endpoint_url === undefined &&
@@ -227,7 +231,7 @@ export class WebhooksService {
     tenantId: number,
     webhookId: number,
     graceSeconds: number,
-  ): Promise<RotatedSecretView> {
+  ): Promise<RotatedSecretResponse> {
     const secret = mintWebhookSecret();
     const sealed = this.secretBox.seal(secret);
     return this.tx.run(tenantId, async () => {
@@ -254,7 +258,7 @@ export class WebhooksService {
    * POST /webhooks/{webhookId}/test: a `webhook.test` event for this webhook alone, whatever its
    * `events`; delivered, retried and listed like any other (held while the webhook is paused).
    */
-  sendTestEvent(tenantId: number, webhookId: number): Promise<TestEventView> {
+  sendTestEvent(tenantId: number, webhookId: number): Promise<TestEventResponse> {
     return this.tx.run(tenantId, async () => {
       // a share lock: a revocation waits until the delivery is committed, then cancels it
       await this.lockLiveWebhook(tenantId, webhookId, 'SHARE');
@@ -293,7 +297,7 @@ export class WebhooksService {
    * `manual`; re-activation clears the reason and the endpoint's failure record, so it starts
    * again with every slot and a fresh `WEBHOOK_DISABLE_AFTER` window.
    */
-  setStatus(tenantId: number, webhookId: number, status: WebhookStatus): Promise<WebhookView> {
+  setStatus(tenantId: number, webhookId: number, status: WebhookStatus): Promise<WebhookResponse> {
     return this.tx.run(tenantId, async () => {
       const m = this.tx.manager;
       const [current]: WebhookRow[] = await m.query(
@@ -346,17 +350,17 @@ export class WebhooksService {
   async listDeliveries(
     tenantId: number,
     query: DeliveryFilter & { limit: number; cursor?: string },
-  ): Promise<JsonText<CursorPage<DeliveryView>>> {
+  ): Promise<JsonText<CursorPage<DeliveryResponse>>> {
     const identity = deliveryListIdentity(tenantId, query);
     const after = Cursor.decode(identity, query.cursor)?.[0] ?? firstKey('DESC');
     const { sql, integers } = deliveryPage(tenantId, after, query.limit, query);
-    const rows = await this.tx.readOnce<KeysetPageRow<DeliveryView>>(tenantId, sql, integers);
+    const rows = await this.tx.readOnce<KeysetPageRow<DeliveryResponse>>(tenantId, sql, integers);
     return cursorPageOf(rows[0], identity);
   }
 
   /** GET /webhook-deliveries/{deliveryId}: as listed; 404 for an unknown or foreign one. */
-  async getDelivery(tenantId: number, deliveryId: number): Promise<DeliveryView> {
-    const rows = await this.tx.readOnce<{ delivery: DeliveryView }>(tenantId, DELIVERY_SQL, [
+  async getDelivery(tenantId: number, deliveryId: number): Promise<DeliveryResponse> {
+    const rows = await this.tx.readOnce<{ delivery: DeliveryResponse }>(tenantId, DELIVERY_SQL, [
       tenantId,
       deliveryId,
     ]);
@@ -365,12 +369,11 @@ export class WebhooksService {
   }
 
   /** GET /webhook-deliveries/{deliveryId}/attempts: oldest first; 404 as `getDelivery`. */
-  async listAttempts(tenantId: number, deliveryId: number): Promise<DeliveryAttemptListView> {
-    const rows = await this.tx.readOnce<{ found: boolean; data: DeliveryAttemptListView['data'] }>(
-      tenantId,
-      ATTEMPTS_SQL,
-      [tenantId, deliveryId],
-    );
+  async listAttempts(tenantId: number, deliveryId: number): Promise<DeliveryAttemptListResponse> {
+    const rows = await this.tx.readOnce<{
+      found: boolean;
+      data: DeliveryAttemptListResponse['data'];
+    }>(tenantId, ATTEMPTS_SQL, [tenantId, deliveryId]);
     if (!rows[0]?.found) throw new NotFoundError('delivery');
     return { data: rows[0].data };
   }
@@ -380,7 +383,7 @@ export class WebhooksService {
    * (`FOR UPDATE SKIP LOCKED`): either the worker has it (then it is `sending`, not replayable) or
    * this does, and the worker skips it until the replay commits.
    */
-  replay(tenantId: number, deliveryId: number): Promise<ReplayView> {
+  replay(tenantId: number, deliveryId: number): Promise<ReplayResponse> {
     return this.tx.run(tenantId, async () => {
       const m = this.tx.manager;
       const [row]: { status: string; webhook_status: WebhookStatus }[] = await m.query(
@@ -433,7 +436,7 @@ export class WebhooksService {
   }
 }
 
-function toWebhookView(row: WebhookRow): WebhookView {
+function toWebhookView(row: WebhookRow): WebhookResponse {
   return {
     webhookId: row.id,
     name: row.name,

@@ -1,11 +1,15 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { SCOPES } from '../../../common/access/scopes.js';
+
+// Classes are named *Request / *Response; @ApiSchema keeps each published schema name (the
+// OpenAPI contract clients generate types from) as it was.
 
 /**
  * The token request as documented in OpenAPI. The endpoint parses the body itself (RFC 6749 asks
  * for unknown parameters to be ignored and for its own error bodies), so this class only describes.
  */
-export class TokenRequestDto {
+@ApiSchema({ name: 'TokenRequestDto' })
+export class OAuthTokenRequest {
   @ApiProperty({ enum: ['client_credentials'], example: 'client_credentials' })
   grant_type!: string;
 
@@ -40,7 +44,8 @@ export class TokenRequestDto {
   scope?: string;
 }
 
-export class TokenResponseDto {
+@ApiSchema({ name: 'TokenResponseDto' })
+export class OAuthTokenResponse {
   @ApiProperty({ example: 'gat_0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLM' })
   access_token!: string;
 
@@ -57,7 +62,8 @@ export class TokenResponseDto {
   scope!: string;
 }
 
-export class OAuthErrorDto {
+@ApiSchema({ name: 'OAuthErrorDto' })
+export class OAuthErrorResponse {
   @ApiProperty({
     enum: [
       'invalid_request',

@@ -1,11 +1,15 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { IsInt, IsNotEmpty, IsString, Max, Min, ValidateIf } from 'class-validator';
+
+// Classes are named *Request / *Response; @ApiSchema keeps each published schema name (the
+// OpenAPI contract clients generate types from) as it was.
 
 export const TTL_MINUTES_MIN = 5;
 export const TTL_MINUTES_MAX = 240;
 export const TTL_MINUTES_DEFAULT = 30;
 
-export class CheckoutRequestDto {
+@ApiSchema({ name: 'CheckoutRequestDto' })
+export class CheckoutRequest {
   @ApiPropertyOptional({
     description: 'How long the lock lives, in whole minutes.',
     minimum: TTL_MINUTES_MIN,
@@ -22,7 +26,8 @@ export class CheckoutRequestDto {
   ttl_minutes?: number;
 }
 
-export class CheckoutResponseDto {
+@ApiSchema({ name: 'CheckoutResponseDto' })
+export class CheckoutResponse {
   @ApiProperty({ example: 42 })
   documentId!: number;
 
@@ -38,7 +43,8 @@ export class CheckoutResponseDto {
   expires_at!: string;
 }
 
-export class CheckinRequestDto {
+@ApiSchema({ name: 'CheckinRequestDto' })
+export class CheckinRequest {
   @ApiProperty({
     description: 'The token returned by the checkout of the live lock.',
     example: 'glk_WRcIdf92rptTTEfRHNAuXxsEWsbRrhPiHLrNVKftQT44XHJpP',
@@ -48,7 +54,8 @@ export class CheckinRequestDto {
   lock_token!: string;
 }
 
-export class CheckinResponseDto {
+@ApiSchema({ name: 'CheckinResponseDto' })
+export class CheckinResponse {
   @ApiProperty({ example: 42 })
   documentId!: number;
 

@@ -6,7 +6,7 @@ import {
   runCommand,
   UsageError,
 } from '../../../common/cli/cli-output.js';
-import type { RevisionDecisionResult } from '../dto/revision.dto.js';
+import type { RevisionDecisionResult } from '../dto/revision.response.js';
 import { RevisionDecisionService } from '../revision-decision.service.js';
 
 interface DecisionOptions {

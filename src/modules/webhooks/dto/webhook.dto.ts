@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import {
   ArrayMaxSize,
@@ -28,9 +28,13 @@ import {
   type WebhookStatusReason,
 } from '../entities/webhook.entity.js';
 
+// Classes are named *Request / *Response; @ApiSchema keeps each published schema name (the
+// OpenAPI contract clients generate types from) as it was.
+
 export const SUBSCRIBABLE_EVENTS = [...EVENT_TYPES, '*'] as const;
 
-export class CreateWebhookDto {
+@ApiSchema({ name: 'CreateWebhookDto' })
+export class CreateWebhookRequest {
   @ApiProperty({ example: 'ERP sync', minLength: 1, maxLength: 100 })
   @IsString()
   @MinLength(1)
@@ -72,7 +76,8 @@ const IfPresent = () => ValidateIf((_object: unknown, value: unknown) => value !
  * PATCH /webhooks/{webhookId}: any of the fields of a creation, validated the same way; at least
  * one (checked by the service). Status changes only through the status route.
  */
-export class UpdateWebhookDto {
+@ApiSchema({ name: 'UpdateWebhookDto' })
+export class UpdateWebhookRequest {
   @ApiPropertyOptional({ example: 'ERP sync (EU)', minLength: 1, maxLength: 100 })
   @IfPresent()
   @IsString()
@@ -112,7 +117,8 @@ export class UpdateWebhookDto {
 
 export const MAX_GRACE_PERIOD_SECONDS = 604_800;
 
-export class RotateWebhookSecretDto {
+@ApiSchema({ name: 'RotateWebhookSecretDto' })
+export class RotateWebhookSecretRequest {
   @ApiPropertyOptional({
     type: 'integer',
     minimum: 0,
@@ -130,7 +136,8 @@ export class RotateWebhookSecretDto {
   grace_period_seconds: number = 86_400;
 }
 
-export class UpdateWebhookStatusDto {
+@ApiSchema({ name: 'UpdateWebhookStatusDto' })
+export class UpdateWebhookStatusRequest {
   @ApiProperty({ enum: WEBHOOK_STATUSES, example: 'paused' })
   @IsIn(WEBHOOK_STATUSES)
   status!: WebhookStatus;
@@ -197,7 +204,8 @@ export class ListDeliveriesQuery extends CursorQuery {
   event_type?: CatalogEventType;
 }
 
-export class WebhookView {
+@ApiSchema({ name: 'WebhookView' })
+export class WebhookResponse {
   @ApiProperty({ example: 12 })
   webhookId!: number;
 
@@ -233,7 +241,8 @@ export class WebhookView {
   updated_at!: string;
 }
 
-export class CreatedWebhookView extends WebhookView {
+@ApiSchema({ name: 'CreatedWebhookView' })
+export class CreatedWebhookResponse extends WebhookResponse {
   @ApiProperty({
     example: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw0ZjXjQ4bfnk=',
     description:
@@ -242,12 +251,14 @@ export class CreatedWebhookView extends WebhookView {
   secret!: string;
 }
 
-export class WebhookListView extends CursorPageResponse {
-  @ApiProperty({ type: [WebhookView] })
-  data!: WebhookView[];
+@ApiSchema({ name: 'WebhookListView' })
+export class WebhookListResponse extends CursorPageResponse {
+  @ApiProperty({ type: [WebhookResponse] })
+  data!: WebhookResponse[];
 }
 
-export class DeliveryView {
+@ApiSchema({ name: 'DeliveryView' })
+export class DeliveryResponse {
   @ApiProperty({ example: 981 })
   deliveryId!: number;
 
@@ -295,12 +306,14 @@ export class DeliveryView {
   created_at!: string;
 }
 
-export class DeliveryListView extends CursorPageResponse {
-  @ApiProperty({ type: [DeliveryView] })
-  data!: DeliveryView[];
+@ApiSchema({ name: 'DeliveryListView' })
+export class DeliveryListResponse extends CursorPageResponse {
+  @ApiProperty({ type: [DeliveryResponse] })
+  data!: DeliveryResponse[];
 }
 
-export class DeliveryAttemptView {
+@ApiSchema({ name: 'DeliveryAttemptView' })
+export class DeliveryAttemptResponse {
   @ApiProperty({
     example: 1,
     description: 'The attempt number, from 1, in the order they started.',
@@ -341,12 +354,14 @@ export class DeliveryAttemptView {
   response_body_excerpt!: string | null;
 }
 
-export class DeliveryAttemptListView {
-  @ApiProperty({ type: [DeliveryAttemptView] })
-  data!: DeliveryAttemptView[];
+@ApiSchema({ name: 'DeliveryAttemptListView' })
+export class DeliveryAttemptListResponse {
+  @ApiProperty({ type: [DeliveryAttemptResponse] })
+  data!: DeliveryAttemptResponse[];
 }
 
-export class ReplayView {
+@ApiSchema({ name: 'ReplayView' })
+export class ReplayResponse {
   @ApiProperty({ example: 981 })
   deliveryId!: number;
 
@@ -354,7 +369,8 @@ export class ReplayView {
   status!: 'queued';
 }
 
-export class RotatedSecretView {
+@ApiSchema({ name: 'RotatedSecretView' })
+export class RotatedSecretResponse {
   @ApiProperty({ example: 12 })
   webhookId!: number;
 
@@ -374,7 +390,8 @@ export class RotatedSecretView {
   previous_secret_expires_at!: string;
 }
 
-export class TestEventView {
+@ApiSchema({ name: 'TestEventView' })
+export class TestEventResponse {
   @ApiProperty({
     example: 982,
     description: 'Listed with the deliveries (`GET /webhook-deliveries`).',
