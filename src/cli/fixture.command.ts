@@ -1,7 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { plainToInstance } from 'class-transformer';
 import { validate } from 'class-validator';
-import { Command, Option, SubCommand } from 'nest-commander';
+import { Command, SubCommand } from 'nest-commander';
+import { CliOptions, requiredOption } from '../common/cli/cli-options.js';
 import { ValidationFailedError } from '../common/http/app-error.js';
 import { CredentialAdminService } from '../modules/auth/credential-admin.service.js';
 import { DocumentsService } from '../modules/documents/documents.service.js';
@@ -83,6 +84,7 @@ interface FixtureOptions {
   name: 'apply',
   description: 'create tenants, clients, PATs, projects, documents and webhooks from a JSON file',
 })
+@CliOptions({ flags: '--file <path>', description: 'the fixture (see README, "fixture apply")' })
 export class FixtureApplyCommand extends JsonCommand {
   constructor(
     private readonly tenancy: TenancyService,
@@ -94,15 +96,9 @@ export class FixtureApplyCommand extends JsonCommand {
     super();
   }
 
-  @Option({ flags: '--file <path>', description: 'the fixture (see README, "fixture apply")' })
-  parseFile(v: string): string {
-    return v;
-  }
-
   async run(_: string[], o: FixtureOptions): Promise<void> {
     await runCommand(o, async () => {
-      if (!o.file) throw new UsageError('--file is required');
-      const fixture = await readFixture(o.file);
+      const fixture = await readFixture(requiredOption('file', o.file));
       const tenants = [];
       for (const [i, t] of list(fixture, 'tenants', 'fixture').entries()) {
         tenants.push(await this.tenant(t, `tenants[${i}]`));

@@ -99,14 +99,6 @@ export async function runCommand(options: JsonOption, work: () => Promise<object
   }
 }
 
-/** Parses a positive integer option or throws a usage error naming it. */
-export function positiveInt(name: string, value: string): number {
-  if (!/^\d{1,10}$/.test(value) || Number(value) < 1 || Number(value) > 2_147_483_647) {
-    throw new UsageError(`--${name} must be a positive integer`);
-  }
-  return Number(value);
-}
-
 /** Base of every leaf command: `--json` everywhere. */
 export abstract class JsonCommand extends CommandRunner {
   @Option({ flags: '--json', description: 'print exactly one JSON object on stdout' })
