@@ -9,7 +9,7 @@ import { DocumentsService } from '../modules/documents/documents.service.js';
 import { ProjectsService } from '../modules/projects/projects.service.js';
 import { isPlan, PLANS } from '../common/access/entitlements.js';
 import { TenancyService } from '../modules/tenancy/tenancy.service.js';
-import { CreateWebhookRequest } from '../modules/webhooks/dto/webhook.dto.js';
+import { CreateWebhookRequest } from '../modules/webhooks/dto/webhook.request.js';
 import { WebhooksService } from '../modules/webhooks/webhooks.service.js';
 import {
   CommandGroup,

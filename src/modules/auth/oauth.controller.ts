@@ -11,7 +11,8 @@ import {
 } from '@nestjs/swagger';
 import type { HttpRequest as Request } from '../../common/http/platform/http-platform.js';
 import { attachAuditLocals, Audited, type AuditLocals } from '../audit/audited.decorator.js';
-import { OAuthErrorResponse, OAuthTokenRequest, OAuthTokenResponse } from './dto/token.dto.js';
+import { OAuthErrorResponse, OAuthTokenResponse } from './dto/token.response.js';
+import { OAuthTokenRequest } from './dto/token.request.js';
 import { Public } from '../../common/access/public.decorator.js';
 import { OAuthTokenService, type TokenRequest } from './token.service.js';
 

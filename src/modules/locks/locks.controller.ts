@@ -5,12 +5,8 @@ import { ParseIdPipe } from '../../common/http/params.js';
 import { Authorized } from '../../common/access/authorized.decorator.js';
 import { CurrentPrincipal } from '../../common/access/current-principal.decorator.js';
 import type { Principal } from '../../common/access/principal.js';
-import {
-  CheckinRequest,
-  CheckinResponse,
-  CheckoutRequest,
-  CheckoutResponse,
-} from './dto/lock.dto.js';
+import { CheckinRequest, CheckoutRequest } from './dto/lock.request.js';
+import { CheckinResponse, CheckoutResponse } from './dto/lock.response.js';
 import { LocksService } from './locks.service.js';
 import { Audited, documentTarget } from '../audit/audited.decorator.js';
 

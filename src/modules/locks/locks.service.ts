@@ -4,8 +4,8 @@ import { type OpeningRead, TenantTransactions } from '../../common/database/tena
 import type { Principal } from '../../common/access/principal.js';
 import { DocumentsService } from '../documents/documents.service.js';
 import { EventsService } from '../events/events.service.js';
-import { TTL_MINUTES_DEFAULT } from './dto/lock.dto.js';
-import type { CheckinResponse, CheckoutResponse } from './dto/lock.dto.js';
+import { TTL_MINUTES_DEFAULT } from './dto/lock.request.js';
+import type { CheckinResponse, CheckoutResponse } from './dto/lock.response.js';
 import { DocumentLockedError, LockTokenInvalidError } from './locks.errors.js';
 
 interface LiveLockRow {

@@ -9,20 +9,22 @@ import { CurrentPrincipal } from '../../common/access/current-principal.decorato
 import type { Principal } from '../../common/access/principal.js';
 import {
   CreateWebhookRequest,
+  RotateWebhookSecretRequest,
+  UpdateWebhookRequest,
+  UpdateWebhookStatusRequest,
+} from './dto/webhook.request.js';
+import {
   CreatedWebhookResponse,
   DeliveryAttemptListResponse,
   DeliveryListResponse,
   DeliveryResponse,
-  ListDeliveriesQuery,
   ReplayResponse,
-  RotateWebhookSecretRequest,
   RotatedSecretResponse,
   TestEventResponse,
-  UpdateWebhookRequest,
-  UpdateWebhookStatusRequest,
   WebhookListResponse,
   WebhookResponse,
-} from './dto/webhook.dto.js';
+} from './dto/webhook.response.js';
+import { ListDeliveriesQuery } from './dto/list-deliveries.query.js';
 import { WebhooksService } from './webhooks.service.js';
 import type { JsonText } from '../../common/http/json-text.js';
 

@@ -23,17 +23,16 @@ import {
   deliveryPage,
   type DeliveryFilter,
 } from './delivery-history.js';
+import type { CreateWebhookRequest, UpdateWebhookRequest } from './dto/webhook.request.js';
 import type {
-  CreateWebhookRequest,
   CreatedWebhookResponse,
   DeliveryAttemptListResponse,
   DeliveryResponse,
   ReplayResponse,
   RotatedSecretResponse,
   TestEventResponse,
-  UpdateWebhookRequest,
   WebhookResponse,
-} from './dto/webhook.dto.js';
+} from './dto/webhook.response.js';
 import type { WebhookStatus, WebhookStatusReason } from './entities/webhook.entity.js';
 import { updatedRows } from './sql-rows.js';
 import {
