@@ -22,7 +22,7 @@ import { FIXTURE_COMMANDS } from './fixture.command.js';
 
 /**
  * The administration CLI: the same modules and services as the API, without HTTP. Each bounded
- * context contributes its commands from `modules/<context>/cli/`.
+ * context contributes its commands from `modules/<context>/cli/`, the demo seed from `demo/`.
  */
 @Module({})
 export class CliModule {
