@@ -51,7 +51,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['**/*.mjs'],
+    files: ['**/*.mjs', '**/*.cjs'],
     ...tseslint.configs.disableTypeChecked,
     languageOptions: {
       ...tseslint.configs.disableTypeChecked.languageOptions,
@@ -66,6 +66,8 @@ export default tseslint.config(
         fetch: 'readonly',
         Buffer: 'readonly',
         performance: 'readonly',
+        module: 'writable',
+        require: 'readonly',
       },
     },
   },

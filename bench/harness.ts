@@ -1,8 +1,10 @@
 import autocannon from 'autocannon';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { resolve } from 'node:path';
+import { freePort } from '../src/common/net/free-port.js';
+
+export { freePort };
 
 /** Repository root (this file runs from dist/bench/). */
 export const ROOT = resolve(import.meta.dirname, '..', '..');
@@ -22,19 +24,6 @@ function benchConnections(value: string | undefined): number {
 }
 
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-
-export async function freePort(): Promise<number> {
-  return new Promise((ok, fail) => {
-    const server = createServer();
-    server.once('error', fail);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === 'object' && address ? ok(address.port) : fail(new Error('no port')),
-      );
-    });
-  });
-}
 
 /** Resident set size of a process in MiB (`VmRSS`, or `VmHWM` for the high-water mark). */
 export function readRssMb(pid: number, field: 'VmRSS' | 'VmHWM' = 'VmRSS'): number | null {

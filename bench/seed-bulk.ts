@@ -4,7 +4,7 @@ import { CliModule } from '../src/cli/cli.module.js';
 import { connectCliDatabase } from '../src/cli/cli-database.js';
 import { loadConfig } from '../src/common/config/app-config.js';
 import { TenantTransactions } from '../src/common/database/tenant-transactions.js';
-import { DocumentService } from '../src/modules/documents/documents.service.js';
+import { DocumentsService } from '../src/modules/documents/documents.service.js';
 import { ProjectsService } from '../src/modules/projects/projects.service.js';
 import { contentOf } from './harness.js';
 
@@ -34,7 +34,7 @@ const app = await NestFactory.createApplicationContext(CliModule.register(config
 });
 try {
   const projects = app.get(ProjectsService, { strict: false });
-  const documents = app.get(DocumentService, { strict: false });
+  const documents = app.get(DocumentsService, { strict: false });
   const tx = app.get(TenantTransactions, { strict: false });
   const projectIds: number[] = [];
   for (let i = 0; i < req.projects; i++) {

@@ -1,7 +1,5 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
-
-/** The role tenant transactions switch to; it is subject to row-level security. */
-export const APP_ROLE = 'grc_app';
+import { APP_ROLE } from '../src/common/database/schema-constants.js';
 
 /**
  * Tables holding one tenant's data. Each gets `FORCE ROW LEVEL SECURITY` and two policies: the

@@ -1,11 +1,5 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
-import { APP_ROLE } from './1764000000000-initial-schema.js';
-
-/** Channel on which every change that can alter who a credential is, or what it may do, is announced. */
-export const CREDENTIALS_CHANGED_CHANNEL = 'credentials_changed';
-
-/** One row, one number: bumped (transactionally) by every such change. */
-export const CREDENTIAL_GENERATION = `(SELECT value FROM credential_generation)`;
+import { APP_ROLE, CREDENTIALS_CHANGED_CHANNEL } from '../src/common/database/schema-constants.js';
 
 /**
  * Services keep verified credentials in memory (src/common/database/credential-cache.ts). Every

@@ -1,5 +1,5 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
-import { CREDENTIALS_CHANGED_CHANNEL } from './1764000300000-credential-change-notify.js';
+import { CREDENTIALS_CHANGED_CHANNEL } from '../src/common/database/schema-constants.js';
 
 /**
  * Retention (src/modules/retention/): the indexes its batched deletes walk, and a delete trigger

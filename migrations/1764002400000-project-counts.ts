@@ -1,5 +1,5 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
-import { APP_ROLE } from './1764000000000-initial-schema.js';
+import { APP_ROLE } from '../src/common/database/schema-constants.js';
 
 /** Rows of `project_counts` per tenant: concurrent creators rarely wait for each other. */
 export const PROJECT_COUNT_SLOTS = 16;

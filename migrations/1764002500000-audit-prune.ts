@@ -1,7 +1,5 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
-
-/** The transaction-local setting through which `audit prune` announces its bound. */
-export const AUDIT_PRUNE_SETTING = 'app.audit_prune_before';
+import { AUDIT_PRUNE_SETTING } from '../src/common/database/schema-constants.js';
 
 /**
  * Lets exactly one path delete from the append-only audit log: `audit prune` (CLI), which sets

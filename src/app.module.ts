@@ -19,7 +19,7 @@ import { LocksModule } from './modules/locks/locks.module.js';
 import { ProjectsModule } from './modules/projects/projects.module.js';
 import { RetentionModule } from './modules/retention/retention.module.js';
 import { RevisionsModule } from './modules/revisions/revisions.module.js';
-import { DemoModule } from './modules/tenancy/demo/demo.module.js';
+import { DemoModule } from './demo/demo.module.js';
 import { TenancyModule } from './modules/tenancy/tenancy.module.js';
 import { WebhooksModule } from './modules/webhooks/webhooks.module.js';
 

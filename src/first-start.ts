@@ -2,7 +2,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { INestApplication } from '@nestjs/common';
 import { AppConfig } from './common/config/app-config.js';
-import { DemoSeedService, type DemoSeed } from './modules/tenancy/demo/demo-seed.service.js';
+import { DemoSeedService, type DemoSeed } from './demo/demo-seed.service.js';
 import { API_PREFIX } from './openapi.js';
 
 function box(lines: string[]): string {

@@ -1,6 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
-import { SCOPES } from './modules/auth/scopes.js';
+import { SCOPES } from './common/access/scopes.js';
 import {
   CATALOG_EVENT_TYPES,
   EVENT_PAYLOAD_CLASSES,

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { DataSource } from 'typeorm';
 import { parsePruneBound } from '../src/modules/audit/cli/audit.commands.js';
-import { UsageError } from '../src/cli/cli-output.js';
+import { UsageError } from '../src/common/cli/cli-output.js';
 import { startTestApp, type TestApp } from './support/app.js';
 import { type CliResult, runCli } from './support/cli.js';
 import { withMessage } from './support/expect-message.js';

@@ -4,7 +4,7 @@ import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { DataSource } from 'typeorm';
 import { digest, isWellFormedToken, mintToken } from '../src/common/crypto/tokens.js';
-import { SCOPES } from '../src/modules/auth/scopes.js';
+import { SCOPES } from '../src/common/access/scopes.js';
 import { startTestApp, type TestApp } from './support/app.js';
 import { basicAuth } from './support/auth-factories.js';
 import { createTestDatabase, type TestDatabase } from './support/database.js';

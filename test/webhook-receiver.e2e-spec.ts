@@ -1,4 +1,3 @@
-import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import {
   describeEvent,
@@ -6,6 +5,7 @@ import {
   startWebhookReceiver,
   type WebhookEvent,
 } from '../examples/webhook-receiver.js';
+import { freePort } from '../src/common/net/free-port.js';
 import { payloadProblem } from './support/event-schemas.js';
 import { startTestApp, type TestApp } from './support/app.js';
 import { createCaller, type TestCaller } from './support/factories.js';
@@ -17,14 +17,6 @@ import {
   startReceiver,
   waitFor,
 } from './support/webhook-factories.js';
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 /** examples/webhook-receiver.ts receiving real, signed deliveries of the service. */
 describe('examples/webhook-receiver.ts', () => {

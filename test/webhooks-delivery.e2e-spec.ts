@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Webhook } from 'standardwebhooks';
 import { DataSource } from 'typeorm';
 import { DESTINATION_UNAVAILABLE_MESSAGE } from '../src/modules/webhooks/delivery/webhook-sender.js';
-import { DeliveryWorker } from '../src/modules/webhooks/delivery-worker.js';
+import { DeliveryWorker } from '../src/modules/webhooks/delivery/delivery-worker.js';
 import { startTestApp, type TestApp } from './support/app.js';
 import { createCaller, type TestCaller } from './support/factories.js';
 import { call } from './support/http.js';

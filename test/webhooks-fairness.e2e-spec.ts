@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { DataSource } from 'typeorm';
-import { DeliveryWorker } from '../src/modules/webhooks/delivery-worker.js';
+import { DeliveryWorker } from '../src/modules/webhooks/delivery/delivery-worker.js';
 import { startTestApp, type TestApp } from './support/app.js';
 import { createCaller, type TestCaller } from './support/factories.js';
 import { call } from './support/http.js';

@@ -8,7 +8,7 @@ import type { Logger } from 'pino';
 import { type AppConfig, loadConfig } from '../common/config/app-config.js';
 import type { AdminAnswer } from './admin-client.js';
 import { callAdminSocket } from './admin-client.js';
-import { type CliSink, withCliSink } from './cli-output.js';
+import { type CliSink, withCliSink } from '../common/cli/cli-output.js';
 import { CliModule } from './cli.module.js';
 import { CLI_NAME, commanderOptions, reportFailure } from './command-host.js';
 import { routeUsageErrorsToExceptions } from './commander-errors.js';

@@ -14,16 +14,16 @@ import { CREDENTIAL_COMMANDS } from '../modules/auth/cli/credential.commands.js'
 import { AuthModule } from '../modules/auth/auth.module.js';
 import { REVISION_COMMANDS } from '../modules/revisions/cli/revision.commands.js';
 import { RevisionsModule } from '../modules/revisions/revisions.module.js';
-import { DEMO_COMMANDS } from '../modules/tenancy/cli/demo.commands.js';
+import { DEMO_COMMANDS } from '../demo/demo.commands.js';
 import { TENANT_COMMANDS } from '../modules/tenancy/cli/tenant.commands.js';
-import { DemoModule } from '../modules/tenancy/demo/demo.module.js';
+import { DemoModule } from '../demo/demo.module.js';
 import { TenancyModule } from '../modules/tenancy/tenancy.module.js';
 import { WebhooksModule } from '../modules/webhooks/webhooks.module.js';
 import { FIXTURE_COMMANDS } from './fixture.command.js';
 
 /**
  * The administration CLI: the same modules and services as the API, without HTTP. Each bounded
- * context contributes its commands from `modules/<context>/cli/`.
+ * context contributes its commands from `modules/<context>/cli/`, the demo seed from `demo/`.
  */
 @Module({})
 export class CliModule {

@@ -1,7 +1,13 @@
 import type { CommanderError } from 'commander';
 import type { CommandFactoryRunOptions } from 'nest-commander/src/command-factory.interface.js';
 import { ConfigError } from '../common/config/app-config.js';
-import { printError, setExitCode, UsageError, writeErr, writeOut } from './cli-output.js';
+import {
+  printError,
+  setExitCode,
+  UsageError,
+  writeErr,
+  writeOut,
+} from '../common/cli/cli-output.js';
 import { HelpShown, throwCommanderError } from './commander-errors.js';
 
 /** The one command of the package (`grc-integration-api <command>`). */

@@ -1,5 +1,5 @@
 import { Command, CommanderError } from 'commander';
-import { UsageError } from './cli-output.js';
+import { UsageError } from '../common/cli/cli-output.js';
 
 /** Help or version was asked for and printed: not an error. */
 export class HelpShown extends Error {}

@@ -1,16 +1,23 @@
 import { readFile } from 'node:fs/promises';
 import { plainToInstance } from 'class-transformer';
 import { validate } from 'class-validator';
-import { Command, Option, SubCommand } from 'nest-commander';
+import { Command, SubCommand } from 'nest-commander';
+import { CliOptions, requiredOption } from '../common/cli/cli-options.js';
 import { ValidationFailedError } from '../common/http/app-error.js';
 import { CredentialAdminService } from '../modules/auth/credential-admin.service.js';
-import { DocumentService } from '../modules/documents/documents.service.js';
+import { DocumentsService } from '../modules/documents/documents.service.js';
 import { ProjectsService } from '../modules/projects/projects.service.js';
-import { isPlan, PLANS } from '../modules/tenancy/entitlements.js';
+import { isPlan, PLANS } from '../common/access/entitlements.js';
 import { TenancyService } from '../modules/tenancy/tenancy.service.js';
-import { CreateWebhookDto } from '../modules/webhooks/dto/webhook.dto.js';
+import { CreateWebhookRequest } from '../modules/webhooks/dto/webhook.request.js';
 import { WebhooksService } from '../modules/webhooks/webhooks.service.js';
-import { CommandGroup, JsonCommand, resolveCliPath, runCommand, UsageError } from './cli-output.js';
+import {
+  CommandGroup,
+  JsonCommand,
+  resolveCliPath,
+  runCommand,
+  UsageError,
+} from '../common/cli/cli-output.js';
 
 type Json = Record<string, unknown>;
 
@@ -77,26 +84,21 @@ interface FixtureOptions {
   name: 'apply',
   description: 'create tenants, clients, PATs, projects, documents and webhooks from a JSON file',
 })
+@CliOptions({ flags: '--file <path>', description: 'the fixture (see README, "fixture apply")' })
 export class FixtureApplyCommand extends JsonCommand {
   constructor(
     private readonly tenancy: TenancyService,
     private readonly credentials: CredentialAdminService,
     private readonly projects: ProjectsService,
-    private readonly documents: DocumentService,
+    private readonly documents: DocumentsService,
     private readonly webhooks: WebhooksService,
   ) {
     super();
   }
 
-  @Option({ flags: '--file <path>', description: 'the fixture (see README, "fixture apply")' })
-  parseFile(v: string): string {
-    return v;
-  }
-
   async run(_: string[], o: FixtureOptions): Promise<void> {
     await runCommand(o, async () => {
-      if (!o.file) throw new UsageError('--file is required');
-      const fixture = await readFixture(o.file);
+      const fixture = await readFixture(requiredOption('file', o.file));
       const tenants = [];
       for (const [i, t] of list(fixture, 'tenants', 'fixture').entries()) {
         tenants.push(await this.tenant(t, `tenants[${i}]`));
@@ -152,7 +154,7 @@ export class FixtureApplyCommand extends JsonCommand {
     }
     const webhooks = [];
     for (const [i, w] of webhooksIn.entries()) {
-      const dto = plainToInstance(CreateWebhookDto, {
+      const dto = plainToInstance(CreateWebhookRequest, {
         name: w.name,
         endpoint_url: w.endpoint_url ?? w.url,
         events: w.events,

@@ -1,6 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import { CredentialAdminService } from '../../src/modules/auth/credential-admin.service.js';
-import { SCOPES, type Scope } from '../../src/modules/auth/scopes.js';
+import { SCOPES, type Scope } from '../../src/common/access/scopes.js';
 import { rememberSecret } from './secrets.js';
 
 export interface TestPat {

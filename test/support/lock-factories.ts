@@ -1,6 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { DocumentService } from '../../src/modules/documents/documents.service.js';
+import { DocumentsService } from '../../src/modules/documents/documents.service.js';
 import { ProjectsService } from '../../src/modules/projects/projects.service.js';
 import { call } from './http.js';
 import type { TestCaller } from './factories.js';
@@ -17,7 +17,7 @@ export async function createLockableDocument(
     .get(ProjectsService)
     .createProject(tenantId, { name: `Lock project ${counter}` });
   const created = await app
-    .get(DocumentService)
+    .get(DocumentsService)
     .createDocument(tenantId, projectId, `Lock document ${counter}`, { body: `v1 ${counter}` });
   return { projectId, ...created };
 }

@@ -1,6 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import { TenantTransactions } from '../../src/common/database/tenant-transactions.js';
-import { DocumentService } from '../../src/modules/documents/documents.service.js';
+import { DocumentsService } from '../../src/modules/documents/documents.service.js';
 import {
   type NewProjectFile,
   ProjectsService,
@@ -71,7 +71,7 @@ export async function createDocument(
   const [first, ...rest] = contents;
   if (!first) throw new Error('a document needs at least one version');
   const tx = app.get(TenantTransactions);
-  const documents = app.get(DocumentService);
+  const documents = app.get(DocumentsService);
   return tx.run(tenantId, async () => {
     const { documentId, versionId } = await documents.createDocument(
       tenantId,

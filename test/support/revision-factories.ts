@@ -1,8 +1,8 @@
 import type { INestApplication } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { TenantTransactions } from '../../src/common/database/tenant-transactions.js';
-import { DocumentService } from '../../src/modules/documents/documents.service.js';
-import type { Plan } from '../../src/modules/tenancy/entitlements.js';
+import { DocumentsService } from '../../src/modules/documents/documents.service.js';
+import type { Plan } from '../../src/common/access/entitlements.js';
 import { createCaller, type TestCaller } from './factories.js';
 import { type ApiResponse, call } from './http.js';
 import { createDocument, createProject } from './read-factories.js';
@@ -39,7 +39,7 @@ export async function currentHash(
 ): Promise<string> {
   const tx = app.get(TenantTransactions);
   const ref = await tx.run(tenantId, () =>
-    app.get(DocumentService).requireDocument(tenantId, documentId),
+    app.get(DocumentsService).requireDocument(tenantId, documentId),
   );
   return ref.currentContentHash;
 }
@@ -53,7 +53,7 @@ export async function createPlatformVersion(
 ): Promise<number> {
   const tx = app.get(TenantTransactions);
   const version = await tx.run(tenantId, () =>
-    app.get(DocumentService).createVersion(tenantId, documentId, content, 'platform'),
+    app.get(DocumentsService).createVersion(tenantId, documentId, content, 'platform'),
   );
   return version.versionId;
 }

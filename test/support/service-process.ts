@@ -1,23 +1,11 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import { resolve } from 'node:path';
+import { freePort } from '../../src/common/net/free-port.js';
+
+export { freePort };
 
 /** The built HTTP entry point (`npm run build`; `npm test` builds first). */
 export const MAIN = resolve(import.meta.dirname, '../../dist/src/main.js');
-
-/** A port that was free a moment ago on 127.0.0.1. */
-export function freePort(): Promise<number> {
-  return new Promise((ok, fail) => {
-    const server = createServer();
-    server.once('error', fail);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === 'object' && address ? ok(address.port) : fail(new Error('no port')),
-      );
-    });
-  });
-}
 
 export interface Exit {
   code: number | null;

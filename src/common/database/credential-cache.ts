@@ -1,5 +1,5 @@
 import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
-import { CREDENTIALS_CHANGED_CHANNEL } from '../../../migrations/1764000300000-credential-change-notify.js';
+import { CREDENTIALS_CHANGED_CHANNEL } from './schema-constants.js';
 import { AppConfig } from '../config/app-config.js';
 import { ListenConnection, listenUrl } from './listen-connection.js';
 

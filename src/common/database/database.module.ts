@@ -33,8 +33,14 @@ export class ListenNotice implements OnApplicationBootstrap {
 @Global()
 @Module({})
 export class DatabaseModule {
+  /**
+   * Made once per process: TypeORM registers each data source name globally and warns (through
+   * the logger of the app that made it, long closed in a test run) when one is registered again.
+   */
+  private static root: DynamicModule | undefined;
+
   static forRoot(entities: NonNullable<DataSourceOptions['entities']>): DynamicModule {
-    return {
+    return (DatabaseModule.root ??= {
       module: DatabaseModule,
       imports: [
         TypeOrmModule.forRootAsync({
@@ -54,6 +60,6 @@ export class DatabaseModule {
       ],
       providers: [TenantTransactions, CredentialCache, ListenNotice],
       exports: [TenantTransactions, CredentialCache],
-    };
+    });
   }
 }

@@ -1,8 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { resolve } from 'node:path';
 import type { Logger } from 'pino';
+import { freePort } from '../net/free-port.js';
 
 const USER = 'postgres';
 const PASSWORD = 'postgres';
@@ -11,19 +11,6 @@ const DATABASE = 'grc';
 export interface EmbeddedDatabase {
   url: string;
   stop(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((ok, fail) => {
-    const server = createServer();
-    server.once('error', fail);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === 'object' && address ? ok(address.port) : fail(new Error('no port')),
-      );
-    });
-  });
 }
 
 function isAlive(pid: number): boolean {

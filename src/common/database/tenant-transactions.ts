@@ -10,8 +10,7 @@ import type {
   QueryRunner,
   Repository,
 } from 'typeorm';
-import { APP_ROLE } from '../../../migrations/1764000000000-initial-schema.js';
-import { CREDENTIAL_GENERATION } from '../../../migrations/1764000300000-credential-change-notify.js';
+import { APP_ROLE, CREDENTIAL_GENERATION } from './schema-constants.js';
 import { AppConfig } from '../config/app-config.js';
 import { verifiedCredential } from './credential-freshness.js';
 import { timeoutStatements } from './statement-timeouts.js';

@@ -8,9 +8,9 @@ import { Reflector } from '@nestjs/core';
 import { type Observable, tap } from 'rxjs';
 import { AppError } from '../../common/http/app-error.js';
 import { OAuthError } from '../../common/http/oauth-error.js';
-import type { Principal } from '../auth/principal.js';
+import type { Principal } from '../../common/access/principal.js';
 import { AuditService } from './audit.service.js';
-import { AUDITED, type AuditSpec, auditLocalsOf, type Request } from './audit-spec.js';
+import { AUDITED, type AuditSpec, auditLocalsOf, type Request } from './audit-metadata.js';
 
 /**
  * Writes one audit line per call of an `@Audited` route, success or failure, with who (tenant,

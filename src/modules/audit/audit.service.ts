@@ -1,7 +1,7 @@
 import { Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
-import { AUDIT_PRUNE_SETTING } from '../../../migrations/1764002500000-audit-prune.js';
+import { AUDIT_PRUNE_SETTING } from '../../common/database/schema-constants.js';
 import { TenantTransactions } from '../../common/database/tenant-transactions.js';
 import { outsideRequests } from '../../common/logging/background.js';
 

@@ -11,11 +11,14 @@ import {
   UnauthenticatedError,
 } from './auth.errors.js';
 import { bearerToken } from './bearer-header.js';
-import { AUTHORIZATION, type AuthorizationRequirement } from './authorized.decorator.js';
+import {
+  AUTHORIZATION,
+  type AuthorizationRequirement,
+} from '../../common/access/authorized.decorator.js';
 import { CredentialsService } from './credentials.service.js';
 import { ipAllowed } from './ip-allowlist.js';
-import type { Principal } from './principal.js';
-import { IS_PUBLIC } from './public.decorator.js';
+import type { Principal } from '../../common/access/principal.js';
+import { IS_PUBLIC } from '../../common/access/public.decorator.js';
 
 /**
  * Global and deny-by-default: a route is open only with `@Public()`. Checks run in the order of

@@ -13,7 +13,7 @@ import { TenancyService } from '../tenancy/tenancy.service.js';
 import { CredentialsService } from './credentials.service.js';
 import { PersonalAccessToken } from './entities/personal-access-token.entity.js';
 import { normaliseCidr } from './ip-allowlist.js';
-import { isScope, type Scope, SCOPES } from './scopes.js';
+import { isScope, type Scope, SCOPES } from '../../common/access/scopes.js';
 
 export const PAT_DEFAULT_DAYS = 90;
 export const PAT_MAX_DAYS = 365;

@@ -2,12 +2,12 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { digest, digestsEqual, isWellFormedToken, mintToken } from '../../common/crypto/tokens.js';
-import { CREDENTIAL_GENERATION } from '../../../migrations/1764000300000-credential-change-notify.js';
+import { CREDENTIAL_GENERATION } from '../../common/database/schema-constants.js';
 import { CredentialCache } from '../../common/database/credential-cache.js';
-import { effectiveEntitlements, type Plan } from '../tenancy/entitlements.js';
+import { effectiveEntitlements, type Plan } from '../../common/access/entitlements.js';
 import { ApiClient } from './entities/api-client.entity.js';
-import type { Principal } from './principal.js';
-import { isScope, type Scope } from './scopes.js';
+import type { Principal } from '../../common/access/principal.js';
+import { isScope, type Scope } from '../../common/access/scopes.js';
 
 interface PrincipalRow {
   tenant_id: number;

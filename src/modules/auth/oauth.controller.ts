@@ -11,8 +11,9 @@ import {
 } from '@nestjs/swagger';
 import type { HttpRequest as Request } from '../../common/http/platform/http-platform.js';
 import { attachAuditLocals, Audited, type AuditLocals } from '../audit/audited.decorator.js';
-import { OAuthErrorDto, TokenRequestDto, TokenResponseDto } from './dto/token.dto.js';
-import { Public } from './public.decorator.js';
+import { OAuthErrorResponse, OAuthTokenResponse } from './dto/token.response.js';
+import { OAuthTokenRequest } from './dto/token.request.js';
+import { Public } from '../../common/access/public.decorator.js';
 import { OAuthTokenService, type TokenRequest } from './token.service.js';
 
 function tokenRequest(req: Request): TokenRequest {
@@ -59,7 +60,7 @@ export class OAuthController {
   })
   @ApiConsumes('application/x-www-form-urlencoded', 'application/json')
   @ApiBody({
-    type: TokenRequestDto,
+    type: OAuthTokenRequest,
     examples: {
       body_credentials: {
         summary: 'Client credentials in the body',
@@ -78,7 +79,7 @@ export class OAuthController {
   })
   @ApiOkResponse({
     description: 'Token issued. `Cache-Control: no-store`, `Pragma: no-cache`.',
-    type: TokenResponseDto,
+    type: OAuthTokenResponse,
   })
   @ApiBadRequestResponse({
     description:
@@ -86,7 +87,7 @@ export class OAuthController {
       'repeated or not a string, HTTP Basic together with a body `client_secret`), ' +
       '`unsupported_grant_type`, `invalid_scope` (a requested scope the client does not have: ' +
       'the request is refused, never narrowed silently).',
-    type: OAuthErrorDto,
+    type: OAuthErrorResponse,
     examples: {
       invalid_request: oauthError(
         'invalid_request',
@@ -107,7 +108,7 @@ export class OAuthController {
       '`invalid_client`: unknown client, wrong or missing secret, disabled client, or a request ' +
       "from an address outside the client's IP allowlist (one answer for all). With " +
       '`WWW-Authenticate: Basic realm="api"` when the client used HTTP Basic.',
-    type: OAuthErrorDto,
+    type: OAuthErrorResponse,
     headers: {
       'WWW-Authenticate': {
         description: 'Only when the client authenticated with HTTP Basic.',
@@ -121,7 +122,7 @@ export class OAuthController {
     description:
       '`invalid_request`: the body exceeds 16 KiB (or the `BODY_LIMIT` of the server if smaller), ' +
       'or a compressed body expands past it or to more than 50 times its size.',
-    type: OAuthErrorDto,
+    type: OAuthErrorResponse,
     example: { error: 'invalid_request', error_description: 'the request body is too large' },
   })
   @ApiResponse({
@@ -129,7 +130,7 @@ export class OAuthController {
     description:
       '`invalid_request`: the body is neither `application/x-www-form-urlencoded` nor ' +
       '`application/json`, or not UTF-8.',
-    type: OAuthErrorDto,
+    type: OAuthErrorResponse,
     example: { error: 'invalid_request', error_description: 'unsupported media type' },
   })
   @ApiResponse({
@@ -138,17 +139,17 @@ export class OAuthController {
       '`rate_limited`: too many token requests for this client id from this address, or too many ' +
       'failed client authentications from this address whatever client ids they named (then ' +
       'every token request from it, until the window ends); wait the `Retry-After` seconds.',
-    type: OAuthErrorDto,
+    type: OAuthErrorResponse,
     headers: { 'Retry-After': { description: 'Seconds to wait.', schema: { type: 'string' } } },
     example: { error: 'rate_limited', error_description: 'rate limit exceeded; retry in 12 s' },
   })
   @ApiResponse({
     status: 500,
     description: '`server_error`: unexpected; the body carries no internals.',
-    type: OAuthErrorDto,
+    type: OAuthErrorResponse,
     example: { error: 'server_error', error_description: 'an unexpected error occurred' },
   })
-  token(@Req() req: Request): Promise<TokenResponseDto> {
+  token(@Req() req: Request): Promise<OAuthTokenResponse> {
     // filled in once the client is known, so the audit line names its tenant and credential
     const audit: AuditLocals = {};
     attachAuditLocals(req, audit);

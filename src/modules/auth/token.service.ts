@@ -3,7 +3,7 @@ import { OAuthError } from '../../common/http/oauth-error.js';
 import { textProblem } from '../../common/http/text.js';
 import { CredentialsService, type VerifiedClient } from './credentials.service.js';
 import { ipAllowed } from './ip-allowlist.js';
-import { isScope, type Scope, SCOPES } from './scopes.js';
+import { isScope, type Scope, SCOPES } from '../../common/access/scopes.js';
 import type { AuditLocals } from '../audit/audited.decorator.js';
 
 export const TTL_MIN = 300;

@@ -4,10 +4,10 @@ import type { HttpResponse } from '../../common/http/platform/http-platform.js';
 import { ApiProblemResponses } from '../../common/http/api-problem-responses.js';
 import { ParseIdPipe } from '../../common/http/params.js';
 import { CursorPageQuery } from '../../common/pagination/page-query.js';
-import { Authorized } from '../auth/authorized.decorator.js';
-import { CurrentPrincipal } from '../auth/current-principal.decorator.js';
-import type { Principal } from '../auth/principal.js';
-import { DocumentService } from './documents.service.js';
+import { Authorized } from '../../common/access/authorized.decorator.js';
+import { CurrentPrincipal } from '../../common/access/current-principal.decorator.js';
+import type { Principal } from '../../common/access/principal.js';
+import { DocumentsService } from './documents.service.js';
 import {
   DocumentListResponse,
   DocumentResponse,
@@ -24,7 +24,7 @@ const INVALID_ID = {
 
 @Controller()
 export class DocumentsController {
-  constructor(private readonly documents: DocumentService) {}
+  constructor(private readonly documents: DocumentsService) {}
 
   @Get('projects/:projectId/documents')
   @ApiTags('projects')

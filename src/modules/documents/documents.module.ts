@@ -3,7 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { OutboxModule } from '../webhooks/outbox/outbox.module.js';
 import { ProjectsModule } from '../projects/projects.module.js';
 import { DocumentsController } from './documents.controller.js';
-import { DocumentService } from './documents.service.js';
+import { DocumentsService } from './documents.service.js';
 import { DocumentVersion } from './entities/document-version.entity.js';
 import { DocumentEntity } from './entities/document.entity.js';
 
@@ -14,7 +14,7 @@ import { DocumentEntity } from './entities/document.entity.js';
     ProjectsModule,
   ],
   controllers: [DocumentsController],
-  providers: [DocumentService],
-  exports: [DocumentService],
+  providers: [DocumentsService],
+  exports: [DocumentsService],
 })
 export class DocumentsModule {}

@@ -76,7 +76,7 @@ export const VERSION_INDEX_LIMIT = MAX_PAGE_LIMIT;
  * method says otherwise it must run inside `TenantTransactions.run`, whose transaction it joins.
  */
 @Injectable()
-export class DocumentService {
+export class DocumentsService {
   private readonly versionListeners: VersionCreatedListener[] = [];
   private readonly documentPageSql: string;
 

@@ -4,7 +4,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { ServiceUnavailableError } from '../../common/http/app-error.js';
 import { AnyQuery } from '../../common/http/known-query.js';
-import { Public } from '../auth/public.decorator.js';
+import { Public } from '../../common/access/public.decorator.js';
 
 /** Probes for orchestrators, outside `/api/v1` and outside the API description. */
 @ApiExcludeController()

@@ -2,15 +2,11 @@ import { Body, Controller, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiProblemResponses } from '../../common/http/api-problem-responses.js';
 import { ParseIdPipe } from '../../common/http/params.js';
-import { Authorized } from '../auth/authorized.decorator.js';
-import { CurrentPrincipal } from '../auth/current-principal.decorator.js';
-import type { Principal } from '../auth/principal.js';
-import {
-  CheckinRequestDto,
-  CheckinResponseDto,
-  CheckoutRequestDto,
-  CheckoutResponseDto,
-} from './dto/lock.dto.js';
+import { Authorized } from '../../common/access/authorized.decorator.js';
+import { CurrentPrincipal } from '../../common/access/current-principal.decorator.js';
+import type { Principal } from '../../common/access/principal.js';
+import { CheckinRequest, CheckoutRequest } from './dto/lock.request.js';
+import { CheckinResponse, CheckoutResponse } from './dto/lock.response.js';
 import { LocksService } from './locks.service.js';
 import { Audited, documentTarget } from '../audit/audited.decorator.js';
 
@@ -38,14 +34,14 @@ export class LocksController {
       '`document.checked_out`.',
   })
   @ApiBody({
-    type: CheckoutRequestDto,
+    type: CheckoutRequest,
     required: false,
     examples: {
       one_hour: { summary: 'A lock for one hour', value: { ttl_minutes: 60 } },
       default_ttl: { summary: 'The default of 30 minutes', value: {} },
     },
   })
-  @ApiCreatedResponse({ type: CheckoutResponseDto, description: 'The lock is taken.' })
+  @ApiCreatedResponse({ type: CheckoutResponse, description: 'The lock is taken.' })
   @ApiProblemResponses(
     {
       status: 400,
@@ -63,8 +59,8 @@ export class LocksController {
   checkout(
     @CurrentPrincipal() principal: Principal,
     @Param('documentId', ParseIdPipe) documentId: number,
-    @Body() body: CheckoutRequestDto,
-  ): Promise<CheckoutResponseDto> {
+    @Body() body: CheckoutRequest,
+  ): Promise<CheckoutResponse> {
     return this.locks.checkout(principal, documentId, body.ttl_minutes);
   }
 
@@ -79,7 +75,7 @@ export class LocksController {
       'one-time, so it is dead afterwards. Publishes `document.checked_in`.',
   })
   @ApiBody({
-    type: CheckinRequestDto,
+    type: CheckinRequest,
     examples: {
       checkin: {
         summary: 'The token of the checkout',
@@ -87,7 +83,7 @@ export class LocksController {
       },
     },
   })
-  @ApiOkResponse({ type: CheckinResponseDto, description: 'The lock is released.' })
+  @ApiOkResponse({ type: CheckinResponse, description: 'The lock is released.' })
   @ApiProblemResponses(
     {
       status: 400,
@@ -107,8 +103,8 @@ export class LocksController {
   checkin(
     @CurrentPrincipal() principal: Principal,
     @Param('documentId', ParseIdPipe) documentId: number,
-    @Body() body: CheckinRequestDto,
-  ): Promise<CheckinResponseDto> {
+    @Body() body: CheckinRequest,
+  ): Promise<CheckinResponse> {
     return this.locks.checkin(principal, documentId, body.lock_token);
   }
 }

@@ -2,11 +2,11 @@ import { Injectable, Logger } from '@nestjs/common';
 import { digest, digestsEqual, isWellFormedToken, mintToken } from '../../common/crypto/tokens.js';
 import { type Batch, batchOf, sql } from '../../common/database/statement.js';
 import { TenantTransactions } from '../../common/database/tenant-transactions.js';
-import type { Principal } from '../auth/principal.js';
-import { DocumentService } from '../documents/documents.service.js';
+import type { Principal } from '../../common/access/principal.js';
+import { DocumentsService } from '../documents/documents.service.js';
 import { WebhookOutbox } from '../webhooks/outbox/webhook-outbox.service.js';
-import { TTL_MINUTES_DEFAULT } from './dto/lock.dto.js';
-import type { CheckinResponseDto, CheckoutResponseDto } from './dto/lock.dto.js';
+import { TTL_MINUTES_DEFAULT } from './dto/lock.request.js';
+import type { CheckinResponse, CheckoutResponse } from './dto/lock.response.js';
 import { DocumentLockedError, LockTokenInvalidError } from './locks.errors.js';
 
 interface LiveLockRow {
@@ -42,7 +42,7 @@ export class LocksService {
 
   constructor(
     private readonly tx: TenantTransactions,
-    private readonly documents: DocumentService,
+    private readonly documents: DocumentsService,
     private readonly events: WebhookOutbox,
   ) {}
 
@@ -74,7 +74,7 @@ export class LocksService {
     principal: Principal,
     documentId: number,
     ttlMinutes: number = TTL_MINUTES_DEFAULT,
-  ): Promise<CheckoutResponseDto> {
+  ): Promise<CheckoutResponse> {
     const { tenantId } = principal;
     const token = mintToken('glk');
     return this.tx.run(tenantId, async () => {
@@ -104,7 +104,7 @@ export class LocksService {
     principal: Principal,
     documentId: number,
     lockToken: string,
-  ): Promise<CheckinResponseDto> {
+  ): Promise<CheckinResponse> {
     const { tenantId } = principal;
     return this.tx.run(tenantId, async () => {
       await this.documents.lockDocument(tenantId, documentId);

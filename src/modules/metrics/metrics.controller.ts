@@ -1,7 +1,7 @@
 import { Controller, Get, Header } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { AnyQuery } from '../../common/http/known-query.js';
-import { Public } from '../auth/public.decorator.js';
+import { Public } from '../../common/access/public.decorator.js';
 import { MetricsService } from './metrics.service.js';
 
 /** Prometheus scrape endpoint, outside `/api/v1`; counts only, no tenant data. */

@@ -3,9 +3,9 @@ import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiProblemResponses } from '../../common/http/api-problem-responses.js';
 import { ParseIdPipe } from '../../common/http/params.js';
 import { CursorPageQuery } from '../../common/pagination/page-query.js';
-import { Authorized } from '../auth/authorized.decorator.js';
-import { CurrentPrincipal } from '../auth/current-principal.decorator.js';
-import type { Principal } from '../auth/principal.js';
+import { Authorized } from '../../common/access/authorized.decorator.js';
+import { CurrentPrincipal } from '../../common/access/current-principal.decorator.js';
+import type { Principal } from '../../common/access/principal.js';
 import { ListProjectsQuery } from './dto/list-projects.query.js';
 import {
   ProjectFileListResponse,

@@ -7,7 +7,7 @@ import type {
   HttpResponse,
 } from '../../common/http/platform/http-platform.js';
 import { HTTP_PLATFORM } from '../../common/http/platform/http-platform.module.js';
-import type { Principal } from '../auth/principal.js';
+import type { Principal } from '../../common/access/principal.js';
 import { RateLimitedError } from './rate-limited.error.js';
 
 export function isTokenRequest(platform: HttpPlatform, req: Request): boolean {

@@ -2,8 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { TenantTransactions } from '../../common/database/tenant-transactions.js';
 import { AppError, NotFoundError, ValidationFailedError } from '../../common/http/app-error.js';
 import { AuditService } from '../audit/audit.service.js';
-import { DocumentService } from '../documents/documents.service.js';
-import type { RevisionDecisionResult } from './dto/revision.dto.js';
+import { DocumentsService } from '../documents/documents.service.js';
+import type { RevisionDecisionResult } from './dto/revision.response.js';
 import { ExternalRevision } from './entities/external-revision.entity.js';
 import { RevisionNotStagedError, StaleRevisionBaseError } from './revisions.errors.js';
 import { RevisionsService } from './revisions.service.js';
@@ -21,13 +21,13 @@ export const DECISION_NOTE_MAX = 2000;
 export class RevisionDecisionService {
   constructor(
     private readonly tx: TenantTransactions,
-    private readonly documents: DocumentService,
+    private readonly documents: DocumentsService,
     private readonly revisions: RevisionsService,
     private readonly audit: AuditService,
   ) {}
 
   /**
-   * Creates the next version from the candidate through `DocumentService.createVersion`, marks the
+   * Creates the next version from the candidate through `DocumentsService.createVersion`, marks the
    * candidate accepted and every other staged candidate on an older base superseded. 409
    * `version_conflict` when its base is no longer current, `revision_not_staged` when decided.
    */

@@ -12,11 +12,15 @@ import { ApiProblemResponses } from '../../common/http/api-problem-responses.js'
 import { ParseIdPipe } from '../../common/http/params.js';
 import { CursorPageQuery } from '../../common/pagination/page-query.js';
 import { Audited, documentTarget } from '../audit/audited.decorator.js';
-import { Authorized } from '../auth/authorized.decorator.js';
-import { CurrentPrincipal } from '../auth/current-principal.decorator.js';
-import type { Principal } from '../auth/principal.js';
-import { RevisionDetailDto, RevisionListDto, StagedRevisionDto } from './dto/revision.dto.js';
-import { StageRevisionDto } from './dto/stage-revision.dto.js';
+import { Authorized } from '../../common/access/authorized.decorator.js';
+import { CurrentPrincipal } from '../../common/access/current-principal.decorator.js';
+import type { Principal } from '../../common/access/principal.js';
+import {
+  RevisionDetailResponse,
+  RevisionListResponse,
+  StagedRevisionResponse,
+} from './dto/revision.response.js';
+import { StageRevisionRequest } from './dto/stage-revision.request.js';
 import { RevisionsService } from './revisions.service.js';
 import type { JsonText } from '../../common/http/json-text.js';
 
@@ -63,7 +67,7 @@ export class RevisionsController {
     description: 'At most 255 characters; remembered for 24 hours per credential and document.',
   })
   @ApiBody({
-    type: StageRevisionDto,
+    type: StageRevisionRequest,
     examples: {
       full: {
         summary: 'Against a known base version, with a preview and a reference',
@@ -84,7 +88,7 @@ export class RevisionsController {
     },
   })
   @ApiCreatedResponse({
-    type: StagedRevisionDto,
+    type: StagedRevisionResponse,
     description:
       'Candidate revision staged; `Location` names it. A replay of an idempotent request answers the first response again.',
     headers: {
@@ -117,12 +121,12 @@ export class RevisionsController {
   async stage(
     @CurrentPrincipal() principal: Principal,
     @Param('documentId', ParseIdPipe) documentId: number,
-    @Body() dto: StageRevisionDto,
+    @Body() dto: StageRevisionRequest,
     @Res({ passthrough: true }) reply: HttpResponse,
     @Headers('if-match') ifMatch?: string,
     @Headers('lock-token') lockToken?: string,
     @Headers('idempotency-key') idempotencyKey?: string,
-  ): Promise<StagedRevisionDto> {
+  ): Promise<StagedRevisionResponse> {
     const result = await this.revisions.stage(principal, documentId, dto, {
       ifMatch,
       lockToken,
@@ -141,7 +145,7 @@ export class RevisionsController {
       'the html preview are left out; read one candidate for them. At most `limit` (default ' +
       '1000) per page; `next_cursor` reads the next page.',
   })
-  @ApiOkResponse({ type: RevisionListDto })
+  @ApiOkResponse({ type: RevisionListResponse })
   @ApiProblemResponses(
     {
       status: 400,
@@ -154,7 +158,7 @@ export class RevisionsController {
     @CurrentPrincipal() principal: Principal,
     @Param('documentId', ParseIdPipe) documentId: number,
     @Query() query: CursorPageQuery,
-  ): Promise<JsonText<RevisionListDto>> {
+  ): Promise<JsonText<RevisionListResponse>> {
     return this.revisions.list(principal.tenantId, documentId, query);
   }
 
@@ -167,7 +171,7 @@ export class RevisionsController {
       'carries `content` and `html`; the html is returned as stored and never rendered). States: ' +
       '`staged` → `accepted` | `rejected` | `superseded` (another version was created first).',
   })
-  @ApiOkResponse({ type: RevisionDetailDto })
+  @ApiOkResponse({ type: RevisionDetailResponse })
   @ApiProblemResponses(
     { status: 400, description: '`validation_failed`: an identifier is not a positive integer.' },
     {
@@ -179,7 +183,7 @@ export class RevisionsController {
     @CurrentPrincipal() principal: Principal,
     @Param('documentId', ParseIdPipe) documentId: number,
     @Param('revisionId', ParseIdPipe) revisionId: number,
-  ): Promise<RevisionDetailDto> {
+  ): Promise<RevisionDetailResponse> {
     return this.revisions.get(principal.tenantId, documentId, revisionId);
   }
 }

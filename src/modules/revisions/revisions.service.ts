@@ -19,19 +19,19 @@ import {
   firstKey,
   type KeysetPageRow,
 } from '../../common/pagination/keyset-page.js';
-import type { Principal } from '../auth/principal.js';
+import type { Principal } from '../../common/access/principal.js';
 import { canonicalJson, hashOfCanonical } from '../documents/content-hash.js';
-import { DocumentService } from '../documents/documents.service.js';
+import { DocumentsService } from '../documents/documents.service.js';
 import { WebhookOutbox } from '../webhooks/outbox/webhook-outbox.service.js';
 import type { ExternalRevisionEventData } from '../events/event-catalog.js';
 import type { EventType } from '../events/event-types.js';
 import { LocksService } from '../locks/locks.service.js';
 import type {
-  RevisionDetailDto,
-  RevisionSummaryDto,
-  StagedRevisionDto,
-} from './dto/revision.dto.js';
-import type { StageRevisionDto } from './dto/stage-revision.dto.js';
+  RevisionDetailResponse,
+  RevisionSummaryResponse,
+  StagedRevisionResponse,
+} from './dto/revision.response.js';
+import type { StageRevisionRequest } from './dto/stage-revision.request.js';
 import { ExternalRevision } from './entities/external-revision.entity.js';
 import { IdempotencyStore, type IdempotencyScope } from './idempotency.store.js';
 import { VersionConflictError } from './revisions.errors.js';
@@ -51,7 +51,7 @@ export interface StagingHeaders {
 
 export interface StagingResult {
   status: number;
-  body: StagedRevisionDto;
+  body: StagedRevisionResponse;
   location: string;
 }
 
@@ -69,7 +69,7 @@ export class RevisionsService implements OnModuleInit {
 
   constructor(
     private readonly tx: TenantTransactions,
-    private readonly documents: DocumentService,
+    private readonly documents: DocumentsService,
     private readonly locks: LocksService,
     private readonly events: WebhookOutbox,
     private readonly idempotency: IdempotencyStore,
@@ -84,7 +84,7 @@ export class RevisionsService implements OnModuleInit {
 
   /**
    * Stages a candidate. The base check and the insert run in one transaction holding the document
-   * row (shared), the row `DocumentService.createVersion` locks exclusively, so no version can be
+   * row (shared), the row `DocumentsService.createVersion` locks exclusively, so no version can be
    * created between the check and the commit: a 201 was staged against the version current at its
    * commit. Two round trips: the opening reads, then the candidate with its event and the COMMIT
    * (pipelined); a third with an idempotency key.
@@ -92,7 +92,7 @@ export class RevisionsService implements OnModuleInit {
   async stage(
     principal: Principal,
     documentId: number,
-    dto: StageRevisionDto,
+    dto: StageRevisionRequest,
     headers: StagingHeaders,
   ): Promise<StagingResult> {
     // every request-level refusal (400) comes before any resource is touched
@@ -123,7 +123,7 @@ export class RevisionsService implements OnModuleInit {
       if (scope) {
         const claim = await this.idempotency.claim(scope, requestHash(dto, ifMatch, headers));
         if (claim.replay) {
-          const body = claim.body as unknown as StagedRevisionDto;
+          const body = claim.body as unknown as StagedRevisionResponse;
           return {
             status: claim.status,
             body,
@@ -184,7 +184,7 @@ export class RevisionsService implements OnModuleInit {
       const [row] = await (scope ? this.tx.query(statement) : this.tx.queryAndCommit(statement));
       const createdAt = row?.along?.[0]?.created_at;
       if (typeof createdAt !== 'string') throw new Error('the staged candidate was not returned');
-      const body: StagedRevisionDto = {
+      const body: StagedRevisionResponse = {
         revisionId,
         documentId,
         base_version_id: base,
@@ -207,13 +207,13 @@ export class RevisionsService implements OnModuleInit {
     tenantId: number,
     documentId: number,
     page: { limit: number; cursor?: string },
-  ): Promise<JsonText<CursorPage<RevisionSummaryDto>>> {
+  ): Promise<JsonText<CursorPage<RevisionSummaryResponse>>> {
     const identity = { tenantId, list: 'document.external_revisions', scope: [documentId] };
     const after = Cursor.decode(identity, page.cursor)?.[0] ?? firstKey('ASC');
     this.listSql ??= revisionPageSql(this.documents.documentExistsSql('$1', '$2'));
     const rows = await this.tx.readOnce(
       tenantId,
-      legacyStatement<KeysetPageRow<RevisionSummaryDto> & { found: boolean }>(this.listSql, [
+      legacyStatement<KeysetPageRow<RevisionSummaryResponse> & { found: boolean }>(this.listSql, [
         tenantId,
         documentId,
         after,
@@ -225,7 +225,7 @@ export class RevisionsService implements OnModuleInit {
   }
 
   /** One candidate with its content and html; 404 for unknown, foreign or of another document. */
-  get(tenantId: number, documentId: number, revisionId: number): Promise<RevisionDetailDto> {
+  get(tenantId: number, documentId: number, revisionId: number): Promise<RevisionDetailResponse> {
     return this.tx.run(tenantId, async () => {
       const row = await this.tx
         .repo(ExternalRevision)
@@ -239,7 +239,7 @@ export class RevisionsService implements OnModuleInit {
    * Marks every staged candidate of the document whose base is not `currentVersionId` as
    * superseded and publishes `external_revision.superseded` for each. Must run inside
    * `TenantTransactions.run`, in the transaction that created the version (document row held).
-   * Any code creating a version through `DocumentService.createVersion` should call it.
+   * Any code creating a version through `DocumentsService.createVersion` should call it.
    */
   async supersedeStale(
     tenantId: number,
@@ -349,7 +349,7 @@ function contentProblem(content: unknown): FieldError | null {
  * was sent (not its value: a retry after renewing a lock is still the same request).
  */
 function requestHash(
-  dto: StageRevisionDto,
+  dto: StageRevisionRequest,
   ifMatch: IfMatch | undefined,
   h: StagingHeaders,
 ): string {
@@ -368,7 +368,7 @@ function requestHash(
     .digest('hex');
 }
 
-function stagedView(r: ExternalRevision): StagedRevisionDto {
+function stagedView(r: ExternalRevision): StagedRevisionResponse {
   return {
     revisionId: r.id,
     documentId: r.documentId,
@@ -380,7 +380,7 @@ function stagedView(r: ExternalRevision): StagedRevisionDto {
   };
 }
 
-function summaryView(r: ExternalRevision): RevisionSummaryDto {
+function summaryView(r: ExternalRevision): RevisionSummaryResponse {
   return {
     ...stagedView(r),
     decided_at: r.decidedAt ? r.decidedAt.toISOString() : null,

@@ -5,7 +5,11 @@ import { CredentialCache } from '../../common/database/credential-cache.js';
 import { NotFoundError } from '../../common/http/app-error.js';
 import { EntitlementOverride } from './entities/entitlement-override.entity.js';
 import { Tenant } from './entities/tenant.entity.js';
-import { type Entitlement, effectiveEntitlements, type Plan } from './entitlements.js';
+import {
+  type Entitlement,
+  effectiveEntitlements,
+  type Plan,
+} from '../../common/access/entitlements.js';
 
 export interface TenantView {
   tenant_id: number;

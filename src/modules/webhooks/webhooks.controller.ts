@@ -4,25 +4,27 @@ import { ApiProblemResponses } from '../../common/http/api-problem-responses.js'
 import { ParseIdPipe } from '../../common/http/params.js';
 import { CursorPageQuery } from '../../common/pagination/page-query.js';
 import { Audited } from '../audit/audited.decorator.js';
-import { Authorized } from '../auth/authorized.decorator.js';
-import { CurrentPrincipal } from '../auth/current-principal.decorator.js';
-import type { Principal } from '../auth/principal.js';
+import { Authorized } from '../../common/access/authorized.decorator.js';
+import { CurrentPrincipal } from '../../common/access/current-principal.decorator.js';
+import type { Principal } from '../../common/access/principal.js';
 import {
-  CreateWebhookDto,
-  CreatedWebhookView,
-  DeliveryAttemptListView,
-  DeliveryListView,
-  DeliveryView,
-  ListDeliveriesQuery,
-  ReplayView,
-  RotateWebhookSecretDto,
-  RotatedSecretView,
-  TestEventView,
-  UpdateWebhookDto,
-  UpdateWebhookStatusDto,
-  WebhookListView,
-  WebhookView,
-} from './dto/webhook.dto.js';
+  CreateWebhookRequest,
+  RotateWebhookSecretRequest,
+  UpdateWebhookRequest,
+  UpdateWebhookStatusRequest,
+} from './dto/webhook.request.js';
+import {
+  CreatedWebhookResponse,
+  DeliveryAttemptListResponse,
+  DeliveryListResponse,
+  DeliveryResponse,
+  ReplayResponse,
+  RotatedSecretResponse,
+  TestEventResponse,
+  WebhookListResponse,
+  WebhookResponse,
+} from './dto/webhook.response.js';
+import { ListDeliveriesQuery } from './dto/list-deliveries.query.js';
 import { WebhooksService } from './webhooks.service.js';
 import type { JsonText } from '../../common/http/json-text.js';
 
@@ -42,7 +44,7 @@ export class WebhooksController {
       'The webhooks of the tenant, oldest first. The signing secret is never included. At most ' +
       '`limit` (default 1000) per page; `next_cursor` reads the next page.',
   })
-  @ApiResponse({ status: 200, type: WebhookListView })
+  @ApiResponse({ status: 200, type: WebhookListResponse })
   @ApiProblemResponses({
     status: 400,
     description:
@@ -51,7 +53,7 @@ export class WebhooksController {
   list(
     @CurrentPrincipal() principal: Principal,
     @Query() query: CursorPageQuery,
-  ): Promise<JsonText<WebhookListView>> {
+  ): Promise<JsonText<WebhookListResponse>> {
     return this.webhooks.list(principal.tenantId, query);
   }
 
@@ -71,7 +73,7 @@ export class WebhooksController {
       'at most `WEBHOOK_MAX_PER_TENANT` (default 50) webhooks that are not revoked.',
   })
   @ApiBody({
-    type: CreateWebhookDto,
+    type: CreateWebhookRequest,
     examples: {
       some_events: {
         summary: 'Candidate revisions and new versions',
@@ -87,7 +89,7 @@ export class WebhooksController {
       },
     },
   })
-  @ApiResponse({ status: 201, type: CreatedWebhookView })
+  @ApiResponse({ status: 201, type: CreatedWebhookResponse })
   @ApiProblemResponses(
     {
       status: 400,
@@ -104,8 +106,8 @@ export class WebhooksController {
   )
   create(
     @CurrentPrincipal() principal: Principal,
-    @Body() body: CreateWebhookDto,
-  ): Promise<CreatedWebhookView> {
+    @Body() body: CreateWebhookRequest,
+  ): Promise<CreatedWebhookResponse> {
     return this.webhooks.create(principal.tenantId, body);
   }
 
@@ -115,7 +117,7 @@ export class WebhooksController {
     summary: 'Get a webhook',
     description: 'One webhook of the tenant. The signing secret is never included.',
   })
-  @ApiResponse({ status: 200, type: WebhookView })
+  @ApiResponse({ status: 200, type: WebhookResponse })
   @ApiProblemResponses(
     { status: 400, description: '`validation_failed`: webhookId is not a positive integer.' },
     { status: 404, description: '`not_found`: unknown webhook, or one of another tenant.' },
@@ -123,7 +125,7 @@ export class WebhooksController {
   get(
     @CurrentPrincipal() principal: Principal,
     @Param('webhookId', ParseIdPipe) webhookId: number,
-  ): Promise<WebhookView> {
+  ): Promise<WebhookResponse> {
     return this.webhooks.get(principal.tenantId, webhookId);
   }
 
@@ -140,7 +142,7 @@ export class WebhooksController {
       '`POST /webhooks/{webhookId}/status`; the secret only through its rotation.',
   })
   @ApiBody({
-    type: UpdateWebhookDto,
+    type: UpdateWebhookRequest,
     examples: {
       move: {
         summary: 'Move to a new URL',
@@ -152,7 +154,7 @@ export class WebhooksController {
       },
     },
   })
-  @ApiResponse({ status: 200, type: WebhookView })
+  @ApiResponse({ status: 200, type: WebhookResponse })
   @ApiProblemResponses(
     {
       status: 400,
@@ -170,8 +172,8 @@ export class WebhooksController {
   update(
     @CurrentPrincipal() principal: Principal,
     @Param('webhookId', ParseIdPipe) webhookId: number,
-    @Body() body: UpdateWebhookDto,
-  ): Promise<WebhookView> {
+    @Body() body: UpdateWebhookRequest,
+  ): Promise<WebhookResponse> {
     return this.webhooks.update(principal.tenantId, webhookId, body);
   }
 
@@ -190,7 +192,7 @@ export class WebhooksController {
       'body is optional.',
   })
   @ApiBody({
-    type: RotateWebhookSecretDto,
+    type: RotateWebhookSecretRequest,
     required: false,
     examples: {
       default_grace: { summary: 'Old secret valid 24 h more', value: {} },
@@ -198,7 +200,7 @@ export class WebhooksController {
       immediately: { summary: 'Retire the old secret now', value: { grace_period_seconds: 0 } },
     },
   })
-  @ApiResponse({ status: 200, type: RotatedSecretView })
+  @ApiResponse({ status: 200, type: RotatedSecretResponse })
   @ApiProblemResponses(
     {
       status: 400,
@@ -216,8 +218,8 @@ export class WebhooksController {
   rotateSecret(
     @CurrentPrincipal() principal: Principal,
     @Param('webhookId', ParseIdPipe) webhookId: number,
-    @Body() body: RotateWebhookSecretDto,
-  ): Promise<RotatedSecretView> {
+    @Body() body: RotateWebhookSecretRequest,
+  ): Promise<RotatedSecretResponse> {
     return this.webhooks.rotateSecret(principal.tenantId, webhookId, body.grace_period_seconds);
   }
 
@@ -232,7 +234,7 @@ export class WebhooksController {
       'whatever its `events`. It is signed, retried and listed with the deliveries like any ' +
       'other; a paused webhook holds it until re-activation.',
   })
-  @ApiResponse({ status: 202, type: TestEventView })
+  @ApiResponse({ status: 202, type: TestEventResponse })
   @ApiProblemResponses(
     { status: 400, description: '`validation_failed`: webhookId is not a positive integer.' },
     { status: 404, description: '`not_found`: unknown webhook, or one of another tenant.' },
@@ -245,7 +247,7 @@ export class WebhooksController {
   sendTestEvent(
     @CurrentPrincipal() principal: Principal,
     @Param('webhookId', ParseIdPipe) webhookId: number,
-  ): Promise<TestEventView> {
+  ): Promise<TestEventResponse> {
     return this.webhooks.sendTestEvent(principal.tenantId, webhookId);
   }
 
@@ -262,14 +264,14 @@ export class WebhooksController {
       '(also `gone` or `failing`, set when the service paused the webhook itself).',
   })
   @ApiBody({
-    type: UpdateWebhookStatusDto,
+    type: UpdateWebhookStatusRequest,
     examples: {
       pause: { summary: 'Hold deliveries', value: { status: 'paused' } },
       activate: { summary: 'Resume deliveries', value: { status: 'active' } },
       revoke: { summary: 'Stop for good (irreversible)', value: { status: 'revoked' } },
     },
   })
-  @ApiResponse({ status: 200, type: WebhookView })
+  @ApiResponse({ status: 200, type: WebhookResponse })
   @ApiProblemResponses(
     {
       status: 400,
@@ -288,8 +290,8 @@ export class WebhooksController {
   setStatus(
     @CurrentPrincipal() principal: Principal,
     @Param('webhookId', ParseIdPipe) webhookId: number,
-    @Body() body: UpdateWebhookStatusDto,
-  ): Promise<WebhookView> {
+    @Body() body: UpdateWebhookStatusRequest,
+  ): Promise<WebhookResponse> {
     return this.webhooks.setStatus(principal.tenantId, webhookId, body.status);
   }
 
@@ -307,7 +309,7 @@ export class WebhooksController {
       '10,000 deliveries of the history: it may hold fewer than `limit` items, even none, and ' +
       'still carry a `next_cursor`; the walk ends only when `next_cursor` is null.',
   })
-  @ApiResponse({ status: 200, type: DeliveryListView })
+  @ApiResponse({ status: 200, type: DeliveryListResponse })
   @ApiProblemResponses({
     status: 400,
     description:
@@ -316,7 +318,7 @@ export class WebhooksController {
   listDeliveries(
     @CurrentPrincipal() principal: Principal,
     @Query() query: ListDeliveriesQuery,
-  ): Promise<JsonText<DeliveryListView>> {
+  ): Promise<JsonText<DeliveryListResponse>> {
     return this.webhooks.listDeliveries(principal.tenantId, query);
   }
 
@@ -326,7 +328,7 @@ export class WebhooksController {
     summary: 'Get a delivery',
     description: 'One delivery, as listed by `GET /webhook-deliveries`.',
   })
-  @ApiResponse({ status: 200, type: DeliveryView })
+  @ApiResponse({ status: 200, type: DeliveryResponse })
   @ApiProblemResponses(
     { status: 400, description: '`validation_failed`: deliveryId is not a positive integer.' },
     { status: 404, description: '`not_found`: unknown delivery, or one of another tenant.' },
@@ -334,7 +336,7 @@ export class WebhooksController {
   getDelivery(
     @CurrentPrincipal() principal: Principal,
     @Param('deliveryId', ParseIdPipe) deliveryId: number,
-  ): Promise<DeliveryView> {
+  ): Promise<DeliveryResponse> {
     return this.webhooks.getDelivery(principal.tenantId, deliveryId);
   }
 
@@ -348,7 +350,7 @@ export class WebhooksController {
       "receiver's status, the error, and the first 1 KiB of the receiver's response body as " +
       'text. Nothing that was sent (headers, signature) is kept.',
   })
-  @ApiResponse({ status: 200, type: DeliveryAttemptListView })
+  @ApiResponse({ status: 200, type: DeliveryAttemptListResponse })
   @ApiProblemResponses(
     { status: 400, description: '`validation_failed`: deliveryId is not a positive integer.' },
     { status: 404, description: '`not_found`: unknown delivery, or one of another tenant.' },
@@ -356,7 +358,7 @@ export class WebhooksController {
   listAttempts(
     @CurrentPrincipal() principal: Principal,
     @Param('deliveryId', ParseIdPipe) deliveryId: number,
-  ): Promise<DeliveryAttemptListView> {
+  ): Promise<DeliveryAttemptListResponse> {
     return this.webhooks.listAttempts(principal.tenantId, deliveryId);
   }
 
@@ -370,7 +372,7 @@ export class WebhooksController {
       'Requeues a `failed` or `retry` delivery of a webhook that is not revoked. It is sent again ' +
       'with the same `webhook-id` and body.',
   })
-  @ApiResponse({ status: 200, type: ReplayView })
+  @ApiResponse({ status: 200, type: ReplayResponse })
   @ApiProblemResponses(
     { status: 400, description: '`validation_failed`: deliveryId is not a positive integer.' },
     { status: 404, description: '`not_found`: unknown delivery, or one of another tenant.' },
@@ -384,7 +386,7 @@ export class WebhooksController {
   replay(
     @CurrentPrincipal() principal: Principal,
     @Param('deliveryId', ParseIdPipe) deliveryId: number,
-  ): Promise<ReplayView> {
+  ): Promise<ReplayResponse> {
     return this.webhooks.replay(principal.tenantId, deliveryId);
   }
 }

@@ -5,7 +5,7 @@ import { AppConfig } from '../../common/config/app-config.js';
 import { SecretBox } from '../../common/crypto/secret-box.js';
 import { OutboxModule } from './outbox/outbox.module.js';
 import { MetricsModule } from '../metrics/metrics.module.js';
-import { DeliveryWorker } from './delivery-worker.js';
+import { DeliveryWorker } from './delivery/delivery-worker.js';
 import { WebhookDeliveryAttemptEntity } from './entities/webhook-delivery-attempt.entity.js';
 import { WebhookDeliveryEntity } from './entities/webhook-delivery.entity.js';
 import { WebhookEntity } from './entities/webhook.entity.js';

@@ -25,17 +25,16 @@ import {
   deliveryPage,
   type DeliveryFilter,
 } from './delivery-history.js';
+import type { CreateWebhookRequest, UpdateWebhookRequest } from './dto/webhook.request.js';
 import type {
-  CreateWebhookDto,
-  CreatedWebhookView,
-  DeliveryAttemptListView,
-  DeliveryView,
-  ReplayView,
-  RotatedSecretView,
-  TestEventView,
-  UpdateWebhookDto,
-  WebhookView,
-} from './dto/webhook.dto.js';
+  CreatedWebhookResponse,
+  DeliveryAttemptListResponse,
+  DeliveryResponse,
+  ReplayResponse,
+  RotatedSecretResponse,
+  TestEventResponse,
+  WebhookResponse,
+} from './dto/webhook.response.js';
 import type { WebhookStatus, WebhookStatusReason } from './entities/webhook.entity.js';
 import { updatedRows } from './sql-rows.js';
 import {
@@ -96,7 +95,7 @@ export class WebhooksService {
     private readonly events: WebhookOutbox,
   ) {}
 
-  async create(tenantId: number, input: CreateWebhookDto): Promise<CreatedWebhookView> {
+  async create(tenantId: number, input: CreateWebhookRequest): Promise<CreatedWebhookResponse> {
     const endpointUrl = this.validateEndpointUrl(input.endpoint_url);
     const events = [...new Set(input.events)];
     const secret = mintWebhookSecret();
@@ -125,18 +124,22 @@ export class WebhooksService {
   async list(
     tenantId: number,
     page: { limit: number; cursor?: string },
-  ): Promise<JsonText<CursorPage<WebhookView>>> {
+  ): Promise<JsonText<CursorPage<WebhookResponse>>> {
     const identity = { tenantId, list: 'webhooks' };
     const after = Cursor.decode(identity, page.cursor)?.[0] ?? firstKey('ASC');
     const rows = await this.tx.readOnce(
       tenantId,
-      legacyStatement<KeysetPageRow<WebhookView>>(WEBHOOK_PAGE_SQL, [tenantId, after, page.limit]),
+      legacyStatement<KeysetPageRow<WebhookResponse>>(WEBHOOK_PAGE_SQL, [
+        tenantId,
+        after,
+        page.limit,
+      ]),
     );
     return cursorPageOf(rows[0], identity);
   }
 
   /** GET /webhooks/{webhookId}: never the secret. */
-  async get(tenantId: number, webhookId: number): Promise<WebhookView> {
+  async get(tenantId: number, webhookId: number): Promise<WebhookResponse> {
     const [row] = await this.tx.readOnce(
       tenantId,
       legacyStatement<WebhookRow>(
@@ -155,7 +158,11 @@ export class WebhooksService {
    * leads to `failing`) is cleared and deliveries waiting out a retry delay are due at once.
    * Sending the current values again changes nothing, `updated_at` included.
    */
-  async update(tenantId: number, webhookId: number, input: UpdateWebhookDto): Promise<WebhookView> {
+  async update(
+    tenantId: number,
+    webhookId: number,
+    input: UpdateWebhookRequest,
+  ): Promise<WebhookResponse> {
     if (
       input.name === undefined &&
       input.endpoint_url === undefined &&
@@ -230,7 +237,7 @@ export class WebhooksService {
     tenantId: number,
     webhookId: number,
     graceSeconds: number,
-  ): Promise<RotatedSecretView> {
+  ): Promise<RotatedSecretResponse> {
     const secret = mintWebhookSecret();
     const sealed = this.secretBox.seal(secret);
     return this.tx.run(tenantId, async () => {
@@ -257,7 +264,7 @@ export class WebhooksService {
    * POST /webhooks/{webhookId}/test: a `webhook.test` event for this webhook alone, whatever its
    * `events`; delivered, retried and listed like any other (held while the webhook is paused).
    */
-  sendTestEvent(tenantId: number, webhookId: number): Promise<TestEventView> {
+  sendTestEvent(tenantId: number, webhookId: number): Promise<TestEventResponse> {
     return this.tx.run(tenantId, async () => {
       // a share lock: a revocation waits until the delivery is committed, then cancels it
       await this.lockLiveWebhook(tenantId, webhookId, 'SHARE');
@@ -296,7 +303,7 @@ export class WebhooksService {
    * `manual`; re-activation clears the reason and the endpoint's failure record, so it starts
    * again with every slot and a fresh `WEBHOOK_DISABLE_AFTER` window.
    */
-  setStatus(tenantId: number, webhookId: number, status: WebhookStatus): Promise<WebhookView> {
+  setStatus(tenantId: number, webhookId: number, status: WebhookStatus): Promise<WebhookResponse> {
     return this.tx.run(tenantId, async () => {
       const m = this.tx.manager;
       const [current]: WebhookRow[] = await m.query(
@@ -349,32 +356,32 @@ export class WebhooksService {
   async listDeliveries(
     tenantId: number,
     query: DeliveryFilter & { limit: number; cursor?: string },
-  ): Promise<JsonText<CursorPage<DeliveryView>>> {
+  ): Promise<JsonText<CursorPage<DeliveryResponse>>> {
     const identity = deliveryListIdentity(tenantId, query);
     const after = Cursor.decode(identity, query.cursor)?.[0] ?? firstKey('DESC');
     const { sql, integers } = deliveryPage(tenantId, after, query.limit, query);
     const rows = await this.tx.readOnce(
       tenantId,
-      legacyStatement<KeysetPageRow<DeliveryView>>(sql, integers),
+      legacyStatement<KeysetPageRow<DeliveryResponse>>(sql, integers),
     );
     return cursorPageOf(rows[0], identity);
   }
 
   /** GET /webhook-deliveries/{deliveryId}: as listed; 404 for an unknown or foreign one. */
-  async getDelivery(tenantId: number, deliveryId: number): Promise<DeliveryView> {
+  async getDelivery(tenantId: number, deliveryId: number): Promise<DeliveryResponse> {
     const rows = await this.tx.readOnce(
       tenantId,
-      legacyStatement<{ delivery: DeliveryView }>(DELIVERY_SQL, [tenantId, deliveryId]),
+      legacyStatement<{ delivery: DeliveryResponse }>(DELIVERY_SQL, [tenantId, deliveryId]),
     );
     if (!rows[0]) throw new NotFoundError('delivery');
     return rows[0].delivery;
   }
 
   /** GET /webhook-deliveries/{deliveryId}/attempts: oldest first; 404 as `getDelivery`. */
-  async listAttempts(tenantId: number, deliveryId: number): Promise<DeliveryAttemptListView> {
+  async listAttempts(tenantId: number, deliveryId: number): Promise<DeliveryAttemptListResponse> {
     const rows = await this.tx.readOnce(
       tenantId,
-      legacyStatement<{ found: boolean; data: DeliveryAttemptListView['data'] }>(ATTEMPTS_SQL, [
+      legacyStatement<{ found: boolean; data: DeliveryAttemptListResponse['data'] }>(ATTEMPTS_SQL, [
         tenantId,
         deliveryId,
       ]),
@@ -388,7 +395,7 @@ export class WebhooksService {
    * (`FOR UPDATE SKIP LOCKED`): either the worker has it (then it is `sending`, not replayable) or
    * this does, and the worker skips it until the replay commits.
    */
-  replay(tenantId: number, deliveryId: number): Promise<ReplayView> {
+  replay(tenantId: number, deliveryId: number): Promise<ReplayResponse> {
     return this.tx.run(tenantId, async () => {
       const m = this.tx.manager;
       const [row]: { status: string; webhook_status: WebhookStatus }[] = await m.query(
@@ -441,7 +448,7 @@ export class WebhooksService {
   }
 }
 
-function toWebhookView(row: WebhookRow): WebhookView {
+function toWebhookView(row: WebhookRow): WebhookResponse {
   return {
     webhookId: row.id,
     name: row.name,

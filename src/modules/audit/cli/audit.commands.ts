@@ -1,11 +1,17 @@
-import { Command, Option, SubCommand } from 'nest-commander';
+import { Command, SubCommand } from 'nest-commander';
 import {
   CommandGroup,
   JsonCommand,
-  positiveInt,
   runCommand,
   UsageError,
-} from '../../../cli/cli-output.js';
+} from '../../../common/cli/cli-output.js';
+import {
+  CliOptions,
+  optionalPositiveInt,
+  positiveInt,
+  requiredOption,
+  tenantOption,
+} from '../../../common/cli/cli-options.js';
 import { AppConfig } from '../../../common/config/app-config.js';
 import { TenancyService } from '../../tenancy/tenancy.service.js';
 import { AuditService } from '../audit.service.js';
@@ -17,27 +23,18 @@ interface AuditListOptions {
 }
 
 @SubCommand({ name: 'list', description: "a tenant's audit trail, newest first" })
+@CliOptions(tenantOption(), { flags: '--limit <n>', description: '1..10000, default 100' })
 export class AuditListCommand extends JsonCommand {
   constructor(private readonly audit: AuditService) {
     super();
   }
 
-  @Option({ flags: '--tenant <id>' })
-  parseTenant(v: string): string {
-    return v;
-  }
-
-  @Option({ flags: '--limit <n>', description: '1..10000, default 100' })
-  parseLimit(v: string): string {
-    return v;
-  }
-
   async run(_: string[], o: AuditListOptions): Promise<void> {
     await runCommand(o, async () => {
-      if (!o.tenant) throw new UsageError('--tenant is required');
-      const limit = o.limit ? positiveInt('limit', o.limit) : 100;
+      const tenant = requiredOption('tenant', o.tenant);
+      const limit = optionalPositiveInt('limit', o.limit) ?? 100;
       if (limit > 10_000) throw new UsageError('--limit must be at most 10000');
-      return { data: await this.audit.list(positiveInt('tenant', o.tenant), limit) };
+      return { data: await this.audit.list(positiveInt('tenant', tenant), limit) };
     });
   }
 }
@@ -85,6 +82,10 @@ interface AuditPruneOptions {
   name: 'prune',
   description: 'delete audit entries older than a bound (the only way audit entries are deleted)',
 })
+@CliOptions(
+  { flags: '--before <when>', description: 'ISO date or age (400d, 36h); at least 1 day ago' },
+  tenantOption("only this tenant's entries"),
+)
 export class AuditPruneCommand extends JsonCommand {
   constructor(
     private readonly audit: AuditService,
@@ -94,24 +95,10 @@ export class AuditPruneCommand extends JsonCommand {
     super();
   }
 
-  @Option({
-    flags: '--before <when>',
-    description: 'ISO date or age (400d, 36h); at least 1 day ago',
-  })
-  parseBefore(v: string): string {
-    return v;
-  }
-
-  @Option({ flags: '--tenant <id>', description: "only this tenant's entries" })
-  parseTenant(v: string): string {
-    return v;
-  }
-
   async run(_: string[], o: AuditPruneOptions): Promise<void> {
     await runCommand(o, async () => {
-      if (!o.before) throw new UsageError('--before is required');
-      const before = parsePruneBound(o.before, new Date());
-      const tenantId = o.tenant ? positiveInt('tenant', o.tenant) : null;
+      const before = parsePruneBound(requiredOption('before', o.before), new Date());
+      const tenantId = optionalPositiveInt('tenant', o.tenant) ?? null;
       if (tenantId !== null) await this.tenants.view(tenantId);
       const deleted = await this.audit.prune(before, tenantId, this.config.RETENTION_BATCH_SIZE);
       return { deleted, before: before.toISOString() };

@@ -2,10 +2,17 @@ import { Command, Option, SubCommand } from 'nest-commander';
 import {
   CommandGroup,
   JsonCommand,
-  positiveInt,
   runCommand,
   UsageError,
-} from '../../../cli/cli-output.js';
+} from '../../../common/cli/cli-output.js';
+import {
+  clientOption,
+  CliOptions,
+  patOption,
+  positiveInt,
+  requiredNonBlankOption,
+  tenantOption,
+} from '../../../common/cli/cli-options.js';
 import { ValidationFailedError } from '../../../common/http/app-error.js';
 import {
   checkCredentialInput,
@@ -21,11 +28,6 @@ interface CredentialOptions {
   client?: string;
   pat?: string;
   expiresInDays?: string;
-}
-
-function required(name: string, value: string | undefined): string {
-  if (value === undefined || value.trim() === '') throw new UsageError(`--${name} is required`);
-  return value;
 }
 
 const OPTION_OF_FIELD: Record<string, string> = {
@@ -49,26 +51,13 @@ function checkArguments(input: Parameters<typeof checkCredentialInput>[0]): void
 }
 
 /** `--allow-ip` may be repeated; the values are kept in command-line order. */
+@CliOptions(
+  tenantOption('tenant id'),
+  { flags: '--name <name>', description: 'a name for the administrator (1..200 chars)' },
+  { flags: '--scopes <scopes>', description: 'space-separated scopes, e.g. "projects:read"' },
+)
 abstract class AllowlistCommand extends JsonCommand {
   protected readonly allowIps: string[] = [];
-
-  @Option({ flags: '--tenant <id>', description: 'tenant id' })
-  parseTenant(v: string): string {
-    return v;
-  }
-
-  @Option({ flags: '--name <name>', description: 'a name for the administrator (1..200 chars)' })
-  parseName(v: string): string {
-    return v;
-  }
-
-  @Option({
-    flags: '--scopes <scopes>',
-    description: 'space-separated scopes, e.g. "projects:read"',
-  })
-  parseScopes(v: string): string {
-    return v;
-  }
 
   @Option({
     flags: '--allow-ip <cidr>',
@@ -85,10 +74,10 @@ abstract class AllowlistCommand extends JsonCommand {
     scopes: string;
     allowedIps: string[];
   } {
-    const tenantId = positiveInt('tenant', required('tenant', o.tenant));
+    const tenantId = positiveInt('tenant', requiredNonBlankOption('tenant', o.tenant));
     const input = {
-      name: required('name', o.name),
-      scopes: required('scopes', o.scopes),
+      name: requiredNonBlankOption('name', o.name),
+      scopes: requiredNonBlankOption('scopes', o.scopes),
       allowedIps: [...this.allowIps],
     };
     checkArguments(input);
@@ -117,19 +106,15 @@ export class ClientCreateCommand extends AllowlistCommand {
   name: 'disable',
   description: 'disable an API client and revoke its tokens at once',
 })
+@CliOptions(clientOption('the client id (gci_…)'))
 export class ClientDisableCommand extends JsonCommand {
   constructor(private readonly admin: CredentialAdminService) {
     super();
   }
 
-  @Option({ flags: '--client <client_id>', description: 'the client id (gci_…)' })
-  parseClient(v: string): string {
-    return v;
-  }
-
   async run(_: string[], o: CredentialOptions): Promise<void> {
     await runCommand(o, () => {
-      const clientId = required('client', o.client);
+      const clientId = requiredNonBlankOption('client', o.client);
       if (!/^gci_[0-9A-Za-z]{49}$/.test(clientId)) {
         throw new UsageError('--client must be a client id (gci_…)');
       }
@@ -149,17 +134,13 @@ export class ClientCommand extends CommandGroup {}
   name: 'create',
   description: 'create a personal access token (needs auth.pat); shown once',
 })
+@CliOptions({
+  flags: '--expires-in-days <days>',
+  description: `days until it expires (1..${PAT_MAX_DAYS}, default 90)`,
+})
 export class PatCreateCommand extends AllowlistCommand {
   constructor(private readonly admin: CredentialAdminService) {
     super();
-  }
-
-  @Option({
-    flags: '--expires-in-days <days>',
-    description: `days until it expires (1..${PAT_MAX_DAYS}, default 90)`,
-  })
-  parseExpiresInDays(v: string): string {
-    return v;
   }
 
   async run(_: string[], o: CredentialOptions): Promise<void> {
@@ -178,18 +159,16 @@ export class PatCreateCommand extends AllowlistCommand {
 }
 
 @SubCommand({ name: 'revoke', description: 'revoke a personal access token at once' })
+@CliOptions(patOption('the pat_id'))
 export class PatRevokeCommand extends JsonCommand {
   constructor(private readonly admin: CredentialAdminService) {
     super();
   }
 
-  @Option({ flags: '--pat <id>', description: 'the pat_id' })
-  parsePat(v: string): string {
-    return v;
-  }
-
   async run(_: string[], o: CredentialOptions): Promise<void> {
-    await runCommand(o, () => this.admin.revokePat(positiveInt('pat', required('pat', o.pat))));
+    await runCommand(o, () =>
+      this.admin.revokePat(positiveInt('pat', requiredNonBlankOption('pat', o.pat))),
+    );
   }
 }
 

@@ -1,16 +1,21 @@
 import { readFile } from 'node:fs/promises';
-import { Command, Option, SubCommand } from 'nest-commander';
+import { Command, SubCommand } from 'nest-commander';
 import {
   CommandGroup,
   JsonCommand,
-  positiveInt,
   resolveCliPath,
   runCommand,
-  UsageError,
-} from '../../../cli/cli-output.js';
+} from '../../../common/cli/cli-output.js';
+import {
+  CliOptions,
+  projectOption,
+  requiredOption,
+  requiredPositiveInt,
+  requiredText,
+} from '../../../common/cli/cli-options.js';
 import { ValidationFailedError } from '../../../common/http/app-error.js';
 import { ProjectsService } from '../../projects/projects.service.js';
-import { DocumentService } from '../documents.service.js';
+import { DocumentsService } from '../documents.service.js';
 
 interface DocumentOptions {
   json?: boolean;
@@ -43,38 +48,24 @@ async function readContent(path: string): Promise<Record<string, unknown>> {
   name: 'create',
   description: 'create a document (version 1) in a project from a JSON file',
 })
+@CliOptions(
+  projectOption(),
+  { flags: '--title <title>' },
+  { flags: '--content-file <path>', description: 'a file holding one JSON object' },
+)
 export class DocumentCreateCommand extends JsonCommand {
   constructor(
     private readonly projects: ProjectsService,
-    private readonly documents: DocumentService,
+    private readonly documents: DocumentsService,
   ) {
     super();
   }
 
-  @Option({ flags: '--project <id>' })
-  parseProject(v: string): string {
-    return v;
-  }
-
-  @Option({ flags: '--title <title>' })
-  parseTitle(v: string): string {
-    return v;
-  }
-
-  @Option({ flags: '--content-file <path>', description: 'a file holding one JSON object' })
-  parseContentFile(v: string): string {
-    return v;
-  }
-
   async run(_: string[], o: DocumentOptions): Promise<void> {
     await runCommand(o, async () => {
-      if (!o.project) throw new UsageError('--project is required');
-      const projectId = positiveInt('project', o.project);
-      const title = o.title?.trim();
-      if (!title || title.length > 500)
-        throw new UsageError('--title is required (1..500 characters)');
-      if (!o.contentFile) throw new UsageError('--content-file is required');
-      const content = await readContent(o.contentFile);
+      const projectId = requiredPositiveInt('project', o.project);
+      const title = requiredText('title', o.title, 500);
+      const content = await readContent(requiredOption('content-file', o.contentFile));
       const tenantId = await this.projects.tenantOfProject(projectId);
       return this.documents.createDocument(tenantId, projectId, title, content);
     });

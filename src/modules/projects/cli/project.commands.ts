@@ -1,11 +1,17 @@
-import { Command, Option, SubCommand } from 'nest-commander';
+import { Command, SubCommand } from 'nest-commander';
 import {
   CommandGroup,
   JsonCommand,
-  positiveInt,
   runCommand,
   UsageError,
-} from '../../../cli/cli-output.js';
+} from '../../../common/cli/cli-output.js';
+import {
+  CliOptions,
+  projectOption,
+  requiredPositiveInt,
+  requiredText,
+  tenantOption,
+} from '../../../common/cli/cli-options.js';
 import { ProjectsService } from '../projects.service.js';
 
 interface ProjectOptions {
@@ -25,38 +31,17 @@ interface FileOptions {
   storagePath?: string;
 }
 
-function required(flag: string, value: string | undefined, max = 500): string {
-  const v = value?.trim();
-  if (!v || v.length > max) throw new UsageError(`--${flag} is required (1..${max} characters)`);
-  return v;
-}
-
 @SubCommand({ name: 'create', description: 'create a project for a tenant' })
+@CliOptions(tenantOption(), { flags: '--name <name>' }, { flags: '--description <text>' })
 export class ProjectCreateCommand extends JsonCommand {
   constructor(private readonly projects: ProjectsService) {
     super();
   }
 
-  @Option({ flags: '--tenant <id>' })
-  parseTenant(v: string): string {
-    return v;
-  }
-
-  @Option({ flags: '--name <name>' })
-  parseName(v: string): string {
-    return v;
-  }
-
-  @Option({ flags: '--description <text>' })
-  parseDescription(v: string): string {
-    return v;
-  }
-
   async run(_: string[], o: ProjectOptions): Promise<void> {
     await runCommand(o, async () => {
-      if (!o.tenant) throw new UsageError('--tenant is required');
-      const tenantId = positiveInt('tenant', o.tenant);
-      const name = required('name', o.name, 200);
+      const tenantId = requiredPositiveInt('tenant', o.tenant);
+      const name = requiredText('name', o.name, 200);
       if (o.description !== undefined && o.description.length > 5000)
         throw new UsageError('--description is at most 5000 characters');
       return this.projects.createProject(tenantId, { name, description: o.description });
@@ -75,57 +60,31 @@ export class ProjectCommand extends CommandGroup {}
   name: 'add',
   description: "record a file's metadata on a project (the storage path is never shown by the API)",
 })
+@CliOptions(
+  projectOption(),
+  { flags: '--name <name>', description: 'file name, e.g. audit.pdf' },
+  { flags: '--media-type <type>', description: 'e.g. application/pdf' },
+  { flags: '--size <bytes>' },
+  { flags: '--sha256 <hex>', description: 'SHA-256 of the file (64 hex digits)' },
+  { flags: '--storage-path <location>', description: 'where the bytes live, e.g. s3://b/k' },
+)
 export class FileAddCommand extends JsonCommand {
   constructor(private readonly projects: ProjectsService) {
     super();
   }
 
-  @Option({ flags: '--project <id>' })
-  parseProject(v: string): string {
-    return v;
-  }
-
-  @Option({ flags: '--name <name>', description: 'file name, e.g. audit.pdf' })
-  parseName(v: string): string {
-    return v;
-  }
-
-  @Option({ flags: '--media-type <type>', description: 'e.g. application/pdf' })
-  parseMediaType(v: string): string {
-    return v;
-  }
-
-  @Option({ flags: '--size <bytes>' })
-  parseSize(v: string): string {
-    return v;
-  }
-
-  @Option({ flags: '--sha256 <hex>', description: 'SHA-256 of the file (64 hex digits)' })
-  parseSha256(v: string): string {
-    return v;
-  }
-
-  @Option({
-    flags: '--storage-path <location>',
-    description: 'where the bytes live, e.g. s3://b/k',
-  })
-  parseStoragePath(v: string): string {
-    return v;
-  }
-
   async run(_: string[], o: FileOptions): Promise<void> {
     await runCommand(o, async () => {
-      if (!o.project) throw new UsageError('--project is required');
-      const projectId = positiveInt('project', o.project);
-      const name = required('name', o.name);
-      const mediaType = required('media-type', o.mediaType, 255);
+      const projectId = requiredPositiveInt('project', o.project);
+      const name = requiredText('name', o.name, 500);
+      const mediaType = requiredText('media-type', o.mediaType, 255);
       if (!/^[\w.+-]+\/[\w.+-]+$/.test(mediaType))
         throw new UsageError('--media-type must look like type/subtype');
       if (!o.size || !/^\d{1,15}$/.test(o.size))
         throw new UsageError('--size is required (a non-negative integer of bytes)');
       if (o.sha256 !== undefined && !/^[0-9a-fA-F]{64}$/.test(o.sha256))
         throw new UsageError('--sha256 must be 64 hexadecimal digits');
-      const storage = required('storage-path', o.storagePath, 2000);
+      const storage = requiredText('storage-path', o.storagePath, 2000);
       const tenantId = await this.projects.tenantOfProject(projectId);
       return this.projects.addFile(tenantId, projectId, {
         name,

@@ -1,5 +1,8 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { CursorPageResponse } from '../../../common/pagination/page.response.js';
+
+// Classes are named *Request / *Response; @ApiSchema keeps each published schema name (the
+// OpenAPI contract clients generate types from) as it was.
 
 export class ProjectResponse {
   @ApiProperty({ example: 3 })
@@ -21,7 +24,8 @@ export class ProjectResponse {
   updated_at!: string;
 }
 
-export class PageInfo {
+@ApiSchema({ name: 'PageInfo' })
+export class PageInfoResponse {
   @ApiProperty({ example: 50 })
   limit!: number;
 
@@ -55,8 +59,8 @@ export class ProjectListResponse {
   @ApiProperty({ type: [ProjectResponse] })
   data!: ProjectResponse[];
 
-  @ApiProperty({ type: PageInfo })
-  page!: PageInfo;
+  @ApiProperty({ type: PageInfoResponse })
+  page!: PageInfoResponse;
 }
 
 export class ProjectFileResponse {

@@ -1,12 +1,16 @@
-import { Command, Option, SubCommand } from 'nest-commander';
+import { Command, SubCommand } from 'nest-commander';
 import {
   CommandGroup,
   JsonCommand,
-  positiveInt,
   runCommand,
   UsageError,
-} from '../../../cli/cli-output.js';
-import type { RevisionDecisionResult } from '../dto/revision.dto.js';
+} from '../../../common/cli/cli-output.js';
+import {
+  CliOptions,
+  requiredPositiveInt,
+  revisionOption,
+} from '../../../common/cli/cli-options.js';
+import type { RevisionDecisionResult } from '../dto/revision.response.js';
 import { RevisionDecisionService } from '../revision-decision.service.js';
 
 interface DecisionOptions {
@@ -20,8 +24,7 @@ type Decide = (revisionId: number, by: string, note?: string) => Promise<Revisio
 
 function decide(o: DecisionOptions, work: Decide): Promise<void> {
   return runCommand(o, () => {
-    if (!o.revision) throw new UsageError('--revision is required');
-    const revisionId = positiveInt('revision', o.revision);
+    const revisionId = requiredPositiveInt('revision', o.revision);
     const by = o.by?.trim();
     if (!by) throw new UsageError('--by is required (the platform user who decides)');
     return work(revisionId, by, o.note);
@@ -29,22 +32,12 @@ function decide(o: DecisionOptions, work: Decide): Promise<void> {
 }
 
 /** The options both decisions take; nest-commander reads them from each leaf class. */
-abstract class DecisionCommand extends JsonCommand {
-  @Option({ flags: '--revision <id>', description: 'the candidate revision id' })
-  parseRevision(v: string): string {
-    return v;
-  }
-
-  @Option({ flags: '--by <user>', description: 'who decides (stored as decided_by)' })
-  parseBy(v: string): string {
-    return v;
-  }
-
-  @Option({ flags: '--note <text>', description: 'optional note (stored as decision_note)' })
-  parseNote(v: string): string {
-    return v;
-  }
-}
+@CliOptions(
+  revisionOption('the candidate revision id'),
+  { flags: '--by <user>', description: 'who decides (stored as decided_by)' },
+  { flags: '--note <text>', description: 'optional note (stored as decision_note)' },
+)
+abstract class DecisionCommand extends JsonCommand {}
 
 @SubCommand({
   name: 'accept',

@@ -2,11 +2,22 @@ import { Command, Option, SubCommand } from 'nest-commander';
 import {
   CommandGroup,
   JsonCommand,
-  positiveInt,
   runCommand,
   UsageError,
-} from '../../../cli/cli-output.js';
-import { type Entitlement, isEntitlement, isPlan, type Plan, PLANS } from '../entitlements.js';
+} from '../../../common/cli/cli-output.js';
+import {
+  CliOptions,
+  requiredPositiveInt,
+  requiredText,
+  tenantOption,
+} from '../../../common/cli/cli-options.js';
+import {
+  type Entitlement,
+  isEntitlement,
+  isPlan,
+  type Plan,
+  PLANS,
+} from '../../../common/access/entitlements.js';
 import { TenancyService } from '../tenancy.service.js';
 
 interface TenantOptions {
@@ -21,32 +32,19 @@ function plan(value: string | undefined): Plan {
   return value;
 }
 
-function tenantId(value: string | undefined): number {
-  if (!value) throw new UsageError('--tenant is required');
-  return positiveInt('tenant', value);
-}
-
 @SubCommand({ name: 'create', description: 'create a tenant on a plan' })
+@CliOptions(
+  { flags: '--name <name>', description: 'tenant (company) name' },
+  { flags: '--plan <plan>', description: PLANS.join(' | ') },
+)
 export class TenantCreateCommand extends JsonCommand {
   constructor(private readonly tenancy: TenancyService) {
     super();
   }
 
-  @Option({ flags: '--name <name>', description: 'tenant (company) name' })
-  parseName(v: string): string {
-    return v;
-  }
-
-  @Option({ flags: '--plan <plan>', description: PLANS.join(' | ') })
-  parsePlan(v: string): string {
-    return v;
-  }
-
   async run(_: string[], o: TenantOptions): Promise<void> {
     await runCommand(o, async () => {
-      const name = o.name?.trim();
-      if (!name || name.length > 200)
-        throw new UsageError('--name is required (1..200 characters)');
+      const name = requiredText('name', o.name, 200);
       const t = await this.tenancy.create(name, plan(o.plan));
       return { tenant_id: t.tenant_id, name: t.name, plan: t.plan };
     });
@@ -54,23 +52,16 @@ export class TenantCreateCommand extends JsonCommand {
 }
 
 @SubCommand({ name: 'set-plan', description: "change a tenant's plan (applies at once)" })
+@CliOptions(tenantOption(), { flags: '--plan <plan>', description: PLANS.join(' | ') })
 export class TenantSetPlanCommand extends JsonCommand {
   constructor(private readonly tenancy: TenancyService) {
     super();
   }
 
-  @Option({ flags: '--tenant <id>' })
-  parseTenant(v: string): string {
-    return v;
-  }
-
-  @Option({ flags: '--plan <plan>', description: PLANS.join(' | ') })
-  parsePlan(v: string): string {
-    return v;
-  }
-
   async run(_: string[], o: TenantOptions): Promise<void> {
-    await runCommand(o, () => this.tenancy.setPlan(tenantId(o.tenant), plan(o.plan)));
+    await runCommand(o, () =>
+      this.tenancy.setPlan(requiredPositiveInt('tenant', o.tenant), plan(o.plan)),
+    );
   }
 }
 
@@ -78,14 +69,10 @@ export class TenantSetPlanCommand extends JsonCommand {
   name: 'entitlements',
   description: 'show, add, remove or reset entitlements (the last --add/--remove of a name wins)',
 })
+@CliOptions(tenantOption())
 export class TenantEntitlementsCommand extends JsonCommand {
   constructor(private readonly tenancy: TenancyService) {
     super();
-  }
-
-  @Option({ flags: '--tenant <id>' })
-  parseTenant(v: string): string {
-    return v;
   }
 
   /** In command-line order across --add, --remove and --reset, so the last one of a name wins. */
@@ -114,7 +101,7 @@ export class TenantEntitlementsCommand extends JsonCommand {
 
   async run(_: string[], o: TenantOptions): Promise<void> {
     await runCommand(o, async () => {
-      const id = tenantId(o.tenant);
+      const id = requiredPositiveInt('tenant', o.tenant);
       const last = new Map<Entitlement, boolean | null>();
       for (const c of this.changes) {
         if (!isEntitlement(c.entitlement))

@@ -6,7 +6,7 @@ import {
   PrimaryGeneratedColumn,
   UpdateDateColumn,
 } from 'typeorm';
-import type { Plan } from '../entitlements.js';
+import type { Plan } from '../../../common/access/entitlements.js';
 
 @Entity('tenants')
 @Check('tenants_name_check', 'length(name) BETWEEN 1 AND 200')

@@ -1,5 +1,5 @@
 import type { CatalogEventType, EventData } from '../../events/event-catalog.js';
-import { newEventId } from '../../events/event-id.js';
+import { newEventId } from './event-id.js';
 
 /** What is stored in `events.payload` and sent to receivers as the request body. */
 export interface EventEnvelope {

@@ -7,14 +7,14 @@ import {
 import { Interval } from '@nestjs/schedule';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { AppConfig } from '../../common/config/app-config.js';
-import { SecretBox } from '../../common/crypto/secret-box.js';
-import { ListenConnection, listenUrl } from '../../common/database/listen-connection.js';
-import { WEBHOOK_DELIVERIES_CHANNEL } from './outbox/outbox-channel.js';
-import { MetricsService } from '../metrics/metrics.service.js';
-import { nextRetryDelayMs, parseDuration, parseRetrySchedule } from './delivery/retry-schedule.js';
-import { type AttemptResult, WebhookSender } from './delivery/webhook-sender.js';
-import { updatedRows } from './sql-rows.js';
+import { AppConfig } from '../../../common/config/app-config.js';
+import { SecretBox } from '../../../common/crypto/secret-box.js';
+import { ListenConnection, listenUrl } from '../../../common/database/listen-connection.js';
+import { WEBHOOK_DELIVERIES_CHANNEL } from '../outbox/outbox-channel.js';
+import { MetricsService } from '../../metrics/metrics.service.js';
+import { nextRetryDelayMs, parseDuration, parseRetrySchedule } from './retry-schedule.js';
+import { type AttemptResult, WebhookSender } from './webhook-sender.js';
+import { updatedRows } from '../sql-rows.js';
 
 /** Sends in flight at once per process. */
 export const MAX_IN_FLIGHT = 64;

@@ -1,4 +1,4 @@
-import type { Entitlement } from '../tenancy/entitlements.js';
+import type { Entitlement } from './entitlements.js';
 import type { Scope } from './scopes.js';
 
 /** Who is calling: resolved once per request from the bearer token. */

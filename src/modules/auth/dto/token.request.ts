@@ -1,11 +1,14 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { SCOPES } from '../scopes.js';
+import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
+
+// Classes are named *Request / *Response; @ApiSchema keeps each published schema name (the
+// OpenAPI contract clients generate types from) as it was.
 
 /**
  * The token request as documented in OpenAPI. The endpoint parses the body itself (RFC 6749 asks
  * for unknown parameters to be ignored and for its own error bodies), so this class only describes.
  */
-export class TokenRequestDto {
+@ApiSchema({ name: 'TokenRequestDto' })
+export class OAuthTokenRequest {
   @ApiProperty({ enum: ['client_credentials'], example: 'client_credentials' })
   grant_type!: string;
 
@@ -38,41 +41,4 @@ export class TokenRequestDto {
     example: 'projects:read documents:read',
   })
   scope?: string;
-}
-
-export class TokenResponseDto {
-  @ApiProperty({ example: 'gat_0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLM' })
-  access_token!: string;
-
-  @ApiProperty({ enum: ['Bearer'], example: 'Bearer' })
-  token_type!: 'Bearer';
-
-  @ApiProperty({ description: 'Seconds until the token expires.', example: 3600 })
-  expires_in!: number;
-
-  @ApiProperty({
-    description: `Space-separated scopes granted (of ${SCOPES.join(', ')}).`,
-    example: 'projects:read documents:read',
-  })
-  scope!: string;
-}
-
-export class OAuthErrorDto {
-  @ApiProperty({
-    enum: [
-      'invalid_request',
-      'invalid_client',
-      'unsupported_grant_type',
-      'invalid_scope',
-      'rate_limited',
-      'server_error',
-      'temporarily_unavailable',
-    ],
-    example: 'invalid_client',
-    description: 'RFC 6749 §5.2 error code (`rate_limited` with 429, `server_error` with 500).',
-  })
-  error!: string;
-
-  @ApiProperty({ example: 'client authentication failed' })
-  error_description!: string;
 }

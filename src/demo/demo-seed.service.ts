@@ -1,12 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
-import { sha256Hex } from '../../../common/crypto/tokens.js';
-import { CredentialAdminService } from '../../auth/credential-admin.service.js';
-import { SCOPES } from '../../auth/scopes.js';
-import { DocumentService } from '../../documents/documents.service.js';
-import { ProjectsService } from '../../projects/projects.service.js';
-import { TenancyService } from '../tenancy.service.js';
+import { sha256Hex } from '../common/crypto/tokens.js';
+import { CredentialAdminService } from '../modules/auth/credential-admin.service.js';
+import { SCOPES } from '../common/access/scopes.js';
+import { DocumentsService } from '../modules/documents/documents.service.js';
+import { ProjectsService } from '../modules/projects/projects.service.js';
+import { TenancyService } from '../modules/tenancy/tenancy.service.js';
 
 export interface DemoSeed {
   tenant_id: number;
@@ -126,7 +126,7 @@ export class DemoSeedService {
     private readonly tenancy: TenancyService,
     private readonly credentials: CredentialAdminService,
     private readonly projects: ProjectsService,
-    private readonly documents: DocumentService,
+    private readonly documents: DocumentsService,
   ) {}
 
   async anyTenantExists(): Promise<boolean> {

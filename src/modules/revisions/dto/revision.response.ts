@@ -1,11 +1,15 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { CursorPageResponse } from '../../../common/pagination/page.response.js';
 import { REVISION_STATUSES, type RevisionStatus } from '../entities/external-revision.entity.js';
+
+// Classes are named *Request / *Response; @ApiSchema keeps each published schema name (the
+// OpenAPI contract clients generate types from) as it was.
 
 const HASH_EXAMPLE = '3f0a1c9d2b7e4f6a8c5d0e1f2a3b4c5d6e7f8091a2b3c4d5e6f708192a3b4c5d';
 
 /** The 201 body of staging. */
-export class StagedRevisionDto {
+@ApiSchema({ name: 'StagedRevisionDto' })
+export class StagedRevisionResponse {
   @ApiProperty({ example: 12 })
   revisionId!: number;
 
@@ -29,7 +33,8 @@ export class StagedRevisionDto {
 }
 
 /** A list entry: the staging body plus the decision, without content and html. */
-export class RevisionSummaryDto extends StagedRevisionDto {
+@ApiSchema({ name: 'RevisionSummaryDto' })
+export class RevisionSummaryResponse extends StagedRevisionResponse {
   @ApiProperty({
     type: 'string',
     nullable: true,
@@ -59,13 +64,15 @@ export class RevisionSummaryDto extends StagedRevisionDto {
   decision_note!: string | null;
 }
 
-export class RevisionListDto extends CursorPageResponse {
-  @ApiProperty({ type: [RevisionSummaryDto] })
-  data!: RevisionSummaryDto[];
+@ApiSchema({ name: 'RevisionListDto' })
+export class RevisionListResponse extends CursorPageResponse {
+  @ApiProperty({ type: [RevisionSummaryResponse] })
+  data!: RevisionSummaryResponse[];
 }
 
 /** One candidate in full: the summary plus its content and html preview. */
-export class RevisionDetailDto extends RevisionSummaryDto {
+@ApiSchema({ name: 'RevisionDetailDto' })
+export class RevisionDetailResponse extends RevisionSummaryResponse {
   @ApiProperty({ type: 'object', additionalProperties: true, example: { title: 'Access policy' } })
   content!: Record<string, unknown>;
 

@@ -1,6 +1,11 @@
 import { Command, SubCommand } from 'nest-commander';
-import { CommandGroup, type JsonOption, JsonCommand, runCommand } from '../../../cli/cli-output.js';
-import { DemoSeedService } from '../demo/demo-seed.service.js';
+import {
+  CommandGroup,
+  type JsonOption,
+  JsonCommand,
+  runCommand,
+} from '../common/cli/cli-output.js';
+import { DemoSeedService } from './demo-seed.service.js';
 
 @SubCommand({
   name: 'seed',

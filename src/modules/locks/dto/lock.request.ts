@@ -1,11 +1,15 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { IsInt, IsNotEmpty, IsString, Max, Min, ValidateIf } from 'class-validator';
+
+// Classes are named *Request / *Response; @ApiSchema keeps each published schema name (the
+// OpenAPI contract clients generate types from) as it was.
 
 export const TTL_MINUTES_MIN = 5;
 export const TTL_MINUTES_MAX = 240;
 export const TTL_MINUTES_DEFAULT = 30;
 
-export class CheckoutRequestDto {
+@ApiSchema({ name: 'CheckoutRequestDto' })
+export class CheckoutRequest {
   @ApiPropertyOptional({
     description: 'How long the lock lives, in whole minutes.',
     minimum: TTL_MINUTES_MIN,
@@ -22,23 +26,8 @@ export class CheckoutRequestDto {
   ttl_minutes?: number;
 }
 
-export class CheckoutResponseDto {
-  @ApiProperty({ example: 42 })
-  documentId!: number;
-
-  @ApiProperty({
-    description:
-      'One-time lock token, returned only here and stored only as a digest. Send it as the ' +
-      '`Lock-Token` header when staging a revision and as `lock_token` to check the document in.',
-    example: 'glk_WRcIdf92rptTTEfRHNAuXxsEWsbRrhPiHLrNVKftQT44XHJpP',
-  })
-  lock_token!: string;
-
-  @ApiProperty({ format: 'date-time', example: '2026-11-22T10:30:00.000Z' })
-  expires_at!: string;
-}
-
-export class CheckinRequestDto {
+@ApiSchema({ name: 'CheckinRequestDto' })
+export class CheckinRequest {
   @ApiProperty({
     description: 'The token returned by the checkout of the live lock.',
     example: 'glk_WRcIdf92rptTTEfRHNAuXxsEWsbRrhPiHLrNVKftQT44XHJpP',
@@ -46,12 +35,4 @@ export class CheckinRequestDto {
   @IsString()
   @IsNotEmpty()
   lock_token!: string;
-}
-
-export class CheckinResponseDto {
-  @ApiProperty({ example: 42 })
-  documentId!: number;
-
-  @ApiProperty({ format: 'date-time', example: '2026-11-22T10:12:03.517Z' })
-  released_at!: string;
 }

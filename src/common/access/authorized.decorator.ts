@@ -1,7 +1,7 @@
 import { applyDecorators, SetMetadata } from '@nestjs/common';
 import { ApiBearerAuth, ApiOAuth2 } from '@nestjs/swagger';
-import { ApiProblemResponses } from '../../common/http/api-problem-responses.js';
-import type { Entitlement } from '../tenancy/entitlements.js';
+import { ApiProblemResponses } from '../http/api-problem-responses.js';
+import type { Entitlement } from './entitlements.js';
 import type { Scope } from './scopes.js';
 
 export const AUTHORIZATION = 'auth:requirement';

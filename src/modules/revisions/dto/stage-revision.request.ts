@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { FreeJson } from '../../../common/http/validation.js';
 import {
   IsDefined,
@@ -11,6 +11,9 @@ import {
   ValidateBy,
   type ValidationOptions,
 } from 'class-validator';
+
+// Classes are named *Request / *Response; @ApiSchema keeps each published schema name (the
+// OpenAPI contract clients generate types from) as it was.
 
 /** 1 MiB of UTF-8: the preview is measured in bytes, as it is stored and sent. */
 export const HTML_MAX_BYTES = 1_048_576;
@@ -58,7 +61,8 @@ function NoNulCharacter(options?: ValidationOptions): PropertyDecorator {
   );
 }
 
-export class StageRevisionDto {
+@ApiSchema({ name: 'StageRevisionDto' })
+export class StageRevisionRequest {
   @ApiProperty({
     type: 'object',
     additionalProperties: true,

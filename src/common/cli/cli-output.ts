@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { resolve } from 'node:path';
 import { CommandRunner, Option } from 'nest-commander';
-import { AppError } from '../common/http/app-error.js';
+import { AppError } from '../http/app-error.js';
 
 /**
  * Where one command's output goes: the process's stdout/stderr and exit code for `cli.js`, or a
@@ -97,14 +97,6 @@ export async function runCommand(options: JsonOption, work: () => Promise<object
       setExitCode(1);
     }
   }
-}
-
-/** Parses a positive integer option or throws a usage error naming it. */
-export function positiveInt(name: string, value: string): number {
-  if (!/^\d{1,10}$/.test(value) || Number(value) < 1 || Number(value) > 2_147_483_647) {
-    throw new UsageError(`--${name} must be a positive integer`);
-  }
-  return Number(value);
 }
 
 /** Base of every leaf command: `--json` everywhere. */

@@ -1,0 +1,147 @@
+/**
+ * Layer rules (`npm run check:boundaries`, part of `npm run check`). Dependencies point one way:
+ * entry points and src/demo -> src/modules -> src/common. See each rule's comment for why.
+ */
+
+/**
+ * What a module may import from another module besides its `*.service.ts`, `*.module.ts`,
+ * `*.errors.ts` and `dto/**`: small files of pure types, constants or functions that are part of
+ * the owning module's contract. Each entry: path, and why another module needs it.
+ */
+const MODULE_PUBLIC_FILES = [
+  // the decorator every audited route carries; it binds the audit module's interceptor
+  'src/modules/audit/audited.decorator.ts',
+  // the event contract: type names and payload classes that publishers and webhooks share
+  'src/modules/events/event-types.ts',
+  'src/modules/events/event-catalog.ts',
+  // pure function: revisions hash staged content exactly as documents hash versions
+  'src/modules/documents/content-hash.ts',
+  // providers their modules export for the retention sweeper (services in all but file name)
+  'src/modules/auth/token-retention.ts',
+  'src/modules/webhooks/delivery-retention.ts',
+];
+
+/**
+ * Reaches into another module's internals that the rule above would refuse, each to be removed:
+ * events' catalog takes REVISION_STATUSES from the revisions entity (and revisions publishes
+ * events: a cycle between the two modules). The constant belongs in a pure revisions file, which
+ * needs an edit of the entity file (owned by the entity work of issue 21).
+ */
+const MODULE_REACHES_TO_REMOVE = [
+  {
+    from: 'src/modules/events/event-catalog.ts',
+    to: 'src/modules/revisions/entities/external-revision.entity.ts',
+  },
+];
+
+/**
+ * Files outside repositories that still import typeorm, @nestjs/typeorm or pg: to be emptied by
+ * the repository move (issue 21), which takes their queries into `*.repository.ts` files.
+ */
+const DATA_ACCESS_OUTSIDE_REPOSITORIES = [
+  'src/demo/demo-seed.service.ts',
+  'src/modules/audit/audit.service.ts',
+  'src/modules/auth/credential-admin.service.ts',
+  'src/modules/auth/credentials.service.ts',
+  'src/modules/health/health.controller.ts',
+  'src/modules/metrics/metrics.service.ts',
+  'src/modules/tenancy/tenancy.service.ts',
+  'src/modules/webhooks/delivery/delivery-worker.ts',
+];
+
+/** A repo-relative path as an anchored regular expression. */
+const exactly = (path) => `^${path.replaceAll('.', '\\.')}$`;
+
+function databaseRule(packages, alsoAllowed) {
+  return {
+    name: 'database-access-only-in-repositories',
+    comment:
+      'Only repositories, src/common/database/, migrations and entity files use typeorm, ' +
+      '@nestjs/typeorm or pg; DATA_ACCESS_OUTSIDE_REPOSITORIES lists what is left to move.',
+    severity: 'error',
+    from: {
+      path: ['^src/', '^migrations/'],
+      pathNot: [
+        '\\.repository\\.ts$',
+        '\\.entity\\.ts$',
+        '^src/common/database/',
+        '^migrations/',
+        ...DATA_ACCESS_OUTSIDE_REPOSITORIES.map(exactly),
+        ...alsoAllowed,
+      ],
+    },
+    to: { path: packages },
+  };
+}
+
+function moduleContractRule(from, alsoAllowed) {
+  return {
+    name: 'module-imports-another-through-its-contract',
+    comment:
+      'A module reaches another only through its service, Nest module, DTOs, errors and the ' +
+      'MODULE_PUBLIC_FILES list above: never into its entities, repositories or internals.',
+    severity: 'error',
+    from: { path: '^src/modules/([^/]+)/', ...from },
+    to: {
+      path: '^src/modules/[^/]+/',
+      pathNot: [
+        '^src/modules/$1/',
+        // a module's own sub-context (webhooks/outbox) has its service and Nest module too
+        '^src/modules/[^/]+/[^/]+\\.(service|module|errors)\\.ts$',
+        '^src/modules/[^/]+/[^/]+/[^/]+\\.(service|module)\\.ts$',
+        '^src/modules/[^/]+/dto/',
+        ...MODULE_PUBLIC_FILES.map(exactly),
+        ...alsoAllowed,
+      ],
+    },
+  };
+}
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'common-imports-no-module',
+      comment:
+        'src/common/ is the lowest layer: every module, the CLI and the demo seed build on it, so ' +
+        'it must not import them back (pass what it needs in instead).',
+      severity: 'error',
+      from: { path: '^src/common/' },
+      to: { path: ['^src/modules/', '^src/demo/', '^src/cli/', '^src/[^/]+\\.ts$'] },
+    },
+    // one rule for every file, plus a copy per file with a reach to remove that admits just it
+    moduleContractRule({ pathNot: MODULE_REACHES_TO_REMOVE.map((r) => exactly(r.from)) }, []),
+    ...MODULE_REACHES_TO_REMOVE.map((r) =>
+      moduleContractRule(
+        { path: exactly(r.from).replace(/^\^src\/modules\/([^/]+)\//, '^src/modules/($1)/') },
+        [exactly(r.to)],
+      ),
+    ),
+    databaseRule('^node_modules/(@types/)?(typeorm|pg)/', []),
+    // TypeOrmModule.forFeature in a Nest module file is wiring, not data access
+    databaseRule('^node_modules/@nestjs/typeorm/', ['\\.module\\.ts$']),
+    {
+      name: 'http-server-only-in-platform',
+      comment:
+        'Only src/common/http/platform/ knows which HTTP server runs under Nest (express.ts, ' +
+        'fastify.ts); everything else uses HttpPlatform. eslint has the same rule per file.',
+      severity: 'error',
+      from: { pathNot: '^src/common/http/platform/' },
+      to: {
+        path: '^node_modules/(@types/)?(express|fastify|@fastify/[^/]+|@nestjs/platform-(express|fastify))/',
+      },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: ['^dist/', '^examples/platform-jest-suite/'] },
+    // `import type` counts: a type-only import is still a dependency on the layer it names
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+      extensions: ['.ts', '.d.ts', '.js', '.cjs', '.mjs', '.cts'],
+    },
+  },
+};
