@@ -13,7 +13,7 @@ export type KeysetOrder = 'ASC' | 'DESC';
  * there: the text goes into the response as it is (`JsonText`).
  *
  * `rows` is a SELECT of at most `limit + 1` rows (the extra row only tells whether there is a
- * next page), already filtered past the cursor (`keysetAfter`) and ordered, with the sort key as
+ * next page), already filtered past the cursor (`afterKey`) and ordered, with the sort key as
  * column `k`; `item` is the JSON text of one row over alias `r`, as `jsonObjectText` writes it.
  */
 export function keysetPage(page: {
@@ -26,24 +26,29 @@ export function keysetPage(page: {
   return pageOf({ ...page, limit: sql`${page.limit}::int` });
 }
 
-/**
- * A page of one parent's children (a project's documents, a document's candidates), ascending by
- * id, with `found`: whether the parent is the tenant's (`parentFound`, a boolean SQL expression),
- * in one statement: the page of `parent`'s children of tenant `tenantId` after the id `after`.
- * `columns` are selected over `alias`; `item` is the JSON text of one row over alias `r`.
- */
-export function childPage(page: {
-  parentFound: Sql;
+/** The children a child page lists: `columns` over `alias`; `item`, one as JSON over alias `r`. */
+export interface ChildTable {
   table: string;
   alias: string;
   parentColumn: string;
   columns: string;
   item: string;
-  tenantId: number;
-  parentId: number;
-  after: number;
-  limit: number;
-}): Sql {
+}
+
+/**
+ * A page of one parent's children (a project's documents, a document's candidates), ascending by
+ * id, with `found`: whether the parent is the tenant's (`parentFound`, a boolean SQL expression),
+ * in one statement: the page of `parentId`'s children of tenant `tenantId` after the id `after`.
+ */
+export function childPage(
+  page: ChildTable & {
+    parentFound: Sql;
+    tenantId: number;
+    parentId: number;
+    after: number;
+    limit: number;
+  },
+): Sql {
   const { tenantId, parentId, after, limit } = page;
   return childPageOf({
     ...page,
@@ -80,14 +85,7 @@ export function keysetPageSql(page: {
  * TRANSITIONAL (until revisions use `childPage`): `childPage` as SQL text, $1 tenant, $2 parent,
  * $3 the id after which the page starts, $4 limit; `parentFound` uses $1 and $2.
  */
-export function childPageSql(page: {
-  parentFound: string;
-  table: string;
-  alias: string;
-  parentColumn: string;
-  columns: string;
-  item: string;
-}): string {
+export function childPageSql(page: ChildTable & { parentFound: string }): string {
   return childPageOf({
     ...page,
     parentFound: fragment(page.parentFound),
@@ -116,18 +114,9 @@ function pageOf(page: { rows: Sql; item: string; order: KeysetOrder; limit: Sql 
       FROM (SELECT r.*, row_number() OVER (ORDER BY r.k ${order}) AS _n FROM (${rows}) r) r`;
 }
 
-function childPageOf(page: {
-  parentFound: Sql;
-  table: string;
-  alias: string;
-  parentColumn: string;
-  columns: string;
-  item: string;
-  tenant: Sql;
-  parent: Sql;
-  after: Sql;
-  limit: Sql;
-}): Sql {
+function childPageOf(
+  page: ChildTable & { parentFound: Sql; tenant: Sql; parent: Sql; after: Sql; limit: Sql },
+): Sql {
   const { parentFound, tenant, parent, limit, item } = page;
   const a = page.alias;
   const [table, columns, parentColumn] = [page.table, page.columns, page.parentColumn].map(
