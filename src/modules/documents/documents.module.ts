@@ -4,6 +4,7 @@ import { OutboxModule } from '../webhooks/outbox/outbox.module.js';
 import { ProjectsModule } from '../projects/projects.module.js';
 import { DocumentsController } from './documents.controller.js';
 import { DocumentsService } from './documents.service.js';
+import { DocumentsRepository } from './documents.repository.js';
 import { DocumentVersion } from './entities/document-version.entity.js';
 import { DocumentEntity } from './entities/document.entity.js';
 
@@ -14,7 +15,7 @@ import { DocumentEntity } from './entities/document.entity.js';
     ProjectsModule,
   ],
   controllers: [DocumentsController],
-  providers: [DocumentsService],
+  providers: [DocumentsService, DocumentsRepository],
   exports: [DocumentsService],
 })
 export class DocumentsModule {}

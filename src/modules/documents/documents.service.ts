@@ -1,25 +1,22 @@
 import { Injectable } from '@nestjs/common';
-import { jsonObjectText, jsonValue as v } from '../../common/database/sql-json.js';
-import { legacyStatement } from '../../common/database/legacy-statement.js';
-import { type Batch, fragment, sql } from '../../common/database/statement.js';
+import type { Batch, Sql } from '../../common/database/statement.js';
 import { TenantTransactions } from '../../common/database/tenant-transactions.js';
 import { NotFoundError } from '../../common/http/app-error.js';
 import { JsonText } from '../../common/http/json-text.js';
 import { Cursor, type CursorPage, type ListIdentity } from '../../common/pagination/cursor.js';
-import {
-  cursorPageOf,
-  childPageSql,
-  firstKey,
-  keysetAfter,
-  keysetPageSql,
-  type KeysetPageRow,
-} from '../../common/pagination/keyset-page.js';
-import { MAX_PAGE_LIMIT } from '../../common/pagination/page-query.js';
+import { cursorPageOf, firstKey } from '../../common/pagination/keyset-page.js';
 import { WebhookOutbox } from '../webhooks/outbox/webhook-outbox.service.js';
 import { ProjectsService } from '../projects/projects.service.js';
 import { contentHash } from './content-hash.js';
-import { DocumentVersion, type VersionSource } from './entities/document-version.entity.js';
-import { DocumentEntity, type DocumentStatus } from './entities/document.entity.js';
+import type {
+  DocumentRef,
+  DocumentSummary,
+  DocumentView,
+  VersionIndexEntry,
+  VersionView,
+} from './document-views.js';
+import { DocumentsRepository, type DocumentRefRow } from './documents.repository.js';
+import type { DocumentVersion, VersionSource } from './entities/document-version.entity.js';
 
 /** Called inside the transaction that created a version, after its row exists. */
 export type VersionCreatedListener = (
@@ -27,48 +24,6 @@ export type VersionCreatedListener = (
   documentId: number,
   versionId: number,
 ) => Promise<void>;
-
-export interface DocumentRef {
-  documentId: number;
-  projectId: number;
-  currentVersionId: number;
-  currentContentHash: string;
-}
-
-export interface VersionView {
-  versionId: number;
-  documentId: number;
-  number: number;
-  content: Record<string, unknown>;
-  content_hash: string;
-  created_at: string;
-}
-
-export interface VersionIndexEntry {
-  versionId: number;
-  number: number;
-  content_hash: string;
-  created_at: string;
-  source: VersionSource;
-}
-
-export interface DocumentSummary {
-  documentId: number;
-  projectId: number;
-  title: string;
-  status: DocumentStatus;
-  current_version_id: number | null;
-  created_at: string;
-  updated_at: string;
-}
-
-export interface DocumentView extends DocumentSummary {
-  versions: VersionIndexEntry[];
-  versions_next_cursor: string | null;
-}
-
-/** Entries of the version index in `GET /documents/{documentId}`; the rest through `/versions`. */
-export const VERSION_INDEX_LIMIT = MAX_PAGE_LIMIT;
 
 /**
  * "The existing document service" of SPEC.md: documents and their versions. `createVersion` is the
@@ -78,15 +33,13 @@ export const VERSION_INDEX_LIMIT = MAX_PAGE_LIMIT;
 @Injectable()
 export class DocumentsService {
   private readonly versionListeners: VersionCreatedListener[] = [];
-  private readonly documentPageSql: string;
 
   constructor(
     private readonly tx: TenantTransactions,
     private readonly events: WebhookOutbox,
     private readonly projects: ProjectsService,
-  ) {
-    this.documentPageSql = documentPageSql(projects.projectExistsSql('$1', '$2'));
-  }
+    private readonly repository: DocumentsRepository,
+  ) {}
 
   /** NotFoundError('document') for an unknown or foreign document. */
   async requireDocument(tenantId: number, documentId: number): Promise<DocumentRef> {
@@ -94,11 +47,19 @@ export class DocumentsService {
   }
 
   /**
-   * For another context's one-statement reads (a document's candidate revisions): an SQL
-   * expression, true when the document is the tenant's. `tenant` and `document` are placeholders.
+   * For another context's one-statement reads (a document's candidate revisions): a boolean SQL
+   * expression, true when the document is the tenant's.
+   */
+  documentExists(tenantId: number, documentId: number): Sql {
+    return this.repository.documentExists(tenantId, documentId);
+  }
+
+  /**
+   * TRANSITIONAL (until revisions use `documentExists`): it as SQL text, `tenant` and `document`
+   * its placeholders.
    */
   documentExistsSql(tenant: string, document: string): string {
-    return `EXISTS (SELECT 1 FROM documents WHERE tenant_id = ${tenant} AND id = ${document})`;
+    return this.repository.documentExistsText(tenant, document);
   }
 
   /** As `requireDocument`, holding the document row (`FOR UPDATE`) until the transaction ends. */
@@ -114,8 +75,12 @@ export class DocumentsService {
    * Its value throws 404 for an unknown or foreign document.
    */
   shareLockedDocument(tenantId: number, documentId: number): Batch<DocumentRef> {
+    const { repository } = this;
     return {
-      statements: [lockRow(tenantId, documentId, 'FOR SHARE'), documentRef(tenantId, documentId)],
+      statements: [
+        repository.lockRow(tenantId, documentId, 'FOR SHARE'),
+        repository.documentRef(tenantId, documentId),
+      ],
       read: ([locked, refs]) => {
         if (!locked?.length) throw new NotFoundError('document');
         return documentRefOf(refs?.[0] as DocumentRefRow | undefined);
@@ -128,9 +93,7 @@ export class DocumentsService {
     documentId: number,
     versionId: number,
   ): Promise<VersionView | null> {
-    const row = await this.tx
-      .repo(DocumentVersion)
-      .findOneBy({ tenantId, documentId, id: versionId });
+    const row = await this.repository.findVersion(tenantId, documentId, versionId);
     return row ? versionView(row) : null;
   }
 
@@ -177,9 +140,7 @@ export class DocumentsService {
       if (!(await this.projects.findProject(tenantId, projectId))) {
         throw new NotFoundError('project');
       }
-      const doc = await this.tx
-        .repo(DocumentEntity)
-        .save({ tenantId, projectId, title, status: 'active' as const, currentVersionId: null });
+      const doc = await this.repository.insertDocument(tenantId, projectId, title);
       const version = await this.insertVersion(tenantId, doc.id, projectId, content, 'platform');
       return { documentId: doc.id, versionId: version.versionId };
     });
@@ -193,16 +154,7 @@ export class DocumentsService {
    * round trip.
    */
   async getDocument(tenantId: number, documentId: number): Promise<JsonText<DocumentView>> {
-    const rows = await this.tx.readOnce(
-      tenantId,
-      legacyStatement<{
-        /** The JSON text of the document up to its last member, which is added here. */
-        doc: string;
-        last_number: number | null;
-        more: boolean;
-      }>(DOCUMENT_VIEW_SQL, [tenantId, documentId]),
-    );
-    const row = rows[0];
+    const row = await this.repository.documentView(tenantId, documentId);
     if (!row) throw new NotFoundError('document');
     const next =
       row.more && row.last_number !== null
@@ -223,17 +175,12 @@ export class DocumentsService {
   ): Promise<JsonText<CursorPage<VersionIndexEntry>>> {
     const identity = versionsList(tenantId, documentId);
     const after = Cursor.decode(identity, page.cursor)?.[0] ?? firstKey('ASC');
-    const rows = await this.tx.readOnce(
-      tenantId,
-      legacyStatement<KeysetPageRow<VersionIndexEntry> & { found: boolean }>(VERSION_PAGE_SQL, [
-        tenantId,
-        documentId,
-        after,
-        page.limit,
-      ]),
-    );
-    if (!rows[0]?.found) throw new NotFoundError('document');
-    return cursorPageOf(rows[0], identity);
+    const row = await this.repository.versionPage(tenantId, documentId, {
+      after,
+      limit: page.limit,
+    });
+    if (!row?.found) throw new NotFoundError('document');
+    return cursorPageOf(row, identity);
   }
 
   /** GET /documents/{documentId}/versions/{versionId}: 404 for unknown, foreign or mismatched. */
@@ -256,17 +203,14 @@ export class DocumentsService {
   ): Promise<JsonText<CursorPage<DocumentSummary>>> {
     const identity = { tenantId, list: 'project.documents', scope: [projectId] };
     const after = Cursor.decode(identity, page.cursor)?.[0] ?? firstKey('ASC');
-    const rows = await this.tx.readOnce(
+    const row = await this.repository.projectDocumentPage(
+      this.projects.projectExists(tenantId, projectId),
       tenantId,
-      legacyStatement<KeysetPageRow<DocumentSummary> & { found: boolean }>(this.documentPageSql, [
-        tenantId,
-        projectId,
-        after,
-        page.limit,
-      ]),
+      projectId,
+      { after, limit: page.limit },
     );
-    if (!rows[0]?.found) throw this.projects.projectNotFound();
-    return cursorPageOf(rows[0], identity);
+    if (!row?.found) throw this.projects.projectNotFound();
+    return cursorPageOf(row, identity);
   }
 
   private async documentRef(
@@ -274,12 +218,10 @@ export class DocumentsService {
     documentId: number,
     lock: 'FOR UPDATE' | null,
   ): Promise<DocumentRef> {
-    if (lock) {
-      const locked = await this.tx.query(lockRow(tenantId, documentId, lock));
-      if (locked.length === 0) throw new NotFoundError('document');
+    if (lock && !(await this.repository.lockForUpdate(tenantId, documentId))) {
+      throw new NotFoundError('document');
     }
-    const rows = await this.tx.query(documentRef(tenantId, documentId));
-    return documentRefOf(rows[0]);
+    return documentRefOf(await this.repository.findRef(tenantId, documentId));
   }
 
   /** The document row must already be locked (or just created) by this transaction. */
@@ -291,20 +233,11 @@ export class DocumentsService {
     source: VersionSource,
   ): Promise<VersionView> {
     const hash = contentHash(content);
-    const inserted: Array<{ id: number; number: number; created_at: Date }> =
-      await this.tx.manager.query(
-        `INSERT INTO document_versions (tenant_id, document_id, number, content, content_hash, source)
-         SELECT $1, $2, COALESCE(MAX(number), 0) + 1, $3::jsonb, $4, $5
-           FROM document_versions WHERE tenant_id = $1 AND document_id = $2
-         RETURNING id, number, created_at`,
-        [tenantId, documentId, JSON.stringify(content), hash, source],
-      );
-    const row = inserted[0]!;
-    await this.tx.manager.query(
-      `UPDATE documents SET current_version_id = $3, updated_at = now()
-        WHERE tenant_id = $1 AND id = $2`,
-      [tenantId, documentId, row.id],
-    );
+    const row = await this.repository.insertVersion(tenantId, documentId, {
+      content,
+      hash,
+      source,
+    });
     await this.events.publish(tenantId, 'document.version_created', {
       documentId,
       projectId,
@@ -334,30 +267,6 @@ function versionView(v: DocumentVersion): VersionView {
   };
 }
 
-/** Timestamps as `toISOString()` writes them (UTC, milliseconds), so every route agrees. */
-/**
- * Locks the document row in a statement of its own: a join locked FOR UPDATE that waits for a
- * concurrent version is re-checked against the version row it read before the wait and returns
- * no row, which would answer 404 for a document that exists; a scalar subquery instead would read
- * the new version with the old snapshot and answer a NULL hash. The next statement
- * (documentRef) takes a fresh snapshot and sees the version that committed during the wait.
- */
-const lockRow = (tenantId: number, documentId: number, lock: 'FOR UPDATE' | 'FOR SHARE') =>
-  sql`SELECT 1 FROM documents WHERE tenant_id = ${tenantId} AND id = ${documentId} ${fragment(lock)}`;
-
-const documentRef = (tenantId: number, documentId: number) => sql<DocumentRefRow>`
-  SELECT d.id, d.project_id, v.id AS version_id, v.content_hash AS hash
-    FROM documents d
-    JOIN document_versions v ON v.id = d.current_version_id AND v.tenant_id = d.tenant_id
-   WHERE d.tenant_id = ${tenantId} AND d.id = ${documentId}`;
-
-interface DocumentRefRow {
-  id: number;
-  project_id: number;
-  version_id: number;
-  hash: string;
-}
-
 function documentRefOf(row: DocumentRefRow | undefined): DocumentRef {
   if (!row) throw new NotFoundError('document');
   return {
@@ -367,86 +276,6 @@ function documentRefOf(row: DocumentRefRow | undefined): DocumentRef {
     currentContentHash: row.hash,
   };
 }
-
-/** One entry of the version index, as JSON text, over `alias`. */
-const VERSION_ENTRY = (alias: string): string =>
-  jsonObjectText({
-    versionId: v.integer(`${alias}.id`),
-    number: v.integer(`${alias}.number`),
-    content_hash: v.text(`${alias}.content_hash`),
-    created_at: v.timestamp(`${alias}.created_at`),
-    source: v.text(`${alias}.source`),
-  });
-
-/**
- * The document and the first VERSION_INDEX_LIMIT entries of its index (one more is read, only to
- * tell whether the index goes on), by the (document_id, number) index, as the JSON text of the
- * response without its last member, `versions_next_cursor` (and its closing brace).
- * $1 tenant, $2 document.
- */
-const DOCUMENT_VIEW_SQL = `
-  SELECT left(${jsonObjectText({
-    documentId: v.integer('d.id'),
-    projectId: v.integer('d.project_id'),
-    title: v.text('d.title'),
-    status: v.text('d.status'),
-    current_version_id: v.integer('d.current_version_id'),
-    created_at: v.timestamp('d.created_at'),
-    updated_at: v.timestamp('d.updated_at'),
-    versions: v.raw(`'[' || COALESCE(ix.versions, '') || ']'`),
-  })}, -1) AS doc,
-    ix.last_number, COALESCE(ix.more, false) AS more
-  FROM documents d
-  LEFT JOIN LATERAL (
-    SELECT string_agg(${VERSION_ENTRY('v')}, ',' ORDER BY v.number)
-             FILTER (WHERE v.n <= ${VERSION_INDEX_LIMIT}) AS versions,
-           max(v.number) FILTER (WHERE v.n <= ${VERSION_INDEX_LIMIT}) AS last_number,
-           count(*) > ${VERSION_INDEX_LIMIT} AS more
-      FROM (SELECT v.*, row_number() OVER (ORDER BY v.number) AS n
-              FROM (SELECT id, number, content_hash, created_at, source FROM document_versions
-                     WHERE tenant_id = d.tenant_id AND document_id = d.id
-                     ORDER BY number LIMIT ${VERSION_INDEX_LIMIT + 1}) v) v
-  ) ix ON true
-  WHERE d.tenant_id = $1 AND d.id = $2`;
-
-/** $1 tenant, $2 document, $3 the number after which the page starts, $4 limit. */
-const VERSION_PAGE_SQL = `
-  SELECT EXISTS (SELECT 1 FROM documents WHERE tenant_id = $1 AND id = $2) AS found, page.*
-    FROM (${keysetPageSql({
-      rows: `SELECT v.number AS k, v.id, v.number, v.content_hash, v.created_at, v.source
-               FROM document_versions v
-              WHERE v.tenant_id = $1 AND v.document_id = $2
-                AND ${keysetAfter('v.number', 'ASC', '$3::bigint')}
-              ORDER BY v.number LIMIT $4::int + 1`,
-      item: VERSION_ENTRY('r'),
-      order: 'ASC',
-      limit: '$4::int',
-    })}) page`;
-
-const DOCUMENT_ITEM = jsonObjectText({
-  documentId: v.integer('r.id'),
-  projectId: v.integer('r.project_id'),
-  title: v.text('r.title'),
-  status: v.text('r.status'),
-  current_version_id: v.integer('r.current_version_id'),
-  created_at: v.timestamp('r.created_at'),
-  updated_at: v.timestamp('r.updated_at'),
-});
-
-/**
- * `projectExists`: the projects context's test that $2 is a project of tenant $1.
- * $1 tenant, $2 project, $3 the documentId after which the page starts, $4 limit.
- */
-const documentPageSql = (projectExists: string): string =>
-  childPageSql({
-    parentFound: projectExists,
-    table: 'documents',
-    alias: 'd',
-    parentColumn: 'project_id',
-    columns: `d.id, d.project_id, d.title, d.status, d.current_version_id, d.created_at,
-              d.updated_at`,
-    item: DOCUMENT_ITEM,
-  });
 
 /** The list of a document's versions: its cursors are also the document read's. */
 function versionsList(tenantId: number, documentId: number): ListIdentity {

@@ -1,10 +1,9 @@
 import { Controller, Get } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource } from 'typeorm';
 import { ServiceUnavailableError } from '../../common/http/app-error.js';
 import { AnyQuery } from '../../common/http/known-query.js';
 import { Public } from '../../common/access/public.decorator.js';
+import { HealthRepository } from './health.repository.js';
 
 /** Probes for orchestrators, outside `/api/v1` and outside the API description. */
 @ApiExcludeController()
@@ -13,7 +12,7 @@ import { Public } from '../../common/access/public.decorator.js';
 @AnyQuery()
 @Controller('health')
 export class HealthController {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(private readonly repository: HealthRepository) {}
 
   @Get('live')
   live(): { status: 'ok' } {
@@ -24,7 +23,7 @@ export class HealthController {
   async ready(): Promise<{ status: 'ok'; database: 'up' }> {
     try {
       await Promise.race([
-        this.dataSource.query('SELECT 1'),
+        this.repository.ping(),
         new Promise((_, reject) => setTimeout(() => reject(new Error('timeout')), 2_000).unref()),
       ]);
     } catch {

@@ -1,12 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
-import type { DataSource } from 'typeorm';
-
-interface BacklogRow {
-  due: string;
-  oldest_age_seconds: number | null;
-}
+import { MetricsRepository } from './metrics.repository.js';
 
 /**
  * Prometheus metrics. Delivery and backlog figures are read from the database at scrape time, so
@@ -19,7 +13,7 @@ export class MetricsService {
   private readonly latency: Histogram<'method' | 'route' | 'status'>;
   private readonly firstAttempt: Histogram;
 
-  constructor(@InjectDataSource() private readonly db: DataSource) {
+  constructor(repository: MetricsRepository) {
     collectDefaultMetrics({ register: this.registry });
     this.requests = new Counter({
       name: 'http_requests_total',
@@ -40,17 +34,12 @@ export class MetricsService {
       buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 300],
       registers: [this.registry],
     });
-    const database = this.db;
     new Gauge({
       name: 'webhook_attempts_in_flight',
       help: 'Delivery attempts in flight across all workers (send chains under a live lease: one attempt at a time each)',
       registers: [this.registry],
       async collect() {
-        const [row]: Array<{ n: string }> = await database.query(
-          `SELECT count(*) AS n FROM webhook_deliveries
-            WHERE status = 'sending' AND holds_slot AND lease_expires_at >= now()`,
-        );
-        this.set(Number(row?.n ?? 0));
+        this.set(await repository.attemptsInFlight());
       },
     });
     new Gauge({
@@ -61,13 +50,9 @@ export class MetricsService {
       labelNames: ['state'],
       registers: [this.registry],
       async collect() {
-        const [row]: Array<{ active: string; paused: string }> = await database.query(
-          `SELECT count(*) FILTER (WHERE status = 'active' AND failing_since IS NOT NULL) AS active,
-                  count(*) FILTER (WHERE status = 'paused' AND status_reason = 'failing') AS paused
-             FROM webhooks`,
-        );
-        this.set({ state: 'active' }, Number(row?.active ?? 0));
-        this.set({ state: 'paused' }, Number(row?.paused ?? 0));
+        const failing = await repository.failingWebhooks();
+        this.set({ state: 'active' }, failing.active);
+        this.set({ state: 'paused' }, failing.paused);
       },
     });
     new Gauge({
@@ -76,11 +61,9 @@ export class MetricsService {
       labelNames: ['status'],
       registers: [this.registry],
       async collect() {
-        const rows: Array<{ status: string; n: string }> = await database.query(
-          'SELECT status, count(*) AS n FROM webhook_deliveries GROUP BY status',
-        );
+        const rows = await repository.deliveriesByStatus();
         this.reset();
-        for (const r of rows) this.set({ status: r.status }, Number(r.n));
+        for (const r of rows) this.set({ status: r.status }, r.n);
       },
     });
     const oldest = new Gauge({
@@ -95,11 +78,7 @@ export class MetricsService {
       // one query feeds both gauges; the backlog is registered after its companion, so it
       // is collected first when the registry is scraped
       async collect() {
-        const [row]: BacklogRow[] = await database.query(`
-          SELECT count(*) AS due,
-                 extract(epoch FROM now() - min(d.next_attempt_at))::float8 AS oldest_age_seconds
-          FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id AND w.status = 'active'
-          WHERE d.status IN ('queued', 'retry') AND d.next_attempt_at <= now()`);
+        const row = await repository.backlog();
         this.set(Number(row?.due ?? 0));
         oldest.set(Math.max(0, row?.oldest_age_seconds ?? 0));
       },

@@ -4,11 +4,12 @@ import { ProjectFile } from './entities/project-file.entity.js';
 import { Project } from './entities/project.entity.js';
 import { ProjectsController } from './projects.controller.js';
 import { ProjectsService } from './projects.service.js';
+import { ProjectsRepository } from './projects.repository.js';
 
 @Module({
   imports: [TypeOrmModule.forFeature([Project, ProjectFile])],
   controllers: [ProjectsController],
-  providers: [ProjectsService],
+  providers: [ProjectsService, ProjectsRepository],
   exports: [ProjectsService],
 })
 export class ProjectsModule {}

@@ -1,0 +1,255 @@
+import { Injectable } from '@nestjs/common';
+import { jsonObjectText, jsonValue as v } from '../../common/database/sql-json.js';
+import { fragment, type Sql, sql, type Statement } from '../../common/database/statement.js';
+import { TenantTransactions } from '../../common/database/tenant-transactions.js';
+import {
+  afterKey,
+  childPage,
+  type KeysetPageRow,
+  keysetPage,
+} from '../../common/pagination/keyset-page.js';
+import {
+  type DocumentSummary,
+  VERSION_INDEX_LIMIT,
+  type VersionIndexEntry,
+} from './document-views.js';
+import { DocumentVersion, type VersionSource } from './entities/document-version.entity.js';
+import { DocumentEntity } from './entities/document.entity.js';
+
+/** A document with its current version, as `documentRef` reads it. */
+export interface DocumentRefRow {
+  id: number;
+  project_id: number;
+  version_id: number;
+  hash: string;
+}
+
+/** What `documentView` answers. */
+export interface DocumentViewRow {
+  /** The JSON text of the document up to its last member, `versions_next_cursor`. */
+  doc: string;
+  last_number: number | null;
+  more: boolean;
+}
+
+/** A page of a document's version index, and whether the document is the tenant's. */
+export type VersionPageRow = KeysetPageRow<VersionIndexEntry> & { found: boolean };
+
+/** A page of a project's documents, and whether the project is the tenant's. */
+export type DocumentPageRow = KeysetPageRow<DocumentSummary> & { found: boolean };
+
+/** A version as its insert returns it. */
+export interface InsertedVersionRow {
+  id: number;
+  number: number;
+  created_at: Date;
+}
+
+/** The page to read: the key after which it starts, and its size. */
+export interface PageAfter {
+  after: number;
+  limit: number;
+}
+
+/** The only place of the documents context that holds SQL or calls TypeORM. */
+@Injectable()
+export class DocumentsRepository {
+  constructor(private readonly tx: TenantTransactions) {}
+
+  /**
+   * Locks the document row in a statement of its own: a join locked FOR UPDATE that waits for a
+   * concurrent version is re-checked against the version row it read before the wait and returns
+   * no row, which would answer 404 for a document that exists; a scalar subquery instead would
+   * read the new version with the old snapshot and answer a NULL hash. The next statement
+   * (`documentRef`) takes a fresh snapshot and sees the version that committed during the wait.
+   * One row when the document is the tenant's.
+   */
+  lockRow(tenantId: number, documentId: number, lock: 'FOR UPDATE' | 'FOR SHARE'): Statement {
+    return sql`SELECT 1 FROM documents WHERE tenant_id = ${tenantId} AND id = ${documentId} ${fragment(lock)}`;
+  }
+
+  /** The document and its current version; no row for an unknown or foreign document. */
+  documentRef(tenantId: number, documentId: number): Statement<DocumentRefRow> {
+    return sql<DocumentRefRow>`
+  SELECT d.id, d.project_id, v.id AS version_id, v.content_hash AS hash
+    FROM documents d
+    JOIN document_versions v ON v.id = d.current_version_id AND v.tenant_id = d.tenant_id
+   WHERE d.tenant_id = ${tenantId} AND d.id = ${documentId}`;
+  }
+
+  /** Inside a tenant transaction: `lockRow` FOR UPDATE; false for an unknown or foreign document. */
+  async lockForUpdate(tenantId: number, documentId: number): Promise<boolean> {
+    const locked = await this.tx.query(this.lockRow(tenantId, documentId, 'FOR UPDATE'));
+    return locked.length > 0;
+  }
+
+  /** Inside a tenant transaction: `documentRef`'s row. */
+  async findRef(tenantId: number, documentId: number): Promise<DocumentRefRow | undefined> {
+    const rows = await this.tx.query(this.documentRef(tenantId, documentId));
+    return rows[0];
+  }
+
+  /** A boolean SQL expression: the document is the tenant's (for another context's statement). */
+  documentExists(tenantId: number, documentId: number): Sql {
+    return sql`EXISTS (SELECT 1 FROM documents WHERE tenant_id = ${tenantId} AND id = ${documentId})`;
+  }
+
+  /** TRANSITIONAL (until revisions use `documentExists`): it as text over two placeholders. */
+  documentExistsText(tenant: string, document: string): string {
+    return `EXISTS (SELECT 1 FROM documents WHERE tenant_id = ${tenant} AND id = ${document})`;
+  }
+
+  /** Inside a tenant transaction: one version of a document, or null. */
+  findVersion(
+    tenantId: number,
+    documentId: number,
+    versionId: number,
+  ): Promise<DocumentVersion | null> {
+    return this.tx.repo(DocumentVersion).findOneBy({ tenantId, documentId, id: versionId });
+  }
+
+  /** Inside a tenant transaction: a new active document without a version yet. */
+  insertDocument(tenantId: number, projectId: number, title: string): Promise<DocumentEntity> {
+    return this.tx
+      .repo(DocumentEntity)
+      .save({ tenantId, projectId, title, status: 'active' as const, currentVersionId: null });
+  }
+
+  /**
+   * Inside a tenant transaction, the document row locked (or just created): its next version,
+   * numbered after the last, made the document's current one.
+   */
+  async insertVersion(
+    tenantId: number,
+    documentId: number,
+    version: { content: Record<string, unknown>; hash: string; source: VersionSource },
+  ): Promise<InsertedVersionRow> {
+    const { content, hash, source } = version;
+    const [inserted] = await this.tx.query(sql<InsertedVersionRow>`
+      INSERT INTO document_versions (tenant_id, document_id, number, content, content_hash, source)
+         SELECT ${tenantId}, ${documentId}, COALESCE(MAX(number), 0) + 1, ${JSON.stringify(content)}::jsonb, ${hash}, ${source}
+           FROM document_versions WHERE tenant_id = ${tenantId} AND document_id = ${documentId}
+         RETURNING id, number, created_at`);
+    const row = inserted!;
+    await this.tx.query(sql`
+      UPDATE documents SET current_version_id = ${row.id}, updated_at = now()
+        WHERE tenant_id = ${tenantId} AND id = ${documentId}`);
+    return row;
+  }
+
+  /**
+   * The document and the first VERSION_INDEX_LIMIT entries of its index, as the JSON text of the
+   * response without its last member (`DOCUMENT_VIEW`), read in one round trip.
+   */
+  async documentView(tenantId: number, documentId: number): Promise<DocumentViewRow | undefined> {
+    const rows = await this.tx.readOnce(
+      tenantId,
+      sql<DocumentViewRow>`${DOCUMENT_VIEW}
+  WHERE d.tenant_id = ${tenantId} AND d.id = ${documentId}`,
+    );
+    return rows[0];
+  }
+
+  /** A page of a document's version index, ascending by number, in one round trip. */
+  async versionPage(
+    tenantId: number,
+    documentId: number,
+    page: PageAfter,
+  ): Promise<VersionPageRow | undefined> {
+    const { after, limit } = page;
+    const rows = await this.tx.readOnce(
+      tenantId,
+      sql<VersionPageRow>`
+  SELECT ${this.documentExists(tenantId, documentId)} AS found, page.*
+    FROM (${keysetPage({
+      rows: sql`SELECT v.number AS k, v.id, v.number, v.content_hash, v.created_at, v.source
+               FROM document_versions v
+              WHERE v.tenant_id = ${tenantId} AND v.document_id = ${documentId}
+                AND ${afterKey('v.number', 'ASC', after)}
+              ORDER BY v.number LIMIT ${limit}::int + 1`,
+      item: VERSION_ENTRY('r'),
+      order: 'ASC',
+      limit,
+    })}) page`,
+    );
+    return rows[0];
+  }
+
+  /**
+   * A page of a project's documents, ascending by id, and whether the project is the tenant's
+   * (`projectExists`, the projects context's test), in one statement read in one round trip.
+   */
+  async projectDocumentPage(
+    projectExists: Sql,
+    tenantId: number,
+    projectId: number,
+    page: PageAfter,
+  ): Promise<DocumentPageRow | undefined> {
+    const rows = await this.tx.readOnce(
+      tenantId,
+      sql<DocumentPageRow>`${childPage({
+        parentFound: projectExists,
+        table: 'documents',
+        alias: 'd',
+        parentColumn: 'project_id',
+        columns: `d.id, d.project_id, d.title, d.status, d.current_version_id, d.created_at,
+              d.updated_at`,
+        item: DOCUMENT_ITEM,
+        tenantId,
+        parentId: projectId,
+        ...page,
+      })}`,
+    );
+    return rows[0];
+  }
+}
+
+/** One entry of the version index, as JSON text, over `alias`. */
+const VERSION_ENTRY = (alias: string): string =>
+  jsonObjectText({
+    versionId: v.integer(`${alias}.id`),
+    number: v.integer(`${alias}.number`),
+    content_hash: v.text(`${alias}.content_hash`),
+    created_at: v.timestamp(`${alias}.created_at`),
+    source: v.text(`${alias}.source`),
+  });
+
+/**
+ * The document and the first VERSION_INDEX_LIMIT entries of its index (one more is read, only to
+ * tell whether the index goes on), by the (document_id, number) index, as the JSON text of the
+ * response without its last member, `versions_next_cursor` (and its closing brace); the caller
+ * adds which document (`WHERE`). Built from constants only.
+ */
+const DOCUMENT_VIEW = fragment(`
+  SELECT left(${jsonObjectText({
+    documentId: v.integer('d.id'),
+    projectId: v.integer('d.project_id'),
+    title: v.text('d.title'),
+    status: v.text('d.status'),
+    current_version_id: v.integer('d.current_version_id'),
+    created_at: v.timestamp('d.created_at'),
+    updated_at: v.timestamp('d.updated_at'),
+    versions: v.raw(`'[' || COALESCE(ix.versions, '') || ']'`),
+  })}, -1) AS doc,
+    ix.last_number, COALESCE(ix.more, false) AS more
+  FROM documents d
+  LEFT JOIN LATERAL (
+    SELECT string_agg(${VERSION_ENTRY('v')}, ',' ORDER BY v.number)
+             FILTER (WHERE v.n <= ${VERSION_INDEX_LIMIT}) AS versions,
+           max(v.number) FILTER (WHERE v.n <= ${VERSION_INDEX_LIMIT}) AS last_number,
+           count(*) > ${VERSION_INDEX_LIMIT} AS more
+      FROM (SELECT v.*, row_number() OVER (ORDER BY v.number) AS n
+              FROM (SELECT id, number, content_hash, created_at, source FROM document_versions
+                     WHERE tenant_id = d.tenant_id AND document_id = d.id
+                     ORDER BY number LIMIT ${VERSION_INDEX_LIMIT + 1}) v) v
+  ) ix ON true`);
+
+const DOCUMENT_ITEM = jsonObjectText({
+  documentId: v.integer('r.id'),
+  projectId: v.integer('r.project_id'),
+  title: v.text('r.title'),
+  status: v.text('r.status'),
+  current_version_id: v.integer('r.current_version_id'),
+  created_at: v.timestamp('r.created_at'),
+  updated_at: v.timestamp('r.updated_at'),
+});

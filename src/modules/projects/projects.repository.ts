@@ -1,0 +1,138 @@
+import { Injectable } from '@nestjs/common';
+import { jsonObjectText, jsonValue as v } from '../../common/database/sql-json.js';
+import { type Sql, sql } from '../../common/database/statement.js';
+import { TenantTransactions } from '../../common/database/tenant-transactions.js';
+import {
+  afterKey,
+  childPage,
+  type KeysetPageRow,
+  keysetPage,
+} from '../../common/pagination/keyset-page.js';
+import { ProjectFile } from './entities/project-file.entity.js';
+import { Project } from './entities/project.entity.js';
+import type { NewProjectFile, ProjectFileView, ProjectView } from './projects.service.js';
+
+/** What the project page statement answers: the page, and the tenant's total (bigint text). */
+export type ProjectPageRow = KeysetPageRow<ProjectView> & { total: string };
+
+/** What the file page statement answers: the page, and whether the project is the tenant's. */
+export type FilePageRow = KeysetPageRow<ProjectFileView> & { found: boolean };
+
+const PROJECT_ITEM = jsonObjectText({
+  projectId: v.integer('r.id'),
+  name: v.text('r.name'),
+  description: v.text('r.description'),
+  status: v.text('r.status'),
+  created_at: v.timestamp('r.created_at'),
+  updated_at: v.timestamp('r.updated_at'),
+});
+
+const FILE_ITEM = jsonObjectText({
+  fileId: v.integer('r.id'),
+  name: v.text('r.name'),
+  media_type: v.text('r.media_type'),
+  size_bytes: v.integer('r.size_bytes'),
+  sha256: v.text('r.sha256'),
+  created_at: v.timestamp('r.created_at'),
+  updated_at: v.timestamp('r.updated_at'),
+});
+
+/** The only place of the projects context that holds SQL or calls TypeORM. */
+@Injectable()
+export class ProjectsRepository {
+  constructor(private readonly tx: TenantTransactions) {}
+
+  /** Inside a tenant transaction: a new active project. */
+  insertProject(tenantId: number, name: string, description: string): Promise<Project> {
+    return this.tx.repo(Project).save({ tenantId, name, description, status: 'active' as const });
+  }
+
+  /** Inside a tenant transaction: a new file's metadata. */
+  insertFile(tenantId: number, projectId: number, input: NewProjectFile): Promise<ProjectFile> {
+    return this.tx.repo(ProjectFile).save({
+      tenantId,
+      projectId,
+      name: input.name,
+      mediaType: input.media_type,
+      sizeBytes: input.size_bytes,
+      sha256: input.sha256 ?? null,
+      storageLocation: input.storage_location,
+    });
+  }
+
+  /** Inside a tenant transaction: the project, or null when unknown or of another tenant. */
+  findProject(tenantId: number, projectId: number): Promise<Project | null> {
+    return this.tx.repo(Project).findOneBy({ tenantId, id: projectId });
+  }
+
+  /** Inside a system transaction (owner role, across tenants): the tenant of a project. */
+  async tenantOfProject(projectId: number): Promise<number | undefined> {
+    const row = await this.tx
+      .repo(Project)
+      .findOne({ where: { id: projectId }, select: { id: true, tenantId: true } });
+    return row?.tenantId;
+  }
+
+  /**
+   * A page of projects and the tenant's total in one statement (one snapshot), JSON built there,
+   * read in one round trip. The page's ids come from the index alone (an index-only scan, also
+   * through a deep offset); only the page's own rows are read from the table. The total is the
+   * sum of the tenant's `project_counts` rows (migration 1764002400000), kept by triggers in the
+   * same transaction as every insert and delete: its cost does not grow with the tenant.
+   */
+  async projectPage(
+    tenantId: number,
+    page: { limit: number; after: number; offset: number },
+  ): Promise<ProjectPageRow | undefined> {
+    const { limit, after, offset } = page;
+    const rows = await this.tx.readOnce(
+      tenantId,
+      sql<ProjectPageRow>`
+  SELECT page.data, page.last_key, page.more,
+         (SELECT COALESCE(sum(c.total), 0) FROM project_counts c WHERE c.tenant_id = ${tenantId}) AS total
+    FROM (${keysetPage({
+      rows: sql`SELECT p.*, p.id AS k
+               FROM (SELECT id FROM projects
+                      WHERE tenant_id = ${tenantId} AND ${afterKey('id', 'ASC', after)}
+                      ORDER BY id LIMIT ${limit}::int + 1 OFFSET ${offset}::int) ids
+               JOIN projects p ON p.id = ids.id
+              WHERE p.tenant_id = ${tenantId}`,
+      item: PROJECT_ITEM,
+      order: 'ASC',
+      limit,
+    })}) page`,
+    );
+    return rows[0];
+  }
+
+  /**
+   * A page of a project's file metadata, and whether the project is the tenant's, in one
+   * statement read in one round trip. The storage location is never selected.
+   */
+  async filePage(
+    tenantId: number,
+    projectId: number,
+    page: { limit: number; after: number },
+  ): Promise<FilePageRow | undefined> {
+    const rows = await this.tx.readOnce(
+      tenantId,
+      sql<FilePageRow>`${childPage({
+        parentFound: this.projectExists(tenantId, projectId),
+        table: 'project_files',
+        alias: 'f',
+        parentColumn: 'project_id',
+        columns: 'f.id, f.name, f.media_type, f.size_bytes, f.sha256, f.created_at, f.updated_at',
+        item: FILE_ITEM,
+        tenantId,
+        parentId: projectId,
+        ...page,
+      })}`,
+    );
+    return rows[0];
+  }
+
+  /** A boolean SQL expression: the project is the tenant's (for another context's statement). */
+  projectExists(tenantId: number, projectId: number): Sql {
+    return sql`EXISTS (SELECT 1 FROM projects WHERE tenant_id = ${tenantId} AND id = ${projectId})`;
+  }
+}
