@@ -2,7 +2,6 @@ import { Global, Injectable, Logger, Module, type OnApplicationBootstrap } from 
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AppConfig } from '../config/app-config.js';
 import { dataSourceOptions } from './data-source-options.js';
-import { CredentialCache } from './credential-cache.js';
 import { TenantTransactions } from './tenant-transactions.js';
 import { listenUrl, NO_LISTEN_NOTICE } from './listen-connection.js';
 
@@ -35,7 +34,7 @@ export class ListenNotice implements OnApplicationBootstrap {
       }),
     }),
   ],
-  providers: [TenantTransactions, CredentialCache, ListenNotice],
-  exports: [TenantTransactions, CredentialCache],
+  providers: [TenantTransactions, ListenNotice],
+  exports: [TenantTransactions],
 })
 export class DatabaseModule {}

@@ -2,11 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import getRawBody from 'raw-body';
 import { BigBodySlots, isBigBody } from './big-body-slots.js';
 import { BodyError, bodyKindOf, decodeBody } from './body-decoding.js';
-import { TOKEN_ROUTE } from './oauth-error.js';
-import type { BodyAdmission, HttpRequest } from './platform/http-platform.js';
-
-/** Bodies of the token endpoint are a few hundred bytes; more is refused before decoding. */
-export const TOKEN_BODY_LIMIT = 16 * 1024;
+import type { BodyAdmission, BodyTerms, HttpRequest } from './platform/http-platform.js';
 
 export interface BodyReading {
   /** The request as the handler sees it (Express's or Fastify's). */
@@ -55,17 +51,17 @@ export async function readRequestBody(reading: BodyReading): Promise<unknown> {
   const kind = bodyKindOf(raw.headers['content-type']);
   // an empty JSON or form body reads as {}, with nothing to read
   if (!carriesBody(raw)) return kind ? {} : undefined;
-  if (route === undefined || !(await admitted(reading, route))) {
+  const terms = route === undefined ? null : await admitted(reading, route);
+  if (!terms) {
     reading.closeAfterResponse();
     return undefined;
   }
-  const isToken = route === TOKEN_ROUTE;
-  if (kind === undefined || (kind === 'form' && !isToken)) {
+  if (kind === undefined || (kind === 'form' && !terms.forms)) {
     reading.closeAfterResponse();
     defer(reading.request, new BodyError('media.unsupported', 'unsupported media type'));
     return undefined;
   }
-  const limit = isToken ? Math.min(TOKEN_BODY_LIMIT, reading.limit) : reading.limit;
+  const limit = Math.min(terms.limit ?? reading.limit, reading.limit);
   try {
     const bytes = await getRawBody(raw, { length: raw.headers['content-length'], limit });
     // held until the response: decoding, parsing and handling a big body
@@ -82,7 +78,7 @@ export async function readRequestBody(reading: BodyReading): Promise<unknown> {
 }
 
 /** The admission's answer; when it fails (the database is down), the unread body closes too. */
-async function admitted(reading: BodyReading, route: string): Promise<boolean> {
+async function admitted(reading: BodyReading, route: string): Promise<BodyTerms | null> {
   try {
     return await reading.admits(reading.request, route);
   } catch (err) {

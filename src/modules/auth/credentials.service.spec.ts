@@ -10,6 +10,7 @@ jest.unstable_mockModule('../../common/crypto/tokens.js', () => ({
   digestsEqual,
 }));
 const { CredentialsService } = await import('./credentials.service.js');
+const { AuthRepository } = await import('./auth.repository.js');
 const { mintToken } = actual;
 
 interface Row {
@@ -69,7 +70,8 @@ describe('CredentialsService.verifyClient does the same work whether the client 
         return found?.enabled ? [found] : [];
       },
     };
-    service = new CredentialsService(db as never, new MemoCache() as never);
+    const repository = new AuthRepository(db as never, undefined as never);
+    service = new CredentialsService(repository, new MemoCache() as never);
     digest.mockClear();
     digestsEqual.mockClear();
   });
