@@ -23,6 +23,8 @@ import {
   rollback,
 } from './transaction-connection.js';
 
+export type { OpeningCheck };
+
 const isTenantId = (tenantId: number): boolean => Number.isSafeInteger(tenantId) && tenantId >= 1;
 const invalidTenant = (): Error => new Error('tenant transaction without a valid tenant id');
 

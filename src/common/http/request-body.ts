@@ -35,8 +35,8 @@ export function carriesBody(req: IncomingMessage): boolean {
 
 /**
  * Reads and decodes a request's body, in the order CONTRACT.md §10 gives: no byte is read for a
- * request without a valid credential (every route but the token endpoint's), nor for one that
- * matched no route; the media type is checked from the headers alone; then the bytes are read
+ * request the admission refuses (one without a valid credential, unless its route authenticates
+ * from its body), nor for one that matched no route; the media type is checked from the headers alone; then the bytes are read
  * up to `limit`. The body is returned (undefined when none was read); what the body gets wrong is
  * kept for `takeDeferredBodyError`, which runs after the guards, so that a wrong body with a
  * token lacking the scope is still a 403 (§2 order).

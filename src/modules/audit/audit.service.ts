@@ -1,7 +1,7 @@
 import { Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 import { TenantTransactions } from '../../common/database/tenant-transactions.js';
 import { outsideRequests } from '../../common/logging/background.js';
-import { AuditRepository, type AuditOutcome } from './audit.repository.js';
+import { type AuditOutcome, AuditRepository, type AuditRow } from './audit.repository.js';
 
 export type { AuditOutcome };
 
@@ -17,18 +17,8 @@ export interface AuditEntry {
   requestId?: string | null;
 }
 
-export interface AuditRecord {
-  id: number;
-  tenant_id: number | null;
-  credential: string | null;
-  action: string;
-  target: string | null;
-  outcome: AuditOutcome;
-  detail: string | null;
-  ip: string | null;
-  request_id: string | null;
-  created_at: string;
-}
+/** An audit line as the CLI lists it. */
+export type AuditRecord = Omit<AuditRow, 'id' | 'created_at'> & { id: number; created_at: string };
 
 /** Entries wait at most this long to be written together with their neighbours. */
 const FLUSH_AFTER_MS = 20;

@@ -1,9 +1,11 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { CREDENTIAL_GENERATION } from '../../../migrations/1764000300000-credential-change-notify.js';
-import type { OpeningCheck } from '../../common/database/opening-round-trip.js';
 import { fragment } from '../../common/database/statement.js';
-import { TenantTransactions } from '../../common/database/tenant-transactions.js';
+import {
+  type OpeningCheck,
+  TenantTransactions,
+} from '../../common/database/tenant-transactions.js';
 import { TenancyService } from '../tenancy/tenancy.service.js';
 import { CredentialCache } from './credential-cache.js';
 

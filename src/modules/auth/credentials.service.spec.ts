@@ -1,4 +1,5 @@
 import { beforeEach, describe, expect, it, jest } from '@jest/globals';
+import type { ClientRow } from './auth.repository.js';
 
 // the digest functions are wrapped so the spec sees every secret check the service makes
 const actual = await import('../../common/crypto/tokens.js');
@@ -13,15 +14,7 @@ const { CredentialsService } = await import('./credentials.service.js');
 const { AuthRepository } = await import('./auth.repository.js');
 const { mintToken } = actual;
 
-interface Row {
-  id: number;
-  tenant_id: number;
-  secret_digest: Buffer;
-  scopes: string[];
-  allowed_ips: string[];
-  generation: string;
-  enabled: boolean;
-}
+type Row = ClientRow & { enabled: boolean };
 
 /** A cache that keeps every non-null answer, as CredentialCache does while it listens. */
 class MemoCache {
