@@ -5,6 +5,8 @@ import { EntitlementOverride } from './entities/entitlement-override.entity.js';
 import { Tenant } from './entities/tenant.entity.js';
 import type { Entitlement, Plan } from './entitlements.js';
 
+export type TenantRow = Pick<Tenant, 'id' | 'name' | 'plan'>;
+
 /** One override to apply: `granted: null` removes it (back to the plan). */
 export interface OverrideChange {
   entitlement: Entitlement;
@@ -27,7 +29,7 @@ export class TenancyRepository {
     return Boolean(result.affected);
   }
 
-  findTenant(tenantId: number): Promise<Tenant | null> {
+  findTenant(tenantId: number): Promise<TenantRow | null> {
     return this.db.getRepository(Tenant).findOneBy({ id: tenantId });
   }
 

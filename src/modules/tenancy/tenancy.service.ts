@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { NotFoundError } from '../../common/http/app-error.js';
-import type { Tenant } from './entities/tenant.entity.js';
 import { type Entitlement, effectiveEntitlements, type Plan } from './entitlements.js';
-import { type OverrideChange, TenancyRepository } from './tenancy.repository.js';
+import { type OverrideChange, TenancyRepository, type TenantRow } from './tenancy.repository.js';
 
 export interface TenantView {
   tenant_id: number;
@@ -68,7 +67,7 @@ export class TenancyService {
     for (const listener of this.changeListeners) listener();
   }
 
-  private async requireTenant(tenantId: number): Promise<Tenant> {
+  private async requireTenant(tenantId: number): Promise<TenantRow> {
     const tenant = await this.repository.findTenant(tenantId);
     if (!tenant) throw new NotFoundError('tenant');
     return tenant;
