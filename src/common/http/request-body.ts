@@ -36,10 +36,11 @@ export function carriesBody(req: IncomingMessage): boolean {
 /**
  * Reads and decodes a request's body, in the order CONTRACT.md §10 gives: no byte is read for a
  * request the admission refuses (one without a valid credential, unless its route authenticates
- * from its body), nor for one that matched no route; the media type is checked from the headers alone; then the bytes are read
- * up to `limit`. The body is returned (undefined when none was read); what the body gets wrong is
- * kept for `takeDeferredBodyError`, which runs after the guards, so that a wrong body with a
- * token lacking the scope is still a 403 (§2 order).
+ * from its body), nor for one that matched no route; the media type is checked from the headers
+ * alone (forms only where the admission's terms take them); then the bytes are read up to
+ * `limit` (or the route's own, lower one). The body is returned (undefined when none was read);
+ * what the body gets wrong is kept for `takeDeferredBodyError`, which runs after the guards, so
+ * that a wrong body with a token lacking the scope is still a 403 (§2 order).
  */
 export async function readRequestBody(reading: BodyReading): Promise<unknown> {
   const { raw, route } = reading;

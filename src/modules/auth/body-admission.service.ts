@@ -5,7 +5,7 @@ import { CredentialsService } from './credentials.service.js';
 import { ipAllowed } from './ip-allowlist.js';
 import { TOKEN_BODY_LIMIT, TOKEN_ROUTE } from './token-route.js';
 
-/** The token endpoint's body: read before authentication (it authenticates from it), as a form too. */
+/** The token endpoint's: read before authentication (it authenticates from it), forms too. */
 const TOKEN_BODY: BodyTerms = { forms: true, limit: TOKEN_BODY_LIMIT };
 /** Any other route's, once its sender is admitted: JSON. */
 const API_BODY: BodyTerms = { forms: false };
