@@ -19,6 +19,8 @@ const MODULE_PUBLIC_FILES = [
   // providers their modules export for the retention sweeper (services in all but file name)
   'src/modules/auth/token-retention.ts',
   'src/modules/webhooks/delivery-retention.ts',
+  // the token endpoint's path: the rate limiter counts token requests by route
+  'src/modules/auth/token-route.ts',
 ];
 
 /**

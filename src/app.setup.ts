@@ -3,7 +3,6 @@ import { NestFactory, Reflector } from '@nestjs/core';
 import { Logger } from 'nestjs-pino';
 import { AppModule, type AppModuleOptions } from './app.module.js';
 import type { AppConfig } from './common/config/app-config.js';
-import { openCredentialScope } from './common/database/credential-freshness.js';
 import { DeferredBodyErrorInterceptor } from './common/http/deferred-body-error.interceptor.js';
 import { createHttpPlatform } from './common/http/platform/create-http-platform.js';
 import type { HttpPlatform } from './common/http/platform/http-platform.js';
@@ -12,6 +11,8 @@ import { BodylessRouteInterceptor } from './common/http/bodyless-route.js';
 import { KnownQueryInterceptor } from './common/http/known-query.js';
 import { createValidationPipe } from './common/http/validation.js';
 import { BodyAdmissionService } from './modules/auth/body-admission.service.js';
+import { openCredentialScope } from './modules/auth/credential-freshness.js';
+import { TOKEN_ROUTE } from './modules/auth/token-route.js';
 import { MetricsService } from './modules/metrics/metrics.service.js';
 import { routeLabel } from './modules/metrics/route-label.js';
 import { API_PREFIX, buildOpenApiDocument, setupSwagger } from './openapi.js';
@@ -70,6 +71,6 @@ function configureApp(app: INestApplication, platform: HttpPlatform): void {
   app.useGlobalPipes(createValidationPipe());
   app.useGlobalInterceptors(new KnownQueryInterceptor(app.get(Reflector)));
   app.useGlobalInterceptors(new BodylessRouteInterceptor());
-  app.useGlobalFilters(new ProblemFilter(platform));
+  app.useGlobalFilters(new ProblemFilter(platform, new Set([TOKEN_ROUTE])));
   setupSwagger(app, buildOpenApiDocument(app));
 }

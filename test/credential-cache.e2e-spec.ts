@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import pg from 'pg';
 import { digest } from '../src/common/crypto/tokens.js';
-import { CredentialCache } from '../src/common/database/credential-cache.js';
+import { CredentialCache } from '../src/modules/auth/credential-cache.js';
 import { startTestApp, type TestApp } from './support/app.js';
 import { createCaller, createClient, createTenant, issueToken } from './support/factories.js';
 import { createLockableDocument } from './support/lock-factories.js';
@@ -9,7 +9,7 @@ import { call } from './support/http.js';
 import { runCli } from './support/cli.js';
 
 /**
- * The in-memory credential cache (src/common/database/credential-cache.ts): what it saves, and that
+ * The in-memory credential cache (src/modules/auth/credential-cache.ts): what it saves, and that
  * it never answers with a credential the database no longer vouches for — a change made by any
  * connection empties it through `NOTIFY credentials_changed`, and it is bypassed whenever that
  * notification channel is down.

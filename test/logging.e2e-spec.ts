@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Logger } from '@nestjs/common';
 import pg from 'pg';
-import { CredentialCache } from '../src/common/database/credential-cache.js';
+import { CredentialCache } from '../src/modules/auth/credential-cache.js';
 import { startTestApp, type TestApp } from './support/app.js';
 import { createCaller, createClient, createTenant } from './support/factories.js';
 import { call } from './support/http.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { DataSource } from 'typeorm';
-import { CredentialCache } from '../src/common/database/credential-cache.js';
+import { CredentialCache } from '../src/modules/auth/credential-cache.js';
 import { NO_LISTEN_NOTICE } from '../src/common/database/listen-connection.js';
 import { TenantTransactions } from '../src/common/database/tenant-transactions.js';
 import { startTestApp, type TestApp } from './support/app.js';

@@ -10,7 +10,6 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import type { DataSourceOptions } from 'typeorm';
 import { AppConfig } from '../config/app-config.js';
 import { dataSourceOptions } from './data-source-options.js';
-import { CredentialCache } from './credential-cache.js';
 import { TenantTransactions } from './tenant-transactions.js';
 import { listenUrl, NO_LISTEN_NOTICE } from './listen-connection.js';
 
@@ -58,8 +57,8 @@ export class DatabaseModule {
           }),
         }),
       ],
-      providers: [TenantTransactions, CredentialCache, ListenNotice],
-      exports: [TenantTransactions, CredentialCache],
+      providers: [TenantTransactions, ListenNotice],
+      exports: [TenantTransactions],
     });
   }
 }

@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import type { Client as PgFullClient, ClientBase as PgClient, QueryConfig, QueryResult } from 'pg';
+import type { ClientBase as PgClient, QueryConfig } from 'pg';
 import type {
   DataSource,
   EntityManager,
@@ -10,60 +10,26 @@ import type {
   QueryRunner,
   Repository,
 } from 'typeorm';
-import { APP_ROLE, CREDENTIAL_GENERATION } from './schema-constants.js';
 import { AppConfig } from '../config/app-config.js';
-import { verifiedCredential } from './credential-freshness.js';
+import { type OpeningCheck, OpeningRoundTrip, type Rows } from './opening-round-trip.js';
+import { driverStatementName } from './prepared-statements.js';
 import { timeoutStatements } from './statement-timeouts.js';
+import type { Batch, Sql, Statement } from './statement.js';
 import {
-  type CompiledCalls,
-  driverStatementName,
-  PreparedStatements,
-} from './prepared-statements.js';
-import { type Batch, fragment, inlined, type Sql, sql, type Statement } from './statement.js';
+  committed,
+  pipelines,
+  pooledConnection,
+  type PooledConnection,
+  rollback,
+} from './transaction-connection.js';
 
-/**
- * What each pooled connection has prepared, kept per connection object, so shared by every
- * instance that may ever use the same pool (two would otherwise PREPARE the same name twice).
- */
-const PREPARED = new PreparedStatements();
+export type { OpeningCheck };
 
 const isTenantId = (tenantId: number): boolean => Number.isSafeInteger(tenantId) && tenantId >= 1;
 const invalidTenant = (): Error => new Error('tenant transaction without a valid tenant id');
 
-/** Re-verifications one request may need before its transaction settles (changes in a burst). */
-const MAX_REVERIFY = 3;
-
-/**
- * Pins the tenant; answers one row with the current credential generation. Sent (prepared) right
- * after `START TRANSACTION; SET LOCAL ROLE …` in the round trip that opens a tenant transaction.
- */
-const pinTenant = (tenantId: number): Sql =>
-  sql`SELECT set_config('app.tenant_id', ${tenantId}::text, true), ${fragment(CREDENTIAL_GENERATION)} AS generation`;
-
-/**
- * True when the request's credential was verified before the newest committed credential change:
- * it must be verified again before this transaction may touch data.
- */
-function isStale(generation: unknown): boolean {
-  const verified = verifiedCredential();
-  return (
-    verified !== undefined && generation !== undefined && Number(generation) > verified.generation
-  );
-}
-
-/** Verifies the request's credential again; throws the guard's 401/403 if it no longer passes. */
-async function reverify(generation: unknown): Promise<void> {
-  const verified = verifiedCredential();
-  if (!verified) return;
-  // never go backwards: a look-up cannot answer an older generation than the one just read
-  verified.generation = Math.max(await verified.reverify(), Number(generation));
-}
-
-interface PgResult {
-  rows: Array<Record<string, unknown>>;
-}
-
-type Rows = Array<Record<string, unknown>>;
+/** Times one transaction may be reopened because an opening check found it stale (bursts). */
+const MAX_REOPEN = 3;
 
 interface TransactionScope {
   /** TypeORM's manager bound to the transaction, created on first use. */
@@ -93,15 +59,13 @@ interface TransactionScope {
  * (`PreparedStatements`), and `query` sends named ones: PostgreSQL parses and plans each hot
  * statement once per connection instead of once per request.
  *
- * That same round trip reads `credential_generation`: if the request's credential was verified
- * before a credential change that has committed since (possible only in the milliseconds before
- * the change's notification reaches this process's cache), the transaction is rolled back before
- * any work, the credential is verified again from the database, and the transaction reopened.
+ * Modules may add checks to that same round trip (`registerOpeningCheck`; auth's: the credential
+ * was verified before a credential change that has committed since): a stale opening is rolled
+ * back before any work, refreshed, and the transaction reopened.
  */
 @Injectable()
 export class TenantTransactions {
   private readonly scope = new AsyncLocalStorage<TransactionScope>();
-  private readonly prepared = PREPARED;
   /**
    * False behind a transaction pooler: consecutive transactions of one pooled connection may run
    * on different server connections, so nothing is prepared (the pooler would answer "prepared
@@ -111,6 +75,7 @@ export class TenantTransactions {
   private readonly sessionBound: boolean;
   /** Statements sent right after START TRANSACTION, before anything else. */
   private readonly opening: readonly string[];
+  private readonly round: OpeningRoundTrip;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -118,6 +83,12 @@ export class TenantTransactions {
   ) {
     this.sessionBound = config.DATABASE_POOL_MODE === 'session';
     this.opening = this.sessionBound ? [] : timeoutStatements('LOCAL');
+    this.round = new OpeningRoundTrip(this.sessionBound, this.opening);
+  }
+
+  /** Adds a check to the round trip that opens each tenant transaction (a module's, at init). */
+  registerOpeningCheck(check: OpeningCheck): void {
+    this.round.register(check);
   }
 
   run<T>(tenantId: number, work: () => Promise<T>): Promise<T> {
@@ -164,9 +135,9 @@ export class TenantTransactions {
     if (!isTenantId(tenantId)) throw invalidTenant();
     for (let attempt = 1; ; attempt++) {
       const [opened, rows] = await this.readOnceRaw(tenantId, statement);
-      const generation = opened[0]?.['generation'];
-      if (attempt > MAX_REVERIFY || !isStale(generation)) return rows as R[];
-      await reverify(generation);
+      const refreshes = this.round.refreshes(opened);
+      if (attempt > MAX_REOPEN || refreshes.length === 0) return rows as R[];
+      for (const refresh of refreshes) await refresh();
     }
   }
 
@@ -206,53 +177,9 @@ export class TenantTransactions {
   /** Returns the rows of the tenant pin and of `call`, read in one round trip that commits. */
   private async readOnceRaw(tenantId: number, call: Sql): Promise<[Rows, Rows]> {
     const [client, release] = await this.connection();
-    const [pinned = [], rows = []] = await this.sendOpening(
-      client,
-      release,
-      tenantId,
-      [call],
-      true,
-    );
+    const [pinned = [], rows = []] = await this.round.send(client, release, tenantId, [call], true);
     release();
     return [pinned, rows];
-  }
-
-  /**
-   * The round trip that opens a tenant transaction on `client`: `START; SET LOCAL ROLE;` the
-   * PREPAREs the connection lacks, `EXECUTE <pin tenant>`, `EXECUTE <each call>`, and `COMMIT`
-   * when `readOnly` (the whole read is that round trip). Answers the rows of the pin, then of each
-   * call. On failure it rolls back, re-reads the connection's prepared statements, gives the
-   * connection back (discarded if it cannot even roll back) and rethrows.
-   */
-  private async sendOpening(
-    client: PgClient,
-    release: (broken?: unknown) => void,
-    tenantId: number,
-    calls: readonly Sql[],
-    readOnly: boolean,
-  ): Promise<Rows[]> {
-    let compiled: CompiledCalls | undefined;
-    try {
-      compiled = await this.compile(client, [pinTenant(tenantId), ...calls]);
-      const head = [
-        `START TRANSACTION${readOnly ? ' READ ONLY' : ''}`,
-        ...this.opening,
-        `SET LOCAL ROLE ${APP_ROLE}`,
-        ...compiled.prepares,
-      ];
-      const sql = [...head, ...compiled.executes, ...(readOnly ? ['COMMIT'] : [])];
-      const results = (await client.query(sql.join('; '))) as unknown as PgResult[];
-      this.prepared.confirm(client, compiled);
-      // one result per statement: START, the SETs, the PREPAREs, then the pin and the calls
-      const at = head.length;
-      return results.slice(at, at + 1 + calls.length).map((r) => r.rows);
-    } catch (err) {
-      // a failed statement leaves the transaction open and aborted on this connection
-      const broken = await rollback(client);
-      if (compiled && !broken) await this.prepared.failed(client, compiled);
-      release(broken);
-      throw err;
-    }
   }
 
   /** Runs work as the owner role, across tenants: workers, sweepers and the admin CLI only. */
@@ -285,7 +212,7 @@ export class TenantTransactions {
     for (let attempt = 1; ; attempt++) {
       const [client, release] = await this.connection();
       let read: Rows[] = [];
-      let generation: unknown;
+      let refreshes: Array<() => Promise<void>> = [];
       if (tenantId === null) {
         try {
           await client.query(['START TRANSACTION', ...this.opening].join('; '));
@@ -294,14 +221,14 @@ export class TenantTransactions {
           throw err;
         }
       } else {
-        const [pinned, ...rows] = await this.sendOpening(client, release, tenantId, calls, false);
-        generation = pinned?.[0]?.['generation'];
+        const [pinned, ...rows] = await this.round.send(client, release, tenantId, calls, false);
+        refreshes = this.round.refreshes(pinned);
         read = rows;
       }
-      if (attempt <= MAX_REVERIFY && isStale(generation)) {
-        // nothing done yet; the connection goes back first, since verifying needs one of its own
+      if (attempt <= MAX_REOPEN && refreshes.length > 0) {
+        // nothing done yet; the connection goes back first, since a refresh may need its own
         release(await rollback(client));
-        await reverify(generation);
+        for (const refresh of refreshes) await refresh();
         continue;
       }
       return this.inTransaction(client, release, tenantId, () => work(read));
@@ -346,12 +273,6 @@ export class TenantTransactions {
     }
   }
 
-  /** `calls` as the statements to send: prepared once per connection when it is ours. */
-  private async compile(client: PgClient, calls: readonly Sql[]): Promise<CompiledCalls> {
-    if (this.sessionBound) return this.prepared.compile(client, calls);
-    return { prepares: [], executes: calls.map(inlined), pending: [] };
-  }
-
   /**
    * A parameterised statement: named (parsed and planned once per connection) when the
    * connection is ours, unnamed behind a transaction pooler.
@@ -361,60 +282,12 @@ export class TenantTransactions {
     return this.sessionBound ? { name: driverStatementName(text), text, values } : { text, values };
   }
 
-  /**
-   * A pooled connection and the function that returns it (pass an error to discard it). While it
-   * is out, an error the connection itself emits (the server or a pooler closed it) is caught and
-   * discards it: the pool listens only to idle connections, and an unheard 'error' event would end
-   * the process. The query in flight fails with that error as well.
-   */
-  private async connection(): Promise<[PgClient, (broken?: unknown) => void]> {
-    const [client, release] = await (
-      this.dataSource.driver as unknown as {
-        obtainMasterConnection(): Promise<[PgClient, (broken?: unknown) => void]>;
-      }
-    ).obtainMasterConnection();
-    let lost: unknown;
-    const onError = (err: unknown) => {
-      lost = err ?? new Error('connection lost');
-    };
-    client.on('error', onError);
-    return [
-      client,
-      (broken?: unknown) => {
-        client.removeListener('error', onError);
-        release(broken ?? lost);
-      },
-    ];
+  /** A pooled connection and the function that returns it (transaction-connection.ts). */
+  private connection(): Promise<PooledConnection> {
+    return pooledConnection(this.dataSource);
   }
-}
-
-/**
- * Rolls back whatever is open on `client`; answers the error when even that fails (the
- * connection is then discarded rather than returned to the pool), else undefined.
- */
-async function rollback(client: PgClient): Promise<unknown> {
-  try {
-    await client.query('ROLLBACK');
-    return undefined;
-  } catch (err) {
-    return err ?? new Error('ROLLBACK failed');
-  }
-}
-
-/** Whether the pool made `client` with `pipeline: true` (data-source-options.ts). */
-function pipelines(client: PgClient): boolean {
-  return (client as Partial<Pick<PgFullClient, 'pipeline'>>).pipeline === true;
 }
 
 function assertOpen(scope: TransactionScope): void {
   if (scope.end.commit) throw new Error('the transaction has committed: no statement may follow');
-}
-
-/**
- * Resolves once `commit` has committed. A COMMIT the server answers with ROLLBACK (the
- * transaction had failed: a pipelined statement's error) is a failure, never a success.
- */
-async function committed(commit: Promise<unknown>): Promise<void> {
-  const { command } = (await commit) as QueryResult;
-  if (command !== 'COMMIT') throw new Error(`the transaction did not commit (${command})`);
 }

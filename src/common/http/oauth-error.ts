@@ -1,10 +1,3 @@
-/**
- * The token endpoint's route pattern, as the router matches it. Requests to it are told apart by
- * it: errors there are answered in RFC 6749 shape (the problem filter), and its rate limit is its
- * own.
- */
-export const TOKEN_ROUTE = '/api/v1/oauth/token';
-
 /** RFC 6749 §5.2 error of the token endpoint; answered as `{ error, error_description }`. */
 export class OAuthError extends Error {
   constructor(

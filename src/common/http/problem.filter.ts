@@ -7,7 +7,7 @@ import {
 } from '@nestjs/common';
 import { AppError, type FieldError, ValidationFailedError } from './app-error.js';
 import { BodyError } from './body-decoding.js';
-import { OAuthError, TOKEN_ROUTE } from './oauth-error.js';
+import { OAuthError } from './oauth-error.js';
 import type { FrameworkRefusal, HttpPlatform, HttpRequest } from './platform/http-platform.js';
 import { problem, PROBLEM_CONTENT_TYPE, type ProblemBody } from './problem.js';
 
@@ -60,7 +60,11 @@ function oauthErrorCode(status: number): string {
 export class ProblemFilter implements ExceptionFilter {
   private readonly logger = new Logger('ProblemFilter');
 
-  constructor(private readonly platform: HttpPlatform) {}
+  /** `oauthRoutes`: the routes that speak RFC 6749 only (the token endpoint's), errors too. */
+  constructor(
+    private readonly platform: HttpPlatform,
+    private readonly oauthRoutes: ReadonlySet<string> = new Set(),
+  ) {}
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const ctx = host.switchToHttp();
@@ -83,7 +87,7 @@ export class ProblemFilter implements ExceptionFilter {
 
     const body = this.toProblem(exception, rid, headers);
     // the matched route when there is one (a trailing slash too), else the path as sent
-    if ((this.platform.routeOf(req) ?? pathOf(req.url)) === TOKEN_ROUTE) {
+    if (this.oauthRoutes.has(this.platform.routeOf(req) ?? pathOf(req.url))) {
       // the token endpoint speaks RFC 6749 only, also for errors found before it runs
       this.platform.send(
         res,

@@ -2,11 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import getRawBody from 'raw-body';
 import { BigBodySlots, isBigBody } from './big-body-slots.js';
 import { BodyError, bodyKindOf, decodeBody } from './body-decoding.js';
-import { TOKEN_ROUTE } from './oauth-error.js';
-import type { BodyAdmission, HttpRequest } from './platform/http-platform.js';
-
-/** Bodies of the token endpoint are a few hundred bytes; more is refused before decoding. */
-export const TOKEN_BODY_LIMIT = 16 * 1024;
+import type { BodyAdmission, BodyTerms, HttpRequest } from './platform/http-platform.js';
 
 export interface BodyReading {
   /** The request as the handler sees it (Express's or Fastify's). */
@@ -39,11 +35,12 @@ export function carriesBody(req: IncomingMessage): boolean {
 
 /**
  * Reads and decodes a request's body, in the order CONTRACT.md §10 gives: no byte is read for a
- * request without a valid credential (every route but the token endpoint's), nor for one that
- * matched no route; the media type is checked from the headers alone; then the bytes are read
- * up to `limit`. The body is returned (undefined when none was read); what the body gets wrong is
- * kept for `takeDeferredBodyError`, which runs after the guards, so that a wrong body with a
- * token lacking the scope is still a 403 (§2 order).
+ * request the admission refuses (one without a valid credential, unless its route authenticates
+ * from its body), nor for one that matched no route; the media type is checked from the headers
+ * alone (forms only where the admission's terms take them); then the bytes are read up to
+ * `limit` (or the route's own, lower one). The body is returned (undefined when none was read);
+ * what the body gets wrong is kept for `takeDeferredBodyError`, which runs after the guards, so
+ * that a wrong body with a token lacking the scope is still a 403 (§2 order).
  */
 export async function readRequestBody(reading: BodyReading): Promise<unknown> {
   const { raw, route } = reading;
@@ -55,17 +52,17 @@ export async function readRequestBody(reading: BodyReading): Promise<unknown> {
   const kind = bodyKindOf(raw.headers['content-type']);
   // an empty JSON or form body reads as {}, with nothing to read
   if (!carriesBody(raw)) return kind ? {} : undefined;
-  if (route === undefined || !(await admitted(reading, route))) {
+  const terms = route === undefined ? null : await admitted(reading, route);
+  if (!terms) {
     reading.closeAfterResponse();
     return undefined;
   }
-  const isToken = route === TOKEN_ROUTE;
-  if (kind === undefined || (kind === 'form' && !isToken)) {
+  if (kind === undefined || (kind === 'form' && !terms.forms)) {
     reading.closeAfterResponse();
     defer(reading.request, new BodyError('media.unsupported', 'unsupported media type'));
     return undefined;
   }
-  const limit = isToken ? Math.min(TOKEN_BODY_LIMIT, reading.limit) : reading.limit;
+  const limit = Math.min(terms.limit ?? reading.limit, reading.limit);
   try {
     const bytes = await getRawBody(raw, { length: raw.headers['content-length'], limit });
     // held until the response: decoding, parsing and handling a big body
@@ -82,7 +79,7 @@ export async function readRequestBody(reading: BodyReading): Promise<unknown> {
 }
 
 /** The admission's answer; when it fails (the database is down), the unread body closes too. */
-async function admitted(reading: BodyReading, route: string): Promise<boolean> {
+async function admitted(reading: BodyReading, route: string): Promise<BodyTerms | null> {
   try {
     return await reading.admits(reading.request, route);
   } catch (err) {

@@ -1,11 +1,9 @@
 import { Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource } from 'typeorm';
-import { AUDIT_PRUNE_SETTING } from '../../common/database/schema-constants.js';
 import { TenantTransactions } from '../../common/database/tenant-transactions.js';
 import { outsideRequests } from '../../common/logging/background.js';
+import { type AuditOutcome, AuditRepository, type AuditRow } from './audit.repository.js';
 
-export type AuditOutcome = 'success' | 'failure';
+export type { AuditOutcome };
 
 export interface AuditEntry {
   tenantId: number | null;
@@ -19,18 +17,8 @@ export interface AuditEntry {
   requestId?: string | null;
 }
 
-export interface AuditRecord {
-  id: number;
-  tenant_id: number | null;
-  credential: string | null;
-  action: string;
-  target: string | null;
-  outcome: AuditOutcome;
-  detail: string | null;
-  ip: string | null;
-  request_id: string | null;
-  created_at: string;
-}
+/** An audit line as the CLI lists it. */
+export type AuditRecord = Omit<AuditRow, 'id' | 'created_at'> & { id: number; created_at: string };
 
 /** Entries wait at most this long to be written together with their neighbours. */
 const FLUSH_AFTER_MS = 20;
@@ -56,7 +44,7 @@ export class AuditService implements OnModuleDestroy {
   private flushing: Promise<void> = Promise.resolve();
 
   constructor(
-    @InjectDataSource() private readonly db: DataSource,
+    private readonly repository: AuditRepository,
     private readonly tx: TenantTransactions,
   ) {}
 
@@ -101,24 +89,15 @@ export class AuditService implements OnModuleDestroy {
 
   private async write(batch: Pending[]): Promise<void> {
     if (batch.length === 0) return;
-    const column = <T>(pick: (p: Pending) => T): T[] => batch.map(pick);
     try {
-      await this.db.query(
-        `INSERT INTO audit_log
-           (tenant_id, credential_ref, action, target, outcome, detail, ip, request_id, created_at)
-         SELECT * FROM unnest($1::int[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[],
-                              $7::text[], $8::text[], $9::timestamptz[])`,
-        [
-          column((p) => p.entry.tenantId),
-          column((p) => p.entry.credentialRef),
-          column((p) => p.entry.action),
-          column((p) => p.entry.target),
-          column((p) => p.entry.outcome),
-          column((p) => p.entry.detail ?? null),
-          column((p) => p.entry.ip ?? null),
-          column((p) => p.entry.requestId ?? null),
-          column((p) => p.at),
-        ],
+      await this.repository.insert(
+        batch.map(({ entry, at }) => ({
+          ...entry,
+          detail: entry.detail ?? null,
+          ip: entry.ip ?? null,
+          requestId: entry.requestId ?? null,
+          at,
+        })),
       );
     } catch (err) {
       // the actions themselves have happened; losing their audit lines must not fail them
@@ -141,47 +120,31 @@ export class AuditService implements OnModuleDestroy {
     let failed: Error | null = null;
     try {
       for (;;) {
-        const count = await this.tx.runAsSystem(async () => {
-          const m = this.tx.manager;
-          await m.query(`SELECT set_config($1, $2, true)`, [AUDIT_PRUNE_SETTING, bound]);
-          const [, n]: [unknown, number] = await m.query(
-            `DELETE FROM audit_log WHERE id IN (
-               SELECT id FROM audit_log
-                WHERE created_at < $1 AND ($2::int IS NULL OR tenant_id = $2)
-                LIMIT $3
-                FOR UPDATE SKIP LOCKED)`,
-            [bound, tenantId, batch],
-          );
-          return n;
-        });
+        const count = await this.tx.runAsSystem(() =>
+          this.repository.pruneBatch(bound, tenantId, batch),
+        );
         deleted += count;
         if (count < batch) break;
       }
     } catch (err) {
       failed = err instanceof Error ? err : new Error(String(err));
     }
-    await this.db.query(
-      `INSERT INTO audit_log (tenant_id, credential_ref, action, target, outcome, detail)
-       VALUES ($1, 'cli', 'audit.prune', $2, $3, $4)`,
-      [
-        tenantId,
-        tenantId === null ? 'audit_log' : `audit_log:tenant:${tenantId}`,
-        failed ? 'failure' : 'success',
-        `before=${bound} deleted=${deleted}`,
-      ],
+    await this.repository.insertPrune(
+      tenantId,
+      tenantId === null ? 'audit_log' : `audit_log:tenant:${tenantId}`,
+      failed ? 'failure' : 'success',
+      `before=${bound} deleted=${deleted}`,
     );
     if (failed) throw failed;
     return deleted;
   }
 
   async list(tenantId: number, limit: number): Promise<AuditRecord[]> {
-    const rows: Array<Omit<AuditRecord, 'created_at' | 'id'> & { id: string; created_at: Date }> =
-      await this.db.query(
-        `SELECT id, tenant_id, credential_ref AS credential, action, target, outcome, detail, ip,
-                request_id, created_at
-         FROM audit_log WHERE tenant_id = $1 ORDER BY id DESC LIMIT $2`,
-        [tenantId, limit],
-      );
-    return rows.map((r) => ({ ...r, id: Number(r.id), created_at: r.created_at.toISOString() }));
+    const rows = await this.repository.list(tenantId, limit);
+    return rows.map((r) => ({
+      ...r,
+      id: Number(r.id),
+      created_at: r.created_at.toISOString(),
+    }));
   }
 }

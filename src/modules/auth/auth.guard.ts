@@ -2,7 +2,6 @@ import { type ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { AuthGuard } from '@nestjs/passport';
 import type { HttpRequest as Request } from '../../common/http/platform/http-platform.js';
-import { recordVerifiedCredential } from '../../common/database/credential-freshness.js';
 import { EntitlementRequiredError } from '../tenancy/tenancy.errors.js';
 import {
   InsufficientScopeError,
@@ -15,6 +14,7 @@ import {
   AUTHORIZATION,
   type AuthorizationRequirement,
 } from '../../common/access/authorized.decorator.js';
+import { recordVerifiedCredential } from './credential-freshness.js';
 import { CredentialsService } from './credentials.service.js';
 import { ipAllowed } from './ip-allowlist.js';
 import type { Principal } from '../../common/access/principal.js';

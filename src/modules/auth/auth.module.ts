@@ -7,7 +7,10 @@ import { TenancyModule } from '../tenancy/tenancy.module.js';
 import { ApiAuthGuard } from './auth.guard.js';
 import { BearerStrategy } from './bearer.strategy.js';
 import { BodyAdmissionService } from './body-admission.service.js';
+import { AuthRepository } from './auth.repository.js';
 import { CredentialAdminService } from './credential-admin.service.js';
+import { CredentialCache } from './credential-cache.js';
+import { CredentialFreshness } from './credential-freshness.js';
 import { CredentialsService } from './credentials.service.js';
 import { AccessToken } from './entities/access-token.entity.js';
 import { ApiClient } from './entities/api-client.entity.js';
@@ -23,6 +26,9 @@ import { OAuthTokenService } from './token.service.js';
   ],
   controllers: [OAuthController],
   providers: [
+    AuthRepository,
+    CredentialCache,
+    CredentialFreshness,
     TokenRetention,
     CredentialsService,
     CredentialAdminService,

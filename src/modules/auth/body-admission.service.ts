@@ -1,9 +1,14 @@
 import { Injectable } from '@nestjs/common';
-import { TOKEN_ROUTE } from '../../common/http/oauth-error.js';
-import type { HttpRequest } from '../../common/http/platform/http-platform.js';
+import type { BodyTerms, HttpRequest } from '../../common/http/platform/http-platform.js';
 import { bearerToken } from './bearer-header.js';
 import { CredentialsService } from './credentials.service.js';
 import { ipAllowed } from './ip-allowlist.js';
+import { TOKEN_BODY_LIMIT, TOKEN_ROUTE } from './token-route.js';
+
+/** The token endpoint's: read before authentication (it authenticates from it), forms too. */
+const TOKEN_BODY: BodyTerms = { forms: true, limit: TOKEN_BODY_LIMIT };
+/** Any other route's, once its sender is admitted: JSON. */
+const API_BODY: BodyTerms = { forms: false };
 
 /**
  * Decides, before one byte of a request's body is read, whether it is read at all
@@ -16,11 +21,11 @@ import { ipAllowed } from './ip-allowlist.js';
 export class BodyAdmissionService {
   constructor(private readonly credentials: CredentialsService) {}
 
-  async admits(req: HttpRequest, route: string): Promise<boolean> {
-    if (route === TOKEN_ROUTE) return true;
+  async admits(req: HttpRequest, route: string): Promise<BodyTerms | null> {
+    if (route === TOKEN_ROUTE) return TOKEN_BODY;
     const token = bearerToken(req.headers.authorization);
-    if (!token) return false;
+    if (!token) return null;
     const principal = await this.credentials.authenticate(token);
-    return principal !== null && ipAllowed(req.ip, principal.allowedIps);
+    return principal !== null && ipAllowed(req.ip, principal.allowedIps) ? API_BODY : null;
   }
 }

@@ -1,8 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource } from 'typeorm';
 import { digest, mintToken } from '../../common/crypto/tokens.js';
-import { CredentialCache } from '../../common/database/credential-cache.js';
 import {
   type FieldError,
   NotFoundError,
@@ -10,8 +7,9 @@ import {
 } from '../../common/http/app-error.js';
 import { EntitlementRequiredError } from '../tenancy/tenancy.errors.js';
 import { TenancyService } from '../tenancy/tenancy.service.js';
+import { AuthRepository } from './auth.repository.js';
+import { CredentialCache } from './credential-cache.js';
 import { CredentialsService } from './credentials.service.js';
-import { PersonalAccessToken } from './entities/personal-access-token.entity.js';
 import { normaliseCidr } from './ip-allowlist.js';
 import { isScope, type Scope, SCOPES } from '../../common/access/scopes.js';
 
@@ -83,7 +81,7 @@ export function checkCredentialInput(input: CredentialInput): Checked {
 @Injectable()
 export class CredentialAdminService {
   constructor(
-    @InjectDataSource() private readonly db: DataSource,
+    private readonly repository: AuthRepository,
     private readonly credentials: CredentialsService,
     private readonly tenancy: TenancyService,
     private readonly cache: CredentialCache,
@@ -106,19 +104,8 @@ export class CredentialAdminService {
 
   /** Disables a client at once: its secret stops working and its tokens are revoked. */
   async disableClient(clientId: string): Promise<{ client_id: string; enabled: false }> {
-    await this.db.transaction(async (m) => {
-      // TypeORM answers an UPDATE with [rows, affected]
-      const [rows]: [Array<{ id: number }>, number] = await m.query(
-        'UPDATE api_clients SET enabled = false, updated_at = now() WHERE client_id = $1 RETURNING id',
-        [clientId],
-      );
-      const client = rows[0];
-      if (!client) throw new NotFoundError('client');
-      await m.query(
-        'UPDATE access_tokens SET revoked_at = now() WHERE api_client_id = $1 AND revoked_at IS NULL',
-        [client.id],
-      );
-    });
+    const disabled = await this.repository.disableClient(clientId);
+    if (disabled === undefined) throw new NotFoundError('client');
     // the database notifies every process; this one need not wait for its own notification
     this.cache.invalidate();
     return { client_id: clientId, enabled: false };
@@ -142,26 +129,20 @@ export class CredentialAdminService {
     }
     const token = mintToken('gpat');
     const expiresAt = new Date(Date.now() + days * DAY_MS);
-    const saved = await this.db.getRepository(PersonalAccessToken).save({
+    const patId = await this.repository.insertPat({
       tenantId,
       name: checked.name,
       tokenDigest: digest(token),
       scopes: checked.scopes,
       allowedIps: checked.allowedIps,
       expiresAt,
-      revokedAt: null,
     });
-    return { pat_id: saved.id, token, expires_at: expiresAt.toISOString() };
+    return { pat_id: patId, token, expires_at: expiresAt.toISOString() };
   }
 
   /** Revokes a PAT at once; revoking it again keeps the first revocation time. */
   async revokePat(patId: number): Promise<{ pat_id: number; revoked_at: string }> {
-    const [rows]: [Array<{ id: number; revoked_at: Date }>, number] = await this.db.query(
-      `UPDATE personal_access_tokens SET revoked_at = COALESCE(revoked_at, now())
-       WHERE id = $1 RETURNING id, revoked_at`,
-      [patId],
-    );
-    const row = rows[0];
+    const row = await this.repository.revokePat(patId);
     if (!row) throw new NotFoundError('personal access token');
     this.cache.invalidate();
     return { pat_id: row.id, revoked_at: row.revoked_at.toISOString() };

@@ -1,4 +1,5 @@
 import { beforeEach, describe, expect, it, jest } from '@jest/globals';
+import type { ClientRow } from './auth.repository.js';
 
 // the digest functions are wrapped so the spec sees every secret check the service makes
 const actual = await import('../../common/crypto/tokens.js');
@@ -10,17 +11,10 @@ jest.unstable_mockModule('../../common/crypto/tokens.js', () => ({
   digestsEqual,
 }));
 const { CredentialsService } = await import('./credentials.service.js');
+const { AuthRepository } = await import('./auth.repository.js');
 const { mintToken } = actual;
 
-interface Row {
-  id: number;
-  tenant_id: number;
-  secret_digest: Buffer;
-  scopes: string[];
-  allowed_ips: string[];
-  generation: string;
-  enabled: boolean;
-}
+type Row = ClientRow & { enabled: boolean };
 
 /** A cache that keeps every non-null answer, as CredentialCache does while it listens. */
 class MemoCache {
@@ -69,7 +63,8 @@ describe('CredentialsService.verifyClient does the same work whether the client 
         return found?.enabled ? [found] : [];
       },
     };
-    service = new CredentialsService(db as never, new MemoCache() as never);
+    const repository = new AuthRepository(db as never, undefined as never);
+    service = new CredentialsService(repository, new MemoCache() as never);
     digest.mockClear();
     digestsEqual.mockClear();
   });

@@ -1,6 +1,5 @@
 import { type ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import { ThrottlerGuard, type ThrottlerLimitDetail } from '@nestjs/throttler';
-import { TOKEN_ROUTE } from '../../common/http/oauth-error.js';
 import type {
   HttpPlatform,
   HttpRequest as Request,
@@ -8,6 +7,7 @@ import type {
 } from '../../common/http/platform/http-platform.js';
 import { HTTP_PLATFORM } from '../../common/http/platform/http-platform.module.js';
 import type { Principal } from '../../common/access/principal.js';
+import { TOKEN_ROUTE } from '../auth/token-route.js';
 import { RateLimitedError } from './rate-limited.error.js';
 
 export function isTokenRequest(platform: HttpPlatform, req: Request): boolean {

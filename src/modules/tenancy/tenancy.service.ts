@@ -1,15 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource } from 'typeorm';
-import { CredentialCache } from '../../common/database/credential-cache.js';
 import { NotFoundError } from '../../common/http/app-error.js';
-import { EntitlementOverride } from './entities/entitlement-override.entity.js';
-import { Tenant } from './entities/tenant.entity.js';
 import {
   type Entitlement,
   effectiveEntitlements,
   type Plan,
 } from '../../common/access/entitlements.js';
+import { type OverrideChange, TenancyRepository, type TenantRow } from './tenancy.repository.js';
 
 export interface TenantView {
   tenant_id: number;
@@ -21,50 +17,42 @@ export interface TenantView {
 /** Tenants, their plans and entitlement overrides: administrator operations (CLI), owner role. */
 @Injectable()
 export class TenancyService {
-  constructor(
-    @InjectDataSource() private readonly db: DataSource,
-    // plan and entitlement changes reach every process by notification; this one at once
-    private readonly credentialCache: CredentialCache,
-  ) {}
+  private readonly changeListeners: Array<() => void> = [];
+
+  constructor(private readonly repository: TenancyRepository) {}
+
+  /**
+   * Calls `listener` after each plan or entitlement change this process commits (the auth module
+   * empties its credential cache: other processes hear of it by the database's notification).
+   */
+  onEntitlementsChanged(listener: () => void): void {
+    this.changeListeners.push(listener);
+  }
 
   async create(name: string, plan: Plan): Promise<TenantView> {
-    const tenant = await this.db.getRepository(Tenant).save({ name, plan });
-    return this.view(tenant.id);
+    return this.view(await this.repository.insertTenant(name, plan));
   }
 
   async setPlan(tenantId: number, plan: Plan): Promise<TenantView> {
-    const result = await this.db.getRepository(Tenant).update({ id: tenantId }, { plan });
-    if (!result.affected) throw new NotFoundError('tenant');
-    this.credentialCache.invalidate();
+    if (!(await this.repository.updatePlan(tenantId, plan))) throw new NotFoundError('tenant');
+    this.changed();
     return this.view(tenantId);
   }
 
   /** Applies additions and removals (the last one of a name wins; `reset` returns to the plan). */
   async changeEntitlements(
     tenantId: number,
-    changes: ReadonlyArray<{ entitlement: Entitlement; granted: boolean | null }>,
+    changes: readonly OverrideChange[],
   ): Promise<TenantView> {
     await this.requireTenant(tenantId);
-    await this.db.transaction(async (m) => {
-      for (const c of changes) {
-        if (c.granted === null) {
-          await m.delete(EntitlementOverride, { tenantId, entitlement: c.entitlement });
-        } else {
-          await m.upsert(
-            EntitlementOverride,
-            { tenantId, entitlement: c.entitlement, granted: c.granted },
-            ['tenantId', 'entitlement'],
-          );
-        }
-      }
-    });
-    this.credentialCache.invalidate();
+    await this.repository.changeOverrides(tenantId, changes);
+    this.changed();
     return this.view(tenantId);
   }
 
   async entitlementsOf(tenantId: number): Promise<Set<Entitlement>> {
     const tenant = await this.requireTenant(tenantId);
-    const overrides = await this.db.getRepository(EntitlementOverride).findBy({ tenantId });
+    const overrides = await this.repository.overridesOf(tenantId);
     return effectiveEntitlements(tenant.plan, overrides);
   }
 
@@ -79,8 +67,12 @@ export class TenancyService {
     };
   }
 
-  private async requireTenant(tenantId: number): Promise<Tenant> {
-    const tenant = await this.db.getRepository(Tenant).findOneBy({ id: tenantId });
+  private changed(): void {
+    for (const listener of this.changeListeners) listener();
+  }
+
+  private async requireTenant(tenantId: number): Promise<TenantRow> {
+    const tenant = await this.repository.findTenant(tenantId);
     if (!tenant) throw new NotFoundError('tenant');
     return tenant;
   }

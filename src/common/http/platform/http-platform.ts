@@ -82,14 +82,25 @@ export interface HttpPlatform {
   send(res: unknown, status: number, headers: Record<string, string>, body: string | object): void;
 }
 
-/** Asks whether a request's body may be read: the credential it carries is checked first. */
-export type BodyAdmission = (req: HttpRequest, route: string) => Promise<boolean>;
+/** How an admitted request's body is read. */
+export interface BodyTerms {
+  /** Whether an `application/x-www-form-urlencoded` body is read too (JSON always is). */
+  readonly forms: boolean;
+  /** A limit of the route's own, below the server's (`BODY_LIMIT`). */
+  readonly limit?: number;
+}
+
+/**
+ * Asks whether a request's body may be read, and how: the credential it carries is checked first
+ * (a route that authenticates from its body is admitted as it is). Null: it is not read.
+ */
+export type BodyAdmission = (req: HttpRequest, route: string) => Promise<BodyTerms | null>;
 
 /** Per-request hooks the platform runs at fixed points of every request. */
 export interface RequestHooks {
   /**
-   * Whether a request's body may be read, asked before any byte of it is (`readRequestBody`):
-   * only the token endpoint's is read without a valid credential.
+   * Whether a request's body may be read, and how, asked before any byte of it is
+   * (`readRequestBody`).
    */
   admitsBody: BodyAdmission;
   /**

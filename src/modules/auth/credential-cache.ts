@@ -1,7 +1,7 @@
 import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
-import { CREDENTIALS_CHANGED_CHANNEL } from './schema-constants.js';
-import { AppConfig } from '../config/app-config.js';
-import { ListenConnection, listenUrl } from './listen-connection.js';
+import { CREDENTIALS_CHANGED_CHANNEL } from '../../common/database/schema-constants.js';
+import { AppConfig } from '../../common/config/app-config.js';
+import { ListenConnection, listenUrl } from '../../common/database/listen-connection.js';
 
 const LISTEN_RECONNECT_MS = 1_000;
 /** Far above any real working set; a flood of distinct credentials cannot grow memory unbounded. */
@@ -16,8 +16,8 @@ interface Entry<V> {
 /**
  * Verified credentials kept in memory, so the common request costs no database round trip for
  * authentication (issue 3: an authenticated trivial route within 25 % of an unauthenticated one).
- * It sits beside the database layer, not in the auth module, because tenancy changes (plans,
- * entitlements) empty it too, and tenancy must not depend on auth.
+ * Tenancy changes (plans, entitlements) empty it too: tenancy announces them to a listener the
+ * auth module registers (credential-freshness.ts), so tenancy does not depend on auth.
  *
  * Correctness rests on three rules:
  * - every change that could alter a verified credential (token, client, PAT, tenant plan,

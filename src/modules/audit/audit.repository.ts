@@ -1,0 +1,104 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
+import { AUDIT_PRUNE_SETTING } from '../../common/database/schema-constants.js';
+import { sql, type Statement } from '../../common/database/statement.js';
+import { TenantTransactions } from '../../common/database/tenant-transactions.js';
+
+export type AuditOutcome = 'success' | 'failure';
+
+/** One audit line to write, with the time of its action. */
+export interface AuditLine {
+  tenantId: number | null;
+  credentialRef: string | null;
+  action: string;
+  target: string | null;
+  outcome: AuditOutcome;
+  detail: string | null;
+  ip: string | null;
+  requestId: string | null;
+  at: Date;
+}
+
+export interface AuditRow {
+  /** bigint: a string from the driver */
+  id: string;
+  tenant_id: number | null;
+  credential: string | null;
+  action: string;
+  target: string | null;
+  outcome: AuditOutcome;
+  detail: string | null;
+  ip: string | null;
+  request_id: string | null;
+  created_at: Date;
+}
+
+/** The append-only `audit_log`: batched inserts, the CLI's listing and its prune. */
+@Injectable()
+export class AuditRepository {
+  constructor(
+    @InjectDataSource() private readonly db: DataSource,
+    private readonly tx: TenantTransactions,
+  ) {}
+
+  /** Writes the lines in one multi-row INSERT. */
+  async insert(lines: readonly AuditLine[]): Promise<void> {
+    const column = <T>(pick: (l: AuditLine) => T): T[] => lines.map(pick);
+    const tenants = column((l) => l.tenantId);
+    const credentials = column((l) => l.credentialRef);
+    const actions = column((l) => l.action);
+    const targets = column((l) => l.target);
+    const outcomes = column((l) => l.outcome);
+    const details = column((l) => l.detail);
+    const ips = column((l) => l.ip);
+    const requests = column((l) => l.requestId);
+    const ats = column((l) => l.at);
+    await this.run(sql`INSERT INTO audit_log
+           (tenant_id, credential_ref, action, target, outcome, detail, ip, request_id, created_at)
+         SELECT * FROM unnest(${tenants}::int[], ${credentials}::text[], ${actions}::text[], ${targets}::text[], ${outcomes}::text[], ${details}::text[],
+                              ${ips}::text[], ${requests}::text[], ${ats}::timestamptz[])`);
+  }
+
+  /**
+   * In the current (system) transaction: announces `before` to the append-only trigger with SET
+   * LOCAL, then deletes at most `batch` rows created before it (of one tenant, or of all), rows
+   * another prune holds skipped. How many.
+   */
+  async pruneBatch(before: string, tenantId: number | null, batch: number): Promise<number> {
+    const m = this.tx.manager;
+    const announce = sql`SELECT set_config(${AUDIT_PRUNE_SETTING}, ${before}, true)`;
+    await m.query(announce.text, announce.values);
+    const prune = sql`DELETE FROM audit_log WHERE id IN (
+               SELECT id FROM audit_log
+                WHERE created_at < ${before} AND (${tenantId}::int IS NULL OR tenant_id = ${tenantId})
+                LIMIT ${batch}
+                FOR UPDATE SKIP LOCKED)`;
+    const [, count]: [unknown, number] = await m.query(prune.text, prune.values);
+    return count;
+  }
+
+  /** The line that records a prune (written by the CLI as `cli`). */
+  async insertPrune(
+    tenantId: number | null,
+    target: string,
+    outcome: AuditOutcome,
+    detail: string,
+  ): Promise<void> {
+    await this
+      .run(sql`INSERT INTO audit_log (tenant_id, credential_ref, action, target, outcome, detail)
+       VALUES (${tenantId}, 'cli', 'audit.prune', ${target}, ${outcome}, ${detail})`);
+  }
+
+  /** A tenant's newest lines first. */
+  list(tenantId: number, limit: number): Promise<AuditRow[]> {
+    return this
+      .run(sql<AuditRow>`SELECT id, tenant_id, credential_ref AS credential, action, target, outcome, detail, ip,
+                request_id, created_at
+         FROM audit_log WHERE tenant_id = ${tenantId} ORDER BY id DESC LIMIT ${limit}`);
+  }
+
+  private run<R>(statement: Statement<R>): Promise<R[]> {
+    return this.db.query(statement.text, statement.values);
+  }
+}

@@ -1,0 +1,176 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
+import { CREDENTIAL_GENERATION } from '../../common/database/schema-constants.js';
+import { fragment, sql, type Statement } from '../../common/database/statement.js';
+import { TenantTransactions } from '../../common/database/tenant-transactions.js';
+import type { Plan } from '../../common/access/entitlements.js';
+import { ApiClient } from './entities/api-client.entity.js';
+import { PersonalAccessToken } from './entities/personal-access-token.entity.js';
+
+/** A bearer credential with what its principal is made of. */
+export interface PrincipalRow {
+  tenant_id: number;
+  credential_id: number;
+  scopes: string[];
+  allowed_ips: string[];
+  plan: Plan;
+  overrides: Array<{ entitlement: string; granted: boolean }> | null;
+  expires_at: Date;
+  /** bigint: a string from the driver */
+  generation: string;
+}
+
+export interface ClientRow {
+  id: number;
+  tenant_id: number;
+  secret_digest: Buffer;
+  scopes: string[];
+  allowed_ips: string[];
+  generation: string;
+}
+
+export type NewClient = Pick<
+  ApiClient,
+  'tenantId' | 'clientId' | 'name' | 'secretDigest' | 'scopes' | 'allowedIps'
+>;
+
+export type NewPat = Pick<
+  PersonalAccessToken,
+  'tenantId' | 'name' | 'tokenDigest' | 'scopes' | 'allowedIps' | 'expiresAt'
+>;
+
+export interface NewAccessToken {
+  tenantId: number;
+  clientId: number;
+  tokenDigest: Buffer;
+  scopes: string[];
+  expiresAt: Date;
+  /** Stored only while `credential_generation` is still this. */
+  generation: number;
+}
+
+const GENERATION = fragment(`${CREDENTIAL_GENERATION} AS generation`);
+
+const OVERRIDES =
+  fragment(`(SELECT json_agg(json_build_object('entitlement', o.entitlement, 'granted', o.granted))
+    FROM tenant_entitlement_overrides o WHERE o.tenant_id = ten.id) AS overrides`);
+
+/**
+ * Client secrets, access tokens and PATs (all kept as digests). Runs as the owner role: a
+ * credential is looked up before its tenant is known.
+ */
+@Injectable()
+export class AuthRepository {
+  constructor(
+    @InjectDataSource() private readonly db: DataSource,
+    private readonly tx: TenantTransactions,
+  ) {}
+
+  /**
+   * One round trip per look-up (most requests are answered by the CredentialCache): the token,
+   * its client, the tenant's plan and overrides.
+   */
+  async findAccessToken(tokenDigest: Buffer): Promise<PrincipalRow | undefined> {
+    const [row] = await this.rows<PrincipalRow>(sql`
+  SELECT t.tenant_id, t.api_client_id AS credential_id, t.scopes, c.allowed_ips, ten.plan,
+    t.expires_at, ${GENERATION}, ${OVERRIDES}
+  FROM access_tokens t
+  JOIN api_clients c ON c.id = t.api_client_id AND c.enabled
+  JOIN tenants ten ON ten.id = t.tenant_id
+  WHERE t.token_digest = ${tokenDigest} AND t.revoked_at IS NULL AND t.expires_at > now()`);
+    return row;
+  }
+
+  async findPat(tokenDigest: Buffer): Promise<PrincipalRow | undefined> {
+    const [row] = await this.rows<PrincipalRow>(sql`
+  SELECT p.tenant_id, p.id AS credential_id, p.scopes, p.allowed_ips, ten.plan,
+    p.expires_at, ${GENERATION}, ${OVERRIDES}
+  FROM personal_access_tokens p
+  JOIN tenants ten ON ten.id = p.tenant_id
+  WHERE p.token_digest = ${tokenDigest} AND p.revoked_at IS NULL AND p.expires_at > now()`);
+    return row;
+  }
+
+  /** An enabled client by its public id. */
+  async findClient(clientId: string): Promise<ClientRow | undefined> {
+    const [row] = await this.rows<ClientRow>(
+      sql`SELECT id, tenant_id, secret_digest, scopes, allowed_ips,
+                ${GENERATION}
+           FROM api_clients WHERE client_id = ${clientId} AND enabled`,
+    );
+    return row;
+  }
+
+  /**
+   * Stores an access token unless a credential change has committed since `generation` (compared
+   * in the INSERT itself: no extra round trip, no window). Whether it was stored.
+   */
+  async insertAccessToken(token: NewAccessToken): Promise<boolean> {
+    const { tenantId, clientId, tokenDigest, scopes, expiresAt, generation } = token;
+    const inserted = await this.rows(
+      sql`INSERT INTO access_tokens (tenant_id, api_client_id, token_digest, scopes, expires_at)
+       SELECT ${tenantId}, ${clientId}, ${tokenDigest}, ${scopes}, ${expiresAt} WHERE ${fragment(CREDENTIAL_GENERATION)} = ${generation}
+       RETURNING 1`,
+    );
+    return inserted.length === 1;
+  }
+
+  /** The new client's id. */
+  async insertClient(client: NewClient): Promise<number> {
+    const saved = await this.db.getRepository(ApiClient).save({ ...client, enabled: true });
+    return saved.id;
+  }
+
+  /** Disables a client and revokes its tokens, in one transaction; its id, if it exists. */
+  async disableClient(clientId: string): Promise<number | undefined> {
+    return this.db.transaction(async (m) => {
+      const disable = sql`UPDATE api_clients SET enabled = false, updated_at = now() WHERE client_id = ${clientId} RETURNING id`;
+      // TypeORM answers an UPDATE with [rows, affected]
+      const [rows]: [Array<{ id: number }>, number] = await m.query(disable.text, disable.values);
+      const client = rows[0];
+      if (!client) return undefined;
+      const revoke = sql`UPDATE access_tokens SET revoked_at = now() WHERE api_client_id = ${client.id} AND revoked_at IS NULL`;
+      await m.query(revoke.text, revoke.values);
+      return client.id;
+    });
+  }
+
+  /** The new PAT's id. */
+  async insertPat(pat: NewPat): Promise<number> {
+    const saved = await this.db
+      .getRepository(PersonalAccessToken)
+      .save({ ...pat, revokedAt: null });
+    return saved.id;
+  }
+
+  /** Revokes a PAT, keeping an earlier revocation's time; undefined when there is no such PAT. */
+  async revokePat(patId: number): Promise<{ id: number; revoked_at: Date } | undefined> {
+    const revoke = sql`UPDATE personal_access_tokens SET revoked_at = COALESCE(revoked_at, now())
+       WHERE id = ${patId} RETURNING id, revoked_at`;
+    const [rows]: [Array<{ id: number; revoked_at: Date }>, number] = await this.db.query(
+      revoke.text,
+      revoke.values,
+    );
+    return rows[0];
+  }
+
+  /**
+   * Deletes at most `batch` access tokens expired or revoked more than `graceSeconds` ago (rows
+   * another sweeper holds skipped), in the current transaction; how many.
+   */
+  async pruneAccessTokens(graceSeconds: number, batch: number): Promise<number> {
+    const prune = sql`DELETE FROM access_tokens WHERE id IN (
+           SELECT id FROM access_tokens
+            WHERE expires_at < now() - make_interval(secs => ${graceSeconds})
+               OR revoked_at < now() - make_interval(secs => ${graceSeconds})
+            LIMIT ${batch}
+            FOR UPDATE SKIP LOCKED)`;
+    const [, count]: [unknown, number] = await this.tx.manager.query(prune.text, prune.values);
+    return count;
+  }
+
+  private rows<R>(statement: Statement<R>): Promise<R[]> {
+    return this.db.query(statement.text, statement.values);
+  }
+}

@@ -1,0 +1,56 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
+import { EntitlementOverride } from './entities/entitlement-override.entity.js';
+import { Tenant } from './entities/tenant.entity.js';
+import type { Entitlement, Plan } from '../../common/access/entitlements.js';
+
+export type TenantRow = Pick<Tenant, 'id' | 'name' | 'plan'>;
+
+/** One override to apply: `granted: null` removes it (back to the plan). */
+export interface OverrideChange {
+  entitlement: Entitlement;
+  granted: boolean | null;
+}
+
+/** Tenants and their entitlement overrides, as the owner role (administrator paths). */
+@Injectable()
+export class TenancyRepository {
+  constructor(@InjectDataSource() private readonly db: DataSource) {}
+
+  async insertTenant(name: string, plan: Plan): Promise<number> {
+    const tenant = await this.db.getRepository(Tenant).save({ name, plan });
+    return tenant.id;
+  }
+
+  /** Whether the tenant exists (and now has `plan`). */
+  async updatePlan(tenantId: number, plan: Plan): Promise<boolean> {
+    const result = await this.db.getRepository(Tenant).update({ id: tenantId }, { plan });
+    return Boolean(result.affected);
+  }
+
+  findTenant(tenantId: number): Promise<TenantRow | null> {
+    return this.db.getRepository(Tenant).findOneBy({ id: tenantId });
+  }
+
+  overridesOf(tenantId: number): Promise<EntitlementOverride[]> {
+    return this.db.getRepository(EntitlementOverride).findBy({ tenantId });
+  }
+
+  /** Applies the changes in order, in one transaction. */
+  async changeOverrides(tenantId: number, changes: readonly OverrideChange[]): Promise<void> {
+    await this.db.transaction(async (m) => {
+      for (const c of changes) {
+        if (c.granted === null) {
+          await m.delete(EntitlementOverride, { tenantId, entitlement: c.entitlement });
+        } else {
+          await m.upsert(
+            EntitlementOverride,
+            { tenantId, entitlement: c.entitlement, granted: c.granted },
+            ['tenantId', 'entitlement'],
+          );
+        }
+      }
+    });
+  }
+}
