@@ -417,19 +417,12 @@ const VERSION_PAGE_SQL = `
       limit: '$4::int',
     })}) page`;
 
-const DOCUMENT_ITEM = jsonObjectText({
-  documentId: v.integer('r.id'),
-  projectId: v.integer('r.project_id'),
-  title: v.text('r.title'),
-  status: v.text('r.status'),
-  current_version_id: v.integer('r.current_version_id'),
-  created_at: v.timestamp('r.created_at'),
-  updated_at: v.timestamp('r.updated_at'),
-});
-
 /**
  * `projectExists`: the projects context's test that $2 is a project of tenant $1.
  * $1 tenant, $2 project, $3 the documentId after which the page starts, $4 limit.
+ * Each item is the row's `summary_json`, the `DocumentSummary` JSON text the documents trigger of
+ * migration 1764002900000 keeps at every write: the page formats no timestamp and escapes no
+ * title per request, it only concatenates stored texts.
  */
 const documentPageSql = (projectExists: string): string =>
   childPageSql({
@@ -437,9 +430,8 @@ const documentPageSql = (projectExists: string): string =>
     table: 'documents',
     alias: 'd',
     parentColumn: 'project_id',
-    columns: `d.id, d.project_id, d.title, d.status, d.current_version_id, d.created_at,
-              d.updated_at`,
-    item: DOCUMENT_ITEM,
+    columns: 'd.summary_json',
+    item: 'r.summary_json',
   });
 
 /** The list of a document's versions: its cursors are also the document read's. */
