@@ -3,6 +3,7 @@ import { ScheduleModule } from '@nestjs/schedule';
 import type { DestinationStream } from 'pino';
 import type { AppConfig } from './common/config/app-config.js';
 import { ConfigModule } from './common/config/config.module.js';
+import { ENTITIES } from './entities.js';
 import { DatabaseModule } from './common/database/database.module.js';
 import { NotFoundModule } from './common/http/not-found.module.js';
 import type { HttpPlatform } from './common/http/platform/http-platform.js';
@@ -11,7 +12,6 @@ import { LoggingModule } from './common/logging/logging.module.js';
 import { AuditModule } from './modules/audit/audit.module.js';
 import { AuthModule } from './modules/auth/auth.module.js';
 import { DocumentsModule } from './modules/documents/documents.module.js';
-import { EventsModule } from './modules/events/events.module.js';
 import { HealthModule } from './modules/health/health.module.js';
 import { MetricsModule } from './modules/metrics/metrics.module.js';
 import { RateLimitModule } from './modules/rate-limit/rate-limit.module.js';
@@ -40,7 +40,7 @@ export class AppModule {
         LoggingModule.register(config, options.logDestination),
         // right after the request logger: its middleware reads bodies (Express)
         HttpPlatformModule.register(options.platform),
-        DatabaseModule,
+        DatabaseModule.forRoot(ENTITIES),
         ScheduleModule.forRoot(),
         AuditModule,
         TenancyModule,
@@ -49,7 +49,6 @@ export class AppModule {
         RateLimitModule,
         HealthModule,
         MetricsModule,
-        EventsModule,
         WebhooksModule,
         LocksModule,
         ProjectsModule,

@@ -82,7 +82,7 @@ function webhookOperation(
 /**
  * OpenAPI 3.1 `webhooks`: what one endpoint receives (any type it subscribed to, the union), then
  * one entry per event type, each with the payload class of that type (event-catalog.ts, the
- * classes `EventsService.publish` is typed with).
+ * classes `WebhookOutbox.append` is typed with).
  */
 function eventWebhooks(): NonNullable<OpenAPIObject['webhooks']> {
   return {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { DataSource } from 'typeorm';
-import { openingReads, TenantTransactions } from '../src/common/database/tenant-transactions.js';
+import { batches, batchOf, sql, type Statement } from '../src/common/database/statement.js';
+import { TenantTransactions } from '../src/common/database/tenant-transactions.js';
 import { startTestApp, type TestApp } from './support/app.js';
 import { createCaller, createTenant } from './support/factories.js';
 
@@ -69,16 +70,13 @@ describe('foundation', () => {
         b,
       ]);
       const tx = t.app.get(TenantTransactions);
-      const names = (sql: string, min: number) => ({
-        statements: [sql],
-        integers: [min],
-        read: ([rows]: ReadonlyArray<Array<Record<string, unknown>>>) =>
-          (rows ?? []).map((r) => r['name']),
-      });
-      const opening = openingReads(
-        names(`SELECT name FROM projects WHERE id >= $1 AND name LIKE 'o%' ORDER BY name`, 0),
-        names(`SELECT current_setting('app.tenant_id') AS name WHERE $1 = 1`, 1),
-      );
+      const names = (statement: Statement<{ name: unknown }>) =>
+        batchOf(statement, (rows) => rows.map((r) => r.name));
+      const projectNames = (min: unknown) =>
+        names(sql`SELECT name FROM projects WHERE id >= ${min} AND name LIKE 'o%' ORDER BY name`);
+      const setting = (one: unknown) =>
+        names(sql`SELECT current_setting('app.tenant_id') AS name WHERE ${one} = 1`);
+      const opening = batches(projectNames(0), setting(1));
       const seen = await tx.runOpening(a, opening, async ([projects, setting]) => {
         const inside: unknown[] = await tx.manager.query(
           `SELECT current_setting('app.tenant_id') AS s`,
@@ -94,7 +92,7 @@ describe('foundation', () => {
       expect(nested).toEqual(['ob', 'ob2']);
       // only integers are ever inlined into the SQL text
       await expect(
-        tx.runOpening(a, { ...opening, integers: [0.5, 1] }, async () => 'ran'),
+        tx.runOpening(a, batches(projectNames(0.5), setting(1)), async () => 'ran'),
       ).rejects.toThrow(/must be an integer/);
     });
 

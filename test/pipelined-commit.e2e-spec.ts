@@ -1,12 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import pg from 'pg';
 import { DataSource } from 'typeorm';
+import { sql } from '../src/common/database/statement.js';
 import { TenantTransactions } from '../src/common/database/tenant-transactions.js';
 import { startTestApp, type TestApp } from './support/app.js';
 import { createTenant } from './support/factories.js';
 
-const INSERT_PROJECT = `INSERT INTO projects (tenant_id, name) VALUES ($1, $2) RETURNING name`;
-const FAILS = `SELECT 1 / $1::int AS never`;
+const insertProject = (tenantId: number, name: string) =>
+  sql<{
+    name: string;
+  }>`INSERT INTO projects (tenant_id, name) VALUES (${tenantId}, ${name}) RETURNING name`;
+const INSERT_PROJECT = insertProject(0, '').text;
+const fails = (divisor: number) => sql`SELECT 1 / ${divisor}::int AS never`;
+const one = sql`SELECT 1 WHERE ${1}::int = 1`;
 
 interface Sent {
   text: string;
@@ -67,9 +73,7 @@ describe('a last statement pipelined with its COMMIT', () => {
   it('sends the COMMIT before the statement is answered, and resolves once it is committed', async () => {
     const { sent, restore } = recordQueries();
     const rows = await tx
-      .run(tenant, () =>
-        tx.queryAndCommit<{ name: string }>(INSERT_PROJECT, [tenant, 'pipelined-ok']),
-      )
+      .run(tenant, () => tx.queryAndCommit(insertProject(tenant, 'pipelined-ok')))
       .finally(restore);
 
     expect(rows).toEqual([{ name: 'pipelined-ok' }]);
@@ -87,16 +91,14 @@ describe('a last statement pipelined with its COMMIT', () => {
   it('a failing last statement rejects the run and commits nothing written before it', async () => {
     await expect(
       tx.run(tenant, async () => {
-        await tx.query(INSERT_PROJECT, [tenant, 'pipelined-failed']);
-        await tx.queryAndCommit(FAILS, [0]);
+        await tx.query(insertProject(tenant, 'pipelined-failed'));
+        await tx.queryAndCommit(fails(0));
       }),
     ).rejects.toThrow(/division by zero/);
     expect(await projectsNamed('pipelined-failed')).toBe(0);
     // every pooled connection still serves transactions (none was left mid-transaction)
     for (let i = 0; i < 25; i++) {
-      await tx.run(tenant, () =>
-        tx.queryAndCommit(INSERT_PROJECT, [tenant, `pipelined-next-${i}`]),
-      );
+      await tx.run(tenant, () => tx.queryAndCommit(insertProject(tenant, `pipelined-next-${i}`)));
     }
     expect(await projectsNamed('pipelined-next-24')).toBe(1);
   });
@@ -104,9 +106,9 @@ describe('a last statement pipelined with its COMMIT', () => {
   it('in a run that joined an outer transaction, does not commit: the outer failure undoes it', async () => {
     await expect(
       tx.run(tenant, async () => {
-        await tx.run(tenant, () => tx.queryAndCommit(INSERT_PROJECT, [tenant, 'pipelined-joined']));
+        await tx.run(tenant, () => tx.queryAndCommit(insertProject(tenant, 'pipelined-joined')));
         // still inside the transaction: the joined run's statement did not end it
-        await tx.query(`SELECT 1 WHERE $1::int = 1`, [1]);
+        await tx.query(one);
         throw new Error('the outer work fails');
       }),
     ).rejects.toThrow('the outer work fails');
@@ -116,13 +118,13 @@ describe('a last statement pipelined with its COMMIT', () => {
   it('refuses any statement after it', async () => {
     await expect(
       tx.run(tenant, async () => {
-        await tx.queryAndCommit(INSERT_PROJECT, [tenant, 'pipelined-then-more']);
-        await tx.query(`SELECT 1 WHERE $1::int = 1`, [1]);
+        await tx.queryAndCommit(insertProject(tenant, 'pipelined-then-more'));
+        await tx.query(one);
       }),
     ).rejects.toThrow(/has committed/);
     await expect(
       tx.run(tenant, async () => {
-        await tx.queryAndCommit(INSERT_PROJECT, [tenant, 'pipelined-then-manager']);
+        await tx.queryAndCommit(insertProject(tenant, 'pipelined-then-manager'));
         await tx.manager.query('SELECT 1');
       }),
     ).rejects.toThrow(/has committed/);
@@ -131,8 +133,8 @@ describe('a last statement pipelined with its COMMIT', () => {
   it('a transaction whose statement failed never reports success, even if the work swallowed it', async () => {
     await expect(
       tx.run(tenant, async () => {
-        await tx.query(INSERT_PROJECT, [tenant, 'pipelined-swallowed']);
-        await tx.query(FAILS, [0]).catch(() => undefined);
+        await tx.query(insertProject(tenant, 'pipelined-swallowed'));
+        await tx.query(fails(0)).catch(() => undefined);
         return 'looks fine';
       }),
     ).rejects.toThrow(/did not commit \(ROLLBACK\)/);

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import pg from 'pg';
 import { DataSource } from 'typeorm';
 import { PreparedStatements } from '../src/common/database/prepared-statements.js';
+import { batchOf, sql, type Sql } from '../src/common/database/statement.js';
 import { TenantTransactions } from '../src/common/database/tenant-transactions.js';
 import { startTestApp, type TestApp } from './support/app.js';
 import { createTestDatabase, type TestDatabase } from './support/database.js';
@@ -13,12 +14,12 @@ type Rows = Array<Record<string, unknown>>;
 async function send(
   client: pg.Client,
   prepared: PreparedStatements,
-  calls: Array<{ sql: string; integers: number[] }>,
+  calls: Sql[],
 ): Promise<{ prepares: number; rows: Rows[] }> {
   const compiled = await prepared.compile(client, calls);
   try {
-    const sql = [...compiled.prepares, ...compiled.executes].join('; ');
-    const raw = (await client.query(sql)) as unknown as pg.QueryResult | pg.QueryResult[];
+    const text = [...compiled.prepares, ...compiled.executes].join('; ');
+    const raw = (await client.query(text)) as unknown as pg.QueryResult | pg.QueryResult[];
     const results = Array.isArray(raw) ? raw : [raw];
     prepared.confirm(client, compiled);
     return {
@@ -62,32 +63,36 @@ describe('prepared statements', () => {
   describe('PreparedStatements (simple query protocol)', () => {
     it('prepares a statement once per connection and executes it by name afterwards', async () => {
       const prepared = new PreparedStatements();
-      const call = { sql: 'SELECT $1::int + $2::int AS sum', integers: [2, 3] };
-      const first = await send(client, prepared, [call]);
+      const call = (a: number, b: number) => sql`SELECT ${a}::int + ${b}::int AS sum`;
+      const first = await send(client, prepared, [call(2, 3)]);
       expect(first.prepares).toBe(1);
       expect(first.rows[0]).toEqual([{ sum: 5 }]);
-      const second = await send(client, prepared, [{ ...call, integers: [40, 2] }]);
+      const second = await send(client, prepared, [call(40, 2)]);
       expect(second.prepares).toBe(0);
       expect(second.rows[0]).toEqual([{ sum: 42 }]);
       expect((await serverSideNames(client)).filter((n) => n.startsWith('grc_s_'))).toHaveLength(1);
     });
 
-    it("renumbers a statement's placeholders from the caller's integers", async () => {
+    it('sends a composed statement with the parameters of its parts, in order', async () => {
       const prepared = new PreparedStatements();
-      // as after openingReads: this statement only uses the caller's third and fourth integers
-      const { rows } = await send(client, prepared, [
-        { sql: 'SELECT $4::int AS b, $3::int AS a, $4::int AS b2', integers: [1, 2, 30, 40] },
-      ]);
+      const inner = (a: number) => sql`SELECT ${a}::int AS a`;
+      const outer = (b: number, a: number) =>
+        sql`SELECT ${b}::int AS b, i.a, ${b}::int AS b2 FROM (${inner(a)}) i`;
+      const { rows } = await send(client, prepared, [outer(40, 30)]);
       expect(rows[0]).toEqual([{ b: 40, a: 30, b2: 40 }]);
+      // the same text with other values is the same prepared statement
+      const again = await send(client, prepared, [outer(4, 3)]);
+      expect(again.prepares).toBe(0);
+      expect(again.rows[0]).toEqual([{ b: 4, a: 3, b2: 4 }]);
     });
 
     it('inlines validated integers only', async () => {
       const prepared = new PreparedStatements();
+      await expect(prepared.compile(client, [sql`SELECT ${1.5}::int AS x`])).rejects.toThrow(
+        /must be an integer/,
+      );
       await expect(
-        prepared.compile(client, [{ sql: 'SELECT $1::int AS x', integers: [1.5] }]),
-      ).rejects.toThrow(/must be an integer/);
-      await expect(
-        prepared.compile(client, [{ sql: 'SELECT $2::int AS x', integers: [1] }]),
+        prepared.compile(client, [sql`SELECT ${'1; DROP TABLE projects'}::int AS x`]),
       ).rejects.toThrow(/must be an integer/);
     });
 
@@ -96,8 +101,8 @@ describe('prepared statements', () => {
       await fresh.connect();
       try {
         const prepared = new PreparedStatements();
-        const good = { sql: 'SELECT $1::int * 2 AS twice', integers: [21] };
-        const bad = { sql: 'SELECT * FROM no_such_table WHERE id = $1', integers: [1] };
+        const good = sql`SELECT ${21}::int * 2 AS twice`;
+        const bad = sql`SELECT * FROM no_such_table WHERE id = ${1}`;
         // the good PREPARE runs, the bad one fails: the round trip fails as a whole
         await expect(send(fresh, prepared, [good, bad])).rejects.toThrow(/no_such_table/);
         // without the resync, the next use would PREPARE the good statement again and fail
@@ -121,11 +126,11 @@ describe('prepared statements', () => {
           b,
         ]);
       const tx = t.app.get(TenantTransactions);
-      const sql = `SELECT name FROM projects WHERE id >= $1 AND name LIKE 'prep-%' ORDER BY name`;
+      const statement = sql`SELECT name FROM projects WHERE id >= ${0} AND name LIKE 'prep-%' ORDER BY name`;
       const names = (tenantId: number) =>
         tx.runOpening(
           tenantId,
-          { statements: [sql], integers: [0], read: ([rows]) => rows ?? [] },
+          batchOf(statement, (rows) => rows),
           async (rows) => ({
             rows,
             prepared: await tx.manager.query<Rows>(
@@ -148,9 +153,10 @@ describe('prepared statements', () => {
       const a = await createTenant(t.app);
       const tx = t.app.get(TenantTransactions);
       const seen = await tx.run(a, async () => {
-        const rows = await tx.query<{ tenant: string }>(
-          `SELECT current_setting('app.tenant_id') AS tenant WHERE $1::int = 1`,
-          [1],
+        const rows = await tx.query(
+          sql<{
+            tenant: string;
+          }>`SELECT current_setting('app.tenant_id') AS tenant WHERE ${1}::int = 1`,
         );
         const named = await tx.manager.query<Rows>(
           `SELECT name FROM pg_prepared_statements WHERE name LIKE 'grc_x_%'`,

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { DataSource } from 'typeorm';
 import { TenantTransactions } from '../src/common/database/tenant-transactions.js';
-import { EventsService } from '../src/modules/events/events.service.js';
+import { WebhookOutbox } from '../src/modules/webhooks/outbox/webhook-outbox.service.js';
 import { startTestApp, type TestApp } from './support/app.js';
 import { createCaller, issueToken, type TestCaller } from './support/factories.js';
 import { call } from './support/http.js';
@@ -316,7 +316,7 @@ describe('webhooks API', () => {
       const tx = t.app.get(TenantTransactions);
       await expect(
         tx.run(c.tenantId, async () => {
-          await t.app.get(EventsService).publish(c.tenantId, 'document.checked_in', {
+          await t.app.get(WebhookOutbox).publish(c.tenantId, 'document.checked_in', {
             documentId: 1,
             released_at: new Date().toISOString(),
           });

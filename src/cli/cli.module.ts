@@ -2,6 +2,7 @@ import { type DynamicModule, Module } from '@nestjs/common';
 import { ScheduleModule } from '@nestjs/schedule';
 import type { AppConfig } from '../common/config/app-config.js';
 import { ConfigModule } from '../common/config/config.module.js';
+import { ENTITIES } from '../entities.js';
 import { DatabaseModule } from '../common/database/database.module.js';
 import { AUDIT_COMMANDS } from '../modules/audit/cli/audit.commands.js';
 import { AuditModule } from '../modules/audit/audit.module.js';
@@ -31,7 +32,7 @@ export class CliModule {
       module: CliModule,
       imports: [
         ConfigModule.register(config),
-        DatabaseModule,
+        DatabaseModule.forRoot(ENTITIES),
         AuditModule,
         ScheduleModule.forRoot(),
         TenancyModule,

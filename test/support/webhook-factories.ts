@@ -5,7 +5,7 @@ import { DataSource } from 'typeorm';
 import { TenantTransactions } from '../../src/common/database/tenant-transactions.js';
 import type { EventData } from '../../src/modules/events/event-catalog.js';
 import type { EventType } from '../../src/modules/events/event-types.js';
-import { EventsService } from '../../src/modules/events/events.service.js';
+import { WebhookOutbox } from '../../src/modules/webhooks/outbox/webhook-outbox.service.js';
 import { payloadProblem } from './event-schemas.js';
 import { call } from './http.js';
 
@@ -155,11 +155,10 @@ export async function publishEvents<T extends EventType = 'document.checked_in'>
   }),
 ): Promise<string[]> {
   const tx = app.get(TenantTransactions);
-  const events = app.get(EventsService);
+  const events = app.get(WebhookOutbox);
   return tx.run(tenantId, async () => {
     const ids: string[] = [];
-    for (let i = 0; i < count; i++)
-      ids.push((await events.publish(tenantId, type, data(i))).eventId);
+    for (let i = 0; i < count; i++) ids.push(await events.publish(tenantId, type, data(i)));
     return ids;
   });
 }

@@ -18,12 +18,15 @@ export function dataSourceOptions(
   pool: PoolOptions = DEFAULT_POOL,
   /** false for the migration runner: a migration on a big table may rightly run for minutes */
   timeouts = true,
+  /** The entities to register; the application registers its modules' own (forFeature). */
+  entities: NonNullable<DataSourceOptions['entities']> = [],
 ): DataSourceOptions {
   return {
     type: 'postgres',
     url,
     synchronize: false,
     migrationsRun: false,
+    entities,
     migrations: MIGRATIONS,
     migrationsTransactionMode: 'each',
     subscribers: timeouts && pool.mode === 'transaction' ? [TransactionTimeoutsSubscriber] : [],

@@ -1,5 +1,13 @@
-import { Global, Injectable, Logger, Module, type OnApplicationBootstrap } from '@nestjs/common';
+import {
+  type DynamicModule,
+  Global,
+  Injectable,
+  Logger,
+  Module,
+  type OnApplicationBootstrap,
+} from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import type { DataSourceOptions } from 'typeorm';
 import { AppConfig } from '../config/app-config.js';
 import { dataSourceOptions } from './data-source-options.js';
 import { CredentialCache } from './credential-cache.js';
@@ -18,24 +26,34 @@ export class ListenNotice implements OnApplicationBootstrap {
   }
 }
 
+/**
+ * The database connection. `entities`: every entity of the application, one per table (src/entities.ts):
+ * foreign keys name tables of other modules, whose entities must be known too.
+ */
 @Global()
-@Module({
-  imports: [
-    TypeOrmModule.forRootAsync({
-      inject: [AppConfig],
-      useFactory: (config: AppConfig) => ({
-        ...dataSourceOptions(config.DATABASE_URL!, {
-          mode: config.DATABASE_POOL_MODE,
-          size: config.DATABASE_POOL_SIZE,
+@Module({})
+export class DatabaseModule {
+  static forRoot(entities: NonNullable<DataSourceOptions['entities']>): DynamicModule {
+    return {
+      module: DatabaseModule,
+      imports: [
+        TypeOrmModule.forRootAsync({
+          inject: [AppConfig],
+          useFactory: (config: AppConfig) => ({
+            ...dataSourceOptions(
+              config.DATABASE_URL!,
+              { mode: config.DATABASE_POOL_MODE, size: config.DATABASE_POOL_SIZE },
+              true,
+              entities,
+            ),
+            // fail fast at start instead of retrying for half a minute
+            retryAttempts: 2,
+            retryDelay: 500,
+          }),
         }),
-        autoLoadEntities: true,
-        // fail fast at start instead of retrying for half a minute
-        retryAttempts: 2,
-        retryDelay: 500,
-      }),
-    }),
-  ],
-  providers: [TenantTransactions, CredentialCache, ListenNotice],
-  exports: [TenantTransactions, CredentialCache],
-})
-export class DatabaseModule {}
+      ],
+      providers: [TenantTransactions, CredentialCache, ListenNotice],
+      exports: [TenantTransactions, CredentialCache],
+    };
+  }
+}

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { ClientBase as PgClient } from 'pg';
+import { inlinedInteger, type Sql } from './statement.js';
 
 /**
  * Server-side prepared statements for the round trips sent with the simple query protocol
@@ -17,25 +18,26 @@ export class PreparedStatements {
   /** What each pooled connection has prepared; `undefined`: nothing, or not known (see resync). */
   private readonly prepared = new WeakMap<PgClient, Set<string>>();
   private readonly unknown = new WeakSet<PgClient>();
-  private readonly templates = new Map<string, Template>();
+  private readonly names = new Map<string, string>();
 
   /**
    * The statements to send for `calls` on `client`: the PREPAREs it lacks, then one EXECUTE per
    * call, in order. `confirm` them once the round trip succeeded, `failed` after it failed.
    */
-  async compile(client: PgClient, calls: readonly IntegerCall[]): Promise<CompiledCalls> {
+  async compile(client: PgClient, calls: readonly Sql[]): Promise<CompiledCalls> {
     if (this.unknown.has(client)) await this.resync(client);
     const have = this.prepared.get(client);
     const prepares: string[] = [];
     const pending: string[] = [];
-    const executes = calls.map(({ sql, integers }) => {
-      const t = this.template(sql);
-      if (!have?.has(t.name) && !pending.includes(t.name)) {
-        prepares.push(`PREPARE ${t.name} AS ${t.sql}`);
-        pending.push(t.name);
+    const executes = calls.map((call) => {
+      const text = call.text;
+      const name = this.nameOf(text);
+      if (!have?.has(name) && !pending.includes(name)) {
+        prepares.push(`PREPARE ${name} AS ${text}`);
+        pending.push(name);
       }
-      const args = t.order.map((n) => inlinedInteger(integers, n));
-      return args.length ? `EXECUTE ${t.name}(${args.join(', ')})` : `EXECUTE ${t.name}`;
+      const args = call.values.map((value, i) => inlinedInteger(value, i + 1));
+      return args.length ? `EXECUTE ${name}(${args.join(', ')})` : `EXECUTE ${name}`;
     });
     return { prepares, executes, pending };
   }
@@ -66,27 +68,12 @@ export class PreparedStatements {
     this.unknown.delete(client);
   }
 
-  /** `sql` with its `$n` renumbered from 1 in order of first appearance, named by its text. */
-  private template(sql: string): Template {
-    let t = this.templates.get(sql);
-    if (!t) {
-      const order: number[] = [];
-      const local = sql.replace(/\$(\d+)/g, (_, n: string) => {
-        let i = order.indexOf(Number(n));
-        if (i < 0) i = order.push(Number(n)) - 1;
-        return `$${i + 1}`;
-      });
-      t = { sql: local, order, name: digestName(PREFIX, local) };
-      this.templates.set(sql, t);
-    }
-    return t;
+  /** The name a statement text is prepared under: derived from the text, so one text, one name. */
+  private nameOf(text: string): string {
+    let name = this.names.get(text);
+    if (!name) this.names.set(text, (name = digestName(PREFIX, text)));
+    return name;
   }
-}
-
-/** A statement whose `$n` stand for `integers[n - 1]`. */
-export interface IntegerCall {
-  sql: string;
-  integers: readonly number[];
 }
 
 export interface CompiledCalls {
@@ -94,13 +81,6 @@ export interface CompiledCalls {
   executes: string[];
   /** Names PREPAREd by this round trip. */
   pending: string[];
-}
-
-interface Template {
-  sql: string;
-  /** For each local `$i`, the caller's `n`. */
-  order: number[];
-  name: string;
 }
 
 /** The server's namespace is shared with the driver's named statements: each kind has a prefix. */
@@ -119,13 +99,4 @@ export function driverStatementName(sql: string): string {
 /** A statement's name: derived from its text, so one text always has one name. */
 function digestName(prefix: string, sql: string): string {
   return prefix + createHash('sha256').update(sql).digest('hex').slice(0, 20);
-}
-
-/** The n-th integer, validated: the only values ever inlined into SQL text. */
-export function inlinedInteger(integers: readonly number[], n: number): string {
-  const value = integers[n - 1];
-  if (value === undefined || !Number.isSafeInteger(value)) {
-    throw new Error(`inlined parameter $${n} must be an integer`);
-  }
-  return String(value);
 }

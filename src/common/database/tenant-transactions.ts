@@ -18,10 +18,9 @@ import { timeoutStatements } from './statement-timeouts.js';
 import {
   type CompiledCalls,
   driverStatementName,
-  inlinedInteger,
-  type IntegerCall,
   PreparedStatements,
 } from './prepared-statements.js';
+import { type Batch, fragment, inlined, type Sql, sql, type Statement } from './statement.js';
 
 /**
  * What each pooled connection has prepared, kept per connection object, so shared by every
@@ -39,10 +38,8 @@ const MAX_REVERIFY = 3;
  * Pins the tenant; answers one row with the current credential generation. Sent (prepared) right
  * after `START TRANSACTION; SET LOCAL ROLE …` in the round trip that opens a tenant transaction.
  */
-const pinTenant = (tenantId: number): IntegerCall => ({
-  sql: `SELECT set_config('app.tenant_id', $1::text, true), ${CREDENTIAL_GENERATION} AS generation`,
-  integers: [tenantId],
-});
+const pinTenant = (tenantId: number): Sql =>
+  sql`SELECT set_config('app.tenant_id', ${tenantId}::text, true), ${fragment(CREDENTIAL_GENERATION)} AS generation`;
 
 /**
  * True when the request's credential was verified before the newest committed credential change:
@@ -68,35 +65,6 @@ interface PgResult {
 }
 
 type Rows = Array<Record<string, unknown>>;
-
-/**
- * Reads sent in the round trip that opens a tenant transaction (`TenantTransactions.runOpening`),
- * so a write path's first look at its rows costs no round trip of its own. Each statement runs
- * in order with a fresh snapshot of its own (read committed), as separate queries would. The
- * simple query protocol has no bind parameters: `$n` may stand for integers only, which are
- * validated and inlined.
- */
-export interface OpeningRead<T> {
-  statements: readonly string[];
-  integers: readonly number[];
-  /** Their rows, one array per statement in order, turned into the value the work receives. */
-  read(results: readonly Rows[]): T;
-}
-
-/** Two opening reads as one, in order. */
-export function openingReads<A, B>(a: OpeningRead<A>, b: OpeningRead<B>): OpeningRead<[A, B]> {
-  const shift = a.integers.length;
-  const renumber = (sql: string) =>
-    sql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + shift}`);
-  return {
-    statements: [...a.statements, ...b.statements.map(renumber)],
-    integers: [...a.integers, ...b.integers],
-    read: (results) => [
-      a.read(results.slice(0, a.statements.length)),
-      b.read(results.slice(a.statements.length)),
-    ],
-  };
-}
 
 interface TransactionScope {
   /** TypeORM's manager bound to the transaction, created on first use. */
@@ -171,14 +139,14 @@ export class TenantTransactions {
    */
   async runOpening<R, T>(
     tenantId: number,
-    opening: OpeningRead<R>,
+    opening: Batch<R>,
     work: (read: R) => Promise<T>,
   ): Promise<T> {
-    const calls = opening.statements.map((sql) => ({ sql, integers: opening.integers }));
+    const calls = opening.statements;
     if (this.scope.getStore()) {
       return this.run(tenantId, async () => {
         const results: Rows[] = [];
-        for (const call of calls) results.push(await this.manager.query(inlined(call)));
+        for (const call of calls) results.push(await this.query(call));
         return work(opening.read(results));
       });
     }
@@ -192,12 +160,11 @@ export class TenantTransactions {
    * the simple query protocol has no bind parameters, so `$n` placeholders may only stand for
    * integers, which are validated and inlined. The hot read paths use it; everything else `run`.
    */
-  async readOnce<R>(tenantId: number, sql: string, integers: readonly number[]): Promise<R[]> {
-    if (this.scope.getStore())
-      return this.run(tenantId, () => this.manager.query(sql, [...integers]));
+  async readOnce<R>(tenantId: number, statement: Statement<R>): Promise<R[]> {
+    if (this.scope.getStore()) return this.run(tenantId, () => this.query(statement));
     if (!isTenantId(tenantId)) throw invalidTenant();
     for (let attempt = 1; ; attempt++) {
-      const [opened, rows] = await this.readOnceRaw(tenantId, { sql, integers });
+      const [opened, rows] = await this.readOnceRaw(tenantId, statement);
       const generation = opened[0]?.['generation'];
       if (attempt > MAX_REVERIFY || !isStale(generation)) return rows as R[];
       await reverify(generation);
@@ -209,11 +176,11 @@ export class TenantTransactions {
    * connection (parsed and planned once per connection, not per request); its rows. For the
    * statements of the hot write paths; outside a transaction of ours, an ordinary query.
    */
-  async query<R = Record<string, unknown>>(sql: string, params: readonly unknown[]): Promise<R[]> {
+  async query<R>(statement: Statement<R>): Promise<R[]> {
     const scope = this.scope.getStore();
-    if (!scope) return this.manager.query(sql, [...params]);
+    if (!scope) return this.dataSource.query(statement.text, statement.values);
     assertOpen(scope);
-    const result = await scope.client.query(this.statement(sql, params));
+    const result = await scope.client.query(this.statement(statement));
     return result.rows as R[];
   }
 
@@ -225,14 +192,11 @@ export class TenantTransactions {
    * after it must not fail. In a run that joined an outer transaction, or on a connection without
    * pipelining, it is a plain `query` and the commit comes when the owner's work ends.
    */
-  async queryAndCommit<R = Record<string, unknown>>(
-    sql: string,
-    params: readonly unknown[],
-  ): Promise<R[]> {
+  async queryAndCommit<R>(statement: Statement<R>): Promise<R[]> {
     const scope = this.scope.getStore();
-    if (!scope || scope.joined || !pipelines(scope.client)) return this.query(sql, params);
+    if (!scope || scope.joined || !pipelines(scope.client)) return this.query(statement);
     assertOpen(scope);
-    const result = scope.client.query(this.statement(sql, params));
+    const result = scope.client.query(this.statement(statement));
     const commit = scope.client.query('COMMIT');
     // awaited by inTransaction, which also sees its failure; never an unhandled rejection here
     commit.catch(() => undefined);
@@ -241,7 +205,7 @@ export class TenantTransactions {
   }
 
   /** Returns the rows of the tenant pin and of `call`, read in one round trip that commits. */
-  private async readOnceRaw(tenantId: number, call: IntegerCall): Promise<[Rows, Rows]> {
+  private async readOnceRaw(tenantId: number, call: Sql): Promise<[Rows, Rows]> {
     const [client, release] = await this.connection();
     const [pinned = [], rows = []] = await this.sendOpening(
       client,
@@ -265,7 +229,7 @@ export class TenantTransactions {
     client: PgClient,
     release: (broken?: unknown) => void,
     tenantId: number,
-    calls: readonly IntegerCall[],
+    calls: readonly Sql[],
     readOnly: boolean,
   ): Promise<Rows[]> {
     let compiled: CompiledCalls | undefined;
@@ -316,7 +280,7 @@ export class TenantTransactions {
    */
   private async transaction<T>(
     tenantId: number | null,
-    calls: readonly IntegerCall[],
+    calls: readonly Sql[],
     work: (read: Rows[]) => Promise<T>,
   ): Promise<T> {
     for (let attempt = 1; ; attempt++) {
@@ -384,7 +348,7 @@ export class TenantTransactions {
   }
 
   /** `calls` as the statements to send: prepared once per connection when it is ours. */
-  private async compile(client: PgClient, calls: readonly IntegerCall[]): Promise<CompiledCalls> {
+  private async compile(client: PgClient, calls: readonly Sql[]): Promise<CompiledCalls> {
     if (this.sessionBound) return this.prepared.compile(client, calls);
     return { prepares: [], executes: calls.map(inlined), pending: [] };
   }
@@ -393,11 +357,9 @@ export class TenantTransactions {
    * A parameterised statement: named (parsed and planned once per connection) when the
    * connection is ours, unnamed behind a transaction pooler.
    */
-  private statement(sql: string, params: readonly unknown[]): QueryConfig {
-    const values = [...params];
-    return this.sessionBound
-      ? { name: driverStatementName(sql), text: sql, values }
-      : { text: sql, values };
+  private statement(statement: Sql): QueryConfig {
+    const { text, values } = statement;
+    return this.sessionBound ? { name: driverStatementName(text), text, values } : { text, values };
   }
 
   /**
@@ -456,9 +418,4 @@ function assertOpen(scope: TransactionScope): void {
 async function committed(commit: Promise<unknown>): Promise<void> {
   const { command } = (await commit) as QueryResult;
   if (command !== 'COMMIT') throw new Error(`the transaction did not commit (${command})`);
-}
-
-/** `call` with its integers inlined, for a statement run inside an open transaction. */
-function inlined({ sql, integers }: IntegerCall): string {
-  return sql.replace(/\$(\d+)/g, (_, n: string) => inlinedInteger(integers, Number(n)));
 }

@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { EventsModule } from '../events/events.module.js';
+import { OutboxModule } from '../webhooks/outbox/outbox.module.js';
 import { ProjectsModule } from '../projects/projects.module.js';
 import { DocumentsController } from './documents.controller.js';
 import { DocumentService } from './documents.service.js';
@@ -10,7 +10,7 @@ import { DocumentEntity } from './entities/document.entity.js';
 @Module({
   imports: [
     TypeOrmModule.forFeature([DocumentEntity, DocumentVersion]),
-    EventsModule,
+    OutboxModule,
     ProjectsModule,
   ],
   controllers: [DocumentsController],

@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { jsonObjectText, jsonValue as v } from '../../common/database/sql-json.js';
-import { type OpeningRead, TenantTransactions } from '../../common/database/tenant-transactions.js';
+import { legacyStatement } from '../../common/database/legacy-statement.js';
+import { type Batch, fragment, sql } from '../../common/database/statement.js';
+import { TenantTransactions } from '../../common/database/tenant-transactions.js';
 import { NotFoundError } from '../../common/http/app-error.js';
 import { JsonText } from '../../common/http/json-text.js';
 import { Cursor, type CursorPage, type ListIdentity } from '../../common/pagination/cursor.js';
@@ -13,7 +15,7 @@ import {
   type KeysetPageRow,
 } from '../../common/pagination/keyset-page.js';
 import { MAX_PAGE_LIMIT } from '../../common/pagination/page-query.js';
-import { EventsService } from '../events/events.service.js';
+import { WebhookOutbox } from '../webhooks/outbox/webhook-outbox.service.js';
 import { ProjectsService } from '../projects/projects.service.js';
 import { contentHash } from './content-hash.js';
 import { DocumentVersion, type VersionSource } from './entities/document-version.entity.js';
@@ -80,7 +82,7 @@ export class DocumentService {
 
   constructor(
     private readonly tx: TenantTransactions,
-    private readonly events: EventsService,
+    private readonly events: WebhookOutbox,
     private readonly projects: ProjectsService,
   ) {
     this.documentPageSql = documentPageSql(projects.projectExistsSql('$1', '$2'));
@@ -111,10 +113,9 @@ export class DocumentService {
    * can be staged on one document at once while none can slip past a version being created.
    * Its value throws 404 for an unknown or foreign document.
    */
-  shareLockedDocument(tenantId: number, documentId: number): OpeningRead<DocumentRef> {
+  shareLockedDocument(tenantId: number, documentId: number): Batch<DocumentRef> {
     return {
-      statements: [lockRowSql('FOR SHARE'), DOCUMENT_REF_SQL],
-      integers: [tenantId, documentId],
+      statements: [lockRow(tenantId, documentId, 'FOR SHARE'), documentRef(tenantId, documentId)],
       read: ([locked, refs]) => {
         if (!locked?.length) throw new NotFoundError('document');
         return documentRefOf(refs?.[0] as DocumentRefRow | undefined);
@@ -192,12 +193,15 @@ export class DocumentService {
    * round trip.
    */
   async getDocument(tenantId: number, documentId: number): Promise<JsonText<DocumentView>> {
-    const rows = await this.tx.readOnce<{
-      /** The JSON text of the document up to its last member, which is added here. */
-      doc: string;
-      last_number: number | null;
-      more: boolean;
-    }>(tenantId, DOCUMENT_VIEW_SQL, [tenantId, documentId]);
+    const rows = await this.tx.readOnce(
+      tenantId,
+      legacyStatement<{
+        /** The JSON text of the document up to its last member, which is added here. */
+        doc: string;
+        last_number: number | null;
+        more: boolean;
+      }>(DOCUMENT_VIEW_SQL, [tenantId, documentId]),
+    );
     const row = rows[0];
     if (!row) throw new NotFoundError('document');
     const next =
@@ -219,10 +223,14 @@ export class DocumentService {
   ): Promise<JsonText<CursorPage<VersionIndexEntry>>> {
     const identity = versionsList(tenantId, documentId);
     const after = Cursor.decode(identity, page.cursor)?.[0] ?? firstKey('ASC');
-    const rows = await this.tx.readOnce<KeysetPageRow<VersionIndexEntry> & { found: boolean }>(
+    const rows = await this.tx.readOnce(
       tenantId,
-      VERSION_PAGE_SQL,
-      [tenantId, documentId, after, page.limit],
+      legacyStatement<KeysetPageRow<VersionIndexEntry> & { found: boolean }>(VERSION_PAGE_SQL, [
+        tenantId,
+        documentId,
+        after,
+        page.limit,
+      ]),
     );
     if (!rows[0]?.found) throw new NotFoundError('document');
     return cursorPageOf(rows[0], identity);
@@ -248,10 +256,14 @@ export class DocumentService {
   ): Promise<JsonText<CursorPage<DocumentSummary>>> {
     const identity = { tenantId, list: 'project.documents', scope: [projectId] };
     const after = Cursor.decode(identity, page.cursor)?.[0] ?? firstKey('ASC');
-    const rows = await this.tx.readOnce<KeysetPageRow<DocumentSummary> & { found: boolean }>(
+    const rows = await this.tx.readOnce(
       tenantId,
-      this.documentPageSql,
-      [tenantId, projectId, after, page.limit],
+      legacyStatement<KeysetPageRow<DocumentSummary> & { found: boolean }>(this.documentPageSql, [
+        tenantId,
+        projectId,
+        after,
+        page.limit,
+      ]),
     );
     if (!rows[0]?.found) throw this.projects.projectNotFound();
     return cursorPageOf(rows[0], identity);
@@ -263,16 +275,10 @@ export class DocumentService {
     lock: 'FOR UPDATE' | null,
   ): Promise<DocumentRef> {
     if (lock) {
-      const locked: unknown[] = await this.tx.manager.query(lockRowSql(lock), [
-        tenantId,
-        documentId,
-      ]);
+      const locked = await this.tx.query(lockRow(tenantId, documentId, lock));
       if (locked.length === 0) throw new NotFoundError('document');
     }
-    const rows: DocumentRefRow[] = await this.tx.manager.query(DOCUMENT_REF_SQL, [
-      tenantId,
-      documentId,
-    ]);
+    const rows = await this.tx.query(documentRef(tenantId, documentId));
     return documentRefOf(rows[0]);
   }
 
@@ -334,16 +340,16 @@ function versionView(v: DocumentVersion): VersionView {
  * concurrent version is re-checked against the version row it read before the wait and returns
  * no row, which would answer 404 for a document that exists; a scalar subquery instead would read
  * the new version with the old snapshot and answer a NULL hash. The next statement
- * (DOCUMENT_REF_SQL) takes a fresh snapshot and sees the version that committed during the wait.
+ * (documentRef) takes a fresh snapshot and sees the version that committed during the wait.
  */
-const lockRowSql = (lock: 'FOR UPDATE' | 'FOR SHARE'): string =>
-  `SELECT 1 FROM documents WHERE tenant_id = $1 AND id = $2 ${lock}`;
+const lockRow = (tenantId: number, documentId: number, lock: 'FOR UPDATE' | 'FOR SHARE') =>
+  sql`SELECT 1 FROM documents WHERE tenant_id = ${tenantId} AND id = ${documentId} ${fragment(lock)}`;
 
-const DOCUMENT_REF_SQL = `
+const documentRef = (tenantId: number, documentId: number) => sql<DocumentRefRow>`
   SELECT d.id, d.project_id, v.id AS version_id, v.content_hash AS hash
     FROM documents d
     JOIN document_versions v ON v.id = d.current_version_id AND v.tenant_id = d.tenant_id
-   WHERE d.tenant_id = $1 AND d.id = $2`;
+   WHERE d.tenant_id = ${tenantId} AND d.id = ${documentId}`;
 
 interface DocumentRefRow {
   id: number;

@@ -7,7 +7,7 @@ import { EVENT_TYPES } from './event-types.js';
 
 /**
  * The typed event catalog (CONTRACT.md §7, issue 20 item 5): the `data` of every event type as a
- * class, and the payload of every type as a class. `EventsService.publish` takes exactly the
+ * class, and the payload of every type as a class. `WebhookOutbox.append` takes exactly the
  * `data` class of the type it publishes (`EventData<T>`), and the OpenAPI document describes the
  * payloads from these same classes (src/openapi.ts), so the document cannot drift from what is
  * sent. The e2e suites check every payload their receivers got against the document.
@@ -231,5 +231,5 @@ export type EventPayload<T extends CatalogEventType> = InstanceType<
   (typeof EVENT_PAYLOAD_CLASSES)[T]
 >;
 
-/** The `data` of an event of type `T`: what `EventsService.publish` takes for it. */
+/** The `data` of an event of type `T`: what `WebhookOutbox.append` takes for it. */
 export type EventData<T extends CatalogEventType> = EventPayload<T>['data'];

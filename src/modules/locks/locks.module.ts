@@ -1,12 +1,12 @@
 import { Module } from '@nestjs/common';
 import { DocumentsModule } from '../documents/documents.module.js';
-import { EventsModule } from '../events/events.module.js';
+import { OutboxModule } from '../webhooks/outbox/outbox.module.js';
 import { LockSweeper } from './lock-sweeper.js';
 import { LocksController } from './locks.controller.js';
 import { LocksService } from './locks.service.js';
 
 @Module({
-  imports: [DocumentsModule, EventsModule],
+  imports: [DocumentsModule, OutboxModule],
   controllers: [LocksController],
   providers: [LocksService, LockSweeper],
   exports: [LocksService],

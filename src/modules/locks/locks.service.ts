@@ -1,9 +1,10 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { digest, digestsEqual, isWellFormedToken, mintToken } from '../../common/crypto/tokens.js';
-import { type OpeningRead, TenantTransactions } from '../../common/database/tenant-transactions.js';
+import { type Batch, batchOf, sql } from '../../common/database/statement.js';
+import { TenantTransactions } from '../../common/database/tenant-transactions.js';
 import type { Principal } from '../auth/principal.js';
 import { DocumentService } from '../documents/documents.service.js';
-import { EventsService } from '../events/events.service.js';
+import { WebhookOutbox } from '../webhooks/outbox/webhook-outbox.service.js';
 import { TTL_MINUTES_DEFAULT } from './dto/lock.dto.js';
 import type { CheckinResponseDto, CheckoutResponseDto } from './dto/lock.dto.js';
 import { DocumentLockedError, LockTokenInvalidError } from './locks.errors.js';
@@ -24,8 +25,10 @@ export interface WriteAccess {
   assertWritable(lockToken: string | undefined): void;
 }
 
-const LIVE_LOCK_SQL = `SELECT id, token_digest, expires_at FROM document_locks
-  WHERE tenant_id = $1 AND document_id = $2 AND released_at IS NULL AND expires_at > now()`;
+const liveLock = (tenantId: number, documentId: number) => sql<LiveLockRow>`
+  SELECT id, token_digest, expires_at FROM document_locks
+   WHERE tenant_id = ${tenantId} AND document_id = ${documentId}
+     AND released_at IS NULL AND expires_at > now()`;
 
 /** TypeORM answers an UPDATE … RETURNING with `[rows, affected]`, unlike a SELECT or INSERT. */
 type UpdateResult<Row> = [Row[], number];
@@ -40,7 +43,7 @@ export class LocksService {
   constructor(
     private readonly tx: TenantTransactions,
     private readonly documents: DocumentService,
-    private readonly events: EventsService,
+    private readonly events: WebhookOutbox,
   ) {}
 
   /**
@@ -50,21 +53,17 @@ export class LocksService {
    * `assertWritable` admits anyone when the document is not locked, only the lock's own token
    * when it is, and throws 423 otherwise.
    */
-  writeAccess(tenantId: number, documentId: number): OpeningRead<WriteAccess> {
-    return {
-      statements: [LIVE_LOCK_SQL],
-      integers: [tenantId, documentId],
-      read: ([rows]) => {
-        const live = rows?.[0] as LiveLockRow | undefined;
-        return {
-          assertWritable: (lockToken) => {
-            if (!live) return;
-            if (lockToken !== undefined && this.tokenMatches(lockToken, live.token_digest)) return;
-            throw new DocumentLockedError(live.expires_at);
-          },
-        };
-      },
-    };
+  writeAccess(tenantId: number, documentId: number): Batch<WriteAccess> {
+    return batchOf(liveLock(tenantId, documentId), (rows) => {
+      const live = rows[0];
+      return {
+        assertWritable: (lockToken) => {
+          if (!live) return;
+          if (lockToken !== undefined && this.tokenMatches(lockToken, live.token_digest)) return;
+          throw new DocumentLockedError(live.expires_at);
+        },
+      };
+    });
   }
 
   /**
@@ -199,7 +198,7 @@ export class LocksService {
   }
 
   private async findLiveLock(tenantId: number, documentId: number): Promise<LiveLockRow | null> {
-    const rows: LiveLockRow[] = await this.tx.manager.query(LIVE_LOCK_SQL, [tenantId, documentId]);
+    const rows = await this.tx.query(liveLock(tenantId, documentId));
     return rows[0] ?? null;
   }
 

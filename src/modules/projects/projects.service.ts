@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { jsonObjectText, jsonValue as v } from '../../common/database/sql-json.js';
+import { legacyStatement } from '../../common/database/legacy-statement.js';
 import { TenantTransactions } from '../../common/database/tenant-transactions.js';
 import {
   type AppError,
@@ -168,10 +169,14 @@ export class ProjectsService {
     }
     const identity = { tenantId, list: 'projects' };
     const after = Cursor.decode(identity, cursor)?.[0] ?? firstKey('ASC');
-    const rows = await this.tx.readOnce<KeysetPageRow<ProjectView> & { total: string }>(
+    const rows = await this.tx.readOnce(
       tenantId,
-      PROJECT_PAGE_SQL,
-      [tenantId, limit, after, offset],
+      legacyStatement<KeysetPageRow<ProjectView> & { total: string }>(PROJECT_PAGE_SQL, [
+        tenantId,
+        limit,
+        after,
+        offset,
+      ]),
     );
     const row = rows[0];
     const page: ProjectPage['page'] = {
@@ -199,10 +204,14 @@ export class ProjectsService {
   ): Promise<JsonText<CursorPage<ProjectFileView>>> {
     const identity = { tenantId, list: 'project.files', scope: [projectId] };
     const after = Cursor.decode(identity, page.cursor)?.[0] ?? firstKey('ASC');
-    const rows = await this.tx.readOnce<KeysetPageRow<ProjectFileView> & { found: boolean }>(
+    const rows = await this.tx.readOnce(
       tenantId,
-      FILE_PAGE_SQL,
-      [tenantId, projectId, after, page.limit],
+      legacyStatement<KeysetPageRow<ProjectFileView> & { found: boolean }>(FILE_PAGE_SQL, [
+        tenantId,
+        projectId,
+        after,
+        page.limit,
+      ]),
     );
     if (!rows[0]?.found) throw new ProjectNotFoundError();
     return cursorPageOf(rows[0], identity);

@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DocumentsModule } from '../documents/documents.module.js';
-import { EventsModule } from '../events/events.module.js';
+import { OutboxModule } from '../webhooks/outbox/outbox.module.js';
 import { LocksModule } from '../locks/locks.module.js';
 import { ExternalRevision } from './entities/external-revision.entity.js';
 import { IdempotencyStore } from './idempotency.store.js';
@@ -13,7 +13,7 @@ import { RevisionsService } from './revisions.service.js';
   imports: [
     TypeOrmModule.forFeature([ExternalRevision]),
     DocumentsModule,
-    EventsModule,
+    OutboxModule,
     LocksModule,
   ],
   controllers: [RevisionsController],

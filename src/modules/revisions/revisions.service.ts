@@ -2,11 +2,9 @@ import { createHash } from 'node:crypto';
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import canonicalize from 'canonicalize';
 import { isoTimestamp, jsonObjectText, jsonValue as v } from '../../common/database/sql-json.js';
-import {
-  type OpeningRead,
-  openingReads,
-  TenantTransactions,
-} from '../../common/database/tenant-transactions.js';
+import { legacyStatement } from '../../common/database/legacy-statement.js';
+import { type Batch, batches, batchOf, fragment, sql } from '../../common/database/statement.js';
+import { TenantTransactions } from '../../common/database/tenant-transactions.js';
 import {
   type FieldError,
   NotFoundError,
@@ -24,7 +22,7 @@ import {
 import type { Principal } from '../auth/principal.js';
 import { canonicalJson, hashOfCanonical } from '../documents/content-hash.js';
 import { DocumentService } from '../documents/documents.service.js';
-import { EventsService } from '../events/events.service.js';
+import { WebhookOutbox } from '../webhooks/outbox/webhook-outbox.service.js';
 import type { ExternalRevisionEventData } from '../events/event-catalog.js';
 import type { EventType } from '../events/event-types.js';
 import { LocksService } from '../locks/locks.service.js';
@@ -73,7 +71,7 @@ export class RevisionsService implements OnModuleInit {
     private readonly tx: TenantTransactions,
     private readonly documents: DocumentService,
     private readonly locks: LocksService,
-    private readonly events: EventsService,
+    private readonly events: WebhookOutbox,
     private readonly idempotency: IdempotencyStore,
   ) {}
 
@@ -114,8 +112,8 @@ export class RevisionsService implements OnModuleInit {
     // One round trip opens the transaction, takes the document row (shared: stagings on one
     // document run side by side; a new version (FOR UPDATE) waits for them and they wait for it,
     // so the base check below cannot be overtaken), reads its lock and draws the candidate's id.
-    const opening = openingReads(
-      openingReads(
+    const opening = batches(
+      batches(
         this.documents.shareLockedDocument(tenantId, documentId),
         this.locks.writeAccess(tenantId, documentId),
       ),
@@ -169,31 +167,22 @@ export class RevisionsService implements OnModuleInit {
         status: 'staged' as const,
         resultingVersionId: null,
       };
-      const { along } = await this.events.publish(
+      const insert = sql<{ created_at: string }>`
+        INSERT INTO external_revisions (id, tenant_id, document_id, base_version_id, status,
+               content, content_hash, html, source_reference, credential_ref)
+        VALUES (${revisionId}, ${tenantId}, ${documentId}, ${base}, 'staged', ${json}::jsonb,
+                ${hash}, ${dto.html ?? null}, ${dto.source_reference ?? null},
+                ${principal.credential.ref})
+        RETURNING ${fragment(isoTimestamp('created_at'))} AS created_at`;
+      const { statement } = this.events.append(
         tenantId,
         'external_revision.staged',
         revisionEventData(staged, doc.projectId),
-        {
-          sql: `INSERT INTO external_revisions (id, tenant_id, document_id, base_version_id, status,
-                  content, content_hash, html, source_reference, credential_ref)
-                VALUES ($1, $2, $3, $4, 'staged', $5::jsonb, $6, $7, $8, $9)
-                RETURNING ${isoTimestamp('created_at')} AS created_at`,
-          params: [
-            revisionId,
-            tenantId,
-            documentId,
-            base,
-            json,
-            hash,
-            dto.html ?? null,
-            dto.source_reference ?? null,
-            principal.credential.ref,
-          ],
-        },
-        // with an idempotency key, the key's completion below is the last statement
-        { last: !scope },
+        insert,
       );
-      const createdAt = along[0]?.['created_at'];
+      // with an idempotency key, the key's completion below is the last statement
+      const [row] = await (scope ? this.tx.query(statement) : this.tx.queryAndCommit(statement));
+      const createdAt = row?.along?.[0]?.created_at;
       if (typeof createdAt !== 'string') throw new Error('the staged candidate was not returned');
       const body: StagedRevisionDto = {
         revisionId,
@@ -222,10 +211,14 @@ export class RevisionsService implements OnModuleInit {
     const identity = { tenantId, list: 'document.external_revisions', scope: [documentId] };
     const after = Cursor.decode(identity, page.cursor)?.[0] ?? firstKey('ASC');
     this.listSql ??= revisionPageSql(this.documents.documentExistsSql('$1', '$2'));
-    const rows = await this.tx.readOnce<KeysetPageRow<RevisionSummaryDto> & { found: boolean }>(
+    const rows = await this.tx.readOnce(
       tenantId,
-      this.listSql,
-      [tenantId, documentId, after, page.limit],
+      legacyStatement<KeysetPageRow<RevisionSummaryDto> & { found: boolean }>(this.listSql, [
+        tenantId,
+        documentId,
+        after,
+        page.limit,
+      ]),
     );
     if (!rows[0]?.found) throw new NotFoundError('document');
     return cursorPageOf(rows[0], identity);
@@ -311,11 +304,10 @@ function revisionEventData(
 }
 
 /** The next candidate id, drawn in the opening round trip so its event can be written with it. */
-const NEXT_REVISION_ID: OpeningRead<number> = {
-  statements: [`SELECT nextval(pg_get_serial_sequence('external_revisions', 'id')) AS id`],
-  integers: [],
-  read: ([rows]) => Number(rows?.[0]?.['id']),
-};
+const NEXT_REVISION_ID: Batch<number> = batchOf(
+  sql<{ id: string }>`SELECT nextval(pg_get_serial_sequence('external_revisions', 'id')) AS id`,
+  (rows) => Number(rows[0]?.id),
+);
 
 /**
  * The content as canonical JSON (sent as the `jsonb` parameter: one serialisation serves both)

@@ -10,7 +10,7 @@ import { DataSource } from 'typeorm';
 import { AppConfig } from '../../common/config/app-config.js';
 import { SecretBox } from '../../common/crypto/secret-box.js';
 import { ListenConnection, listenUrl } from '../../common/database/listen-connection.js';
-import { WEBHOOK_DELIVERIES_CHANNEL } from '../events/events.service.js';
+import { WEBHOOK_DELIVERIES_CHANNEL } from './outbox/outbox-channel.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { nextRetryDelayMs, parseDuration, parseRetrySchedule } from './delivery/retry-schedule.js';
 import { type AttemptResult, WebhookSender } from './delivery/webhook-sender.js';

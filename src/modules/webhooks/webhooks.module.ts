@@ -3,7 +3,7 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AppConfig } from '../../common/config/app-config.js';
 import { SecretBox } from '../../common/crypto/secret-box.js';
-import { EventsModule } from '../events/events.module.js';
+import { OutboxModule } from './outbox/outbox.module.js';
 import { MetricsModule } from '../metrics/metrics.module.js';
 import { DeliveryWorker } from './delivery-worker.js';
 import { WebhookDeliveryAttemptEntity } from './entities/webhook-delivery-attempt.entity.js';
@@ -14,7 +14,7 @@ import { WebhooksService } from './webhooks.service.js';
 
 @Module({
   imports: [
-    EventsModule,
+    OutboxModule,
     MetricsModule,
     TypeOrmModule.forFeature([WebhookEntity, WebhookDeliveryEntity, WebhookDeliveryAttemptEntity]),
   ],

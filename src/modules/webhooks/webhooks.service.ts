@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { AppConfig } from '../../common/config/app-config.js';
 import { SecretBox } from '../../common/crypto/secret-box.js';
+import { legacyStatement } from '../../common/database/legacy-statement.js';
 import { TenantTransactions } from '../../common/database/tenant-transactions.js';
 import { isoTimestamp, jsonObjectText, jsonValue as v } from '../../common/database/sql-json.js';
 import { NotFoundError, ValidationFailedError } from '../../common/http/app-error.js';
@@ -14,7 +15,8 @@ import {
   keysetPageSql,
   type KeysetPageRow,
 } from '../../common/pagination/keyset-page.js';
-import { EventsService, WEBHOOK_DELIVERIES_CHANNEL } from '../events/events.service.js';
+import { WEBHOOK_DELIVERIES_CHANNEL } from './outbox/outbox-channel.js';
+import { WebhookOutbox } from './outbox/webhook-outbox.service.js';
 import { WEBHOOK_TEST_EVENT } from '../events/event-catalog.js';
 import {
   ATTEMPTS_SQL,
@@ -91,7 +93,7 @@ export class WebhooksService {
     private readonly tx: TenantTransactions,
     private readonly config: AppConfig,
     private readonly secretBox: SecretBox,
-    private readonly events: EventsService,
+    private readonly events: WebhookOutbox,
   ) {}
 
   async create(tenantId: number, input: CreateWebhookDto): Promise<CreatedWebhookView> {
@@ -126,20 +128,21 @@ export class WebhooksService {
   ): Promise<JsonText<CursorPage<WebhookView>>> {
     const identity = { tenantId, list: 'webhooks' };
     const after = Cursor.decode(identity, page.cursor)?.[0] ?? firstKey('ASC');
-    const rows = await this.tx.readOnce<KeysetPageRow<WebhookView>>(tenantId, WEBHOOK_PAGE_SQL, [
+    const rows = await this.tx.readOnce(
       tenantId,
-      after,
-      page.limit,
-    ]);
+      legacyStatement<KeysetPageRow<WebhookView>>(WEBHOOK_PAGE_SQL, [tenantId, after, page.limit]),
+    );
     return cursorPageOf(rows[0], identity);
   }
 
   /** GET /webhooks/{webhookId}: never the secret. */
   async get(tenantId: number, webhookId: number): Promise<WebhookView> {
-    const [row] = await this.tx.readOnce<WebhookRow>(
+    const [row] = await this.tx.readOnce(
       tenantId,
-      `SELECT ${WEBHOOK_COLUMNS} FROM webhooks WHERE id = $1 AND tenant_id = $2`,
-      [webhookId, tenantId],
+      legacyStatement<WebhookRow>(
+        `SELECT ${WEBHOOK_COLUMNS} FROM webhooks WHERE id = $1 AND tenant_id = $2`,
+        [webhookId, tenantId],
+      ),
     );
     if (!row) throw new NotFoundError('webhook');
     return toWebhookView(row);
@@ -350,26 +353,31 @@ export class WebhooksService {
     const identity = deliveryListIdentity(tenantId, query);
     const after = Cursor.decode(identity, query.cursor)?.[0] ?? firstKey('DESC');
     const { sql, integers } = deliveryPage(tenantId, after, query.limit, query);
-    const rows = await this.tx.readOnce<KeysetPageRow<DeliveryView>>(tenantId, sql, integers);
+    const rows = await this.tx.readOnce(
+      tenantId,
+      legacyStatement<KeysetPageRow<DeliveryView>>(sql, integers),
+    );
     return cursorPageOf(rows[0], identity);
   }
 
   /** GET /webhook-deliveries/{deliveryId}: as listed; 404 for an unknown or foreign one. */
   async getDelivery(tenantId: number, deliveryId: number): Promise<DeliveryView> {
-    const rows = await this.tx.readOnce<{ delivery: DeliveryView }>(tenantId, DELIVERY_SQL, [
+    const rows = await this.tx.readOnce(
       tenantId,
-      deliveryId,
-    ]);
+      legacyStatement<{ delivery: DeliveryView }>(DELIVERY_SQL, [tenantId, deliveryId]),
+    );
     if (!rows[0]) throw new NotFoundError('delivery');
     return rows[0].delivery;
   }
 
   /** GET /webhook-deliveries/{deliveryId}/attempts: oldest first; 404 as `getDelivery`. */
   async listAttempts(tenantId: number, deliveryId: number): Promise<DeliveryAttemptListView> {
-    const rows = await this.tx.readOnce<{ found: boolean; data: DeliveryAttemptListView['data'] }>(
+    const rows = await this.tx.readOnce(
       tenantId,
-      ATTEMPTS_SQL,
-      [tenantId, deliveryId],
+      legacyStatement<{ found: boolean; data: DeliveryAttemptListView['data'] }>(ATTEMPTS_SQL, [
+        tenantId,
+        deliveryId,
+      ]),
     );
     if (!rows[0]?.found) throw new NotFoundError('delivery');
     return { data: rows[0].data };

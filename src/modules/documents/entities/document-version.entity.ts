@@ -1,16 +1,31 @@
-import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn } from 'typeorm';
+import {
+  Check,
+  Column,
+  CreateDateColumn,
+  Entity,
+  ForeignKey,
+  PrimaryGeneratedColumn,
+  Unique,
+} from 'typeorm';
+import { DocumentEntity } from './document.entity.js';
 
 export type VersionSource = 'platform' | 'external_revision';
 
 @Entity('document_versions')
+@Unique('document_versions_document_id_number_key', ['documentId', 'number'])
+@Check('document_versions_number_check', 'number >= 1')
+@Check('document_versions_content_hash_check', "content_hash ~ '^[0-9a-f]{64}$'")
+@Check('document_versions_source_check', "source IN ('platform', 'external_revision')")
 export class DocumentVersion {
   @PrimaryGeneratedColumn()
   id!: number;
 
   @Column({ name: 'tenant_id', type: 'int' })
+  @ForeignKey('tenants', { name: 'document_versions_tenant_id_fkey' })
   tenantId!: number;
 
   @Column({ name: 'document_id', type: 'int' })
+  @ForeignKey(() => DocumentEntity, { name: 'document_versions_document_id_fkey' })
   documentId!: number;
 
   @Column('int')

@@ -1,31 +1,44 @@
 import {
+  Check,
   Column,
   CreateDateColumn,
   Entity,
+  ForeignKey,
+  Index,
   PrimaryGeneratedColumn,
   UpdateDateColumn,
 } from 'typeorm';
+import { DocumentVersion } from './document-version.entity.js';
 
 export type DocumentStatus = 'active' | 'archived';
 
 @Entity('documents')
+@Index('documents_project', ['projectId', 'id'])
+@Check('documents_status_check', "status IN ('active', 'archived')")
 export class DocumentEntity {
   @PrimaryGeneratedColumn()
   id!: number;
 
   @Column({ name: 'tenant_id', type: 'int' })
+  @ForeignKey('tenants', { name: 'documents_tenant_id_fkey' })
   tenantId!: number;
 
   @Column({ name: 'project_id', type: 'int' })
+  @ForeignKey('projects', { name: 'documents_project_id_fkey' })
   projectId!: number;
 
   @Column('text')
   title!: string;
 
-  @Column('text')
+  @Column({ type: 'text', default: 'active' })
   status!: DocumentStatus;
 
+  /** Deferred: a document and its first version are inserted in one transaction. */
   @Column({ name: 'current_version_id', type: 'int', nullable: true })
+  @ForeignKey(() => DocumentVersion, {
+    name: 'documents_current_version',
+    deferrable: 'INITIALLY DEFERRED',
+  })
   currentVersionId!: number | null;
 
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })

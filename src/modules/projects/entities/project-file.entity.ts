@@ -1,10 +1,14 @@
 import {
+  Check,
   Column,
   CreateDateColumn,
   Entity,
+  ForeignKey,
+  Index,
   PrimaryGeneratedColumn,
   UpdateDateColumn,
 } from 'typeorm';
+import { Project } from './project.entity.js';
 
 /** `bigint` arrives from pg as a string; sizes stay far below 2^53. */
 const bigintAsNumber = {
@@ -13,14 +17,19 @@ const bigintAsNumber = {
 };
 
 @Entity('project_files')
+@Index('project_files_project', ['projectId', 'id'])
+@Check('project_files_size_bytes_check', 'size_bytes >= 0')
+@Check('project_files_sha256_check', "sha256 ~ '^[0-9a-f]{64}$'")
 export class ProjectFile {
   @PrimaryGeneratedColumn()
   id!: number;
 
   @Column({ name: 'tenant_id', type: 'int' })
+  @ForeignKey('tenants', { name: 'project_files_tenant_id_fkey' })
   tenantId!: number;
 
   @Column({ name: 'project_id', type: 'int' })
+  @ForeignKey(() => Project, { name: 'project_files_project_id_fkey' })
   projectId!: number;
 
   @Column('text')

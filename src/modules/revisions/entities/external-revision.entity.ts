@@ -1,23 +1,41 @@
-import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn } from 'typeorm';
+import {
+  Check,
+  Column,
+  CreateDateColumn,
+  Entity,
+  ForeignKey,
+  Index,
+  PrimaryGeneratedColumn,
+} from 'typeorm';
 
 export const REVISION_STATUSES = ['staged', 'accepted', 'rejected', 'superseded'] as const;
 export type RevisionStatus = (typeof REVISION_STATUSES)[number];
 
 @Entity('external_revisions')
+@Index('external_revisions_document', ['documentId', 'id'])
+@Index('external_revisions_staged', ['documentId'], { where: "status = 'staged'" })
+@Check(
+  'external_revisions_status_check',
+  "status IN ('staged', 'accepted', 'rejected', 'superseded')",
+)
+@Check('external_revisions_source_reference_check', 'length(source_reference) <= 500')
 export class ExternalRevision {
   @PrimaryGeneratedColumn()
   id!: number;
 
   @Column({ name: 'tenant_id', type: 'int' })
+  @ForeignKey('tenants', { name: 'external_revisions_tenant_id_fkey' })
   tenantId!: number;
 
   @Column({ name: 'document_id', type: 'int' })
+  @ForeignKey('documents', { name: 'external_revisions_document_id_fkey' })
   documentId!: number;
 
   @Column({ name: 'base_version_id', type: 'int' })
+  @ForeignKey('document_versions', { name: 'external_revisions_base_version_id_fkey' })
   baseVersionId!: number;
 
-  @Column('text')
+  @Column({ type: 'text', default: 'staged' })
   status!: RevisionStatus;
 
   @Column('jsonb')
@@ -46,6 +64,7 @@ export class ExternalRevision {
   decisionNote!: string | null;
 
   @Column({ name: 'resulting_version_id', type: 'int', nullable: true })
+  @ForeignKey('document_versions', { name: 'external_revisions_resulting_version_id_fkey' })
   resultingVersionId!: number | null;
 
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })

@@ -1,4 +1,5 @@
 import {
+  Check,
   Column,
   CreateDateColumn,
   Entity,
@@ -8,6 +9,8 @@ import {
 import type { Plan } from '../entitlements.js';
 
 @Entity('tenants')
+@Check('tenants_name_check', 'length(name) BETWEEN 1 AND 200')
+@Check('tenants_plan_check', "plan IN ('starter', 'professional', 'enterprise')")
 export class Tenant {
   @PrimaryGeneratedColumn()
   id!: number;

@@ -1,17 +1,21 @@
-import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
+import { Column, Entity, ForeignKey, Index, PrimaryGeneratedColumn } from 'typeorm';
+import { WebhookDeliveryEntity } from './webhook-delivery.entity.js';
 
 @Entity('webhook_delivery_attempts')
+@Index('webhook_delivery_attempts_delivery', ['deliveryId'])
 export class WebhookDeliveryAttemptEntity {
   @PrimaryGeneratedColumn({ type: 'bigint' })
   id!: string;
 
   @Column({ name: 'tenant_id', type: 'int' })
+  @ForeignKey('tenants', { name: 'webhook_delivery_attempts_tenant_id_fkey' })
   tenantId!: number;
 
   @Column({ name: 'delivery_id', type: 'bigint' })
+  @ForeignKey(() => WebhookDeliveryEntity, { name: 'webhook_delivery_attempts_delivery_id_fkey' })
   deliveryId!: string;
 
-  @Column({ name: 'attempted_at', type: 'timestamptz' })
+  @Column({ name: 'attempted_at', type: 'timestamptz', default: () => 'now()' })
   attemptedAt!: Date;
 
   @Column({ name: 'response_status', type: 'int', nullable: true })

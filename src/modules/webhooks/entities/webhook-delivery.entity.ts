@@ -1,10 +1,14 @@
 import {
+  Check,
   Column,
   CreateDateColumn,
   Entity,
+  ForeignKey,
+  Index,
   PrimaryGeneratedColumn,
   UpdateDateColumn,
 } from 'typeorm';
+import { WebhookEntity } from './webhook.entity.js';
 
 export const DELIVERY_STATUSES = [
   'queued',
@@ -17,27 +21,50 @@ export const DELIVERY_STATUSES = [
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
 @Entity('webhook_deliveries')
+@Index('webhook_deliveries_due', ['nextAttemptAt'], { where: "status IN ('queued', 'retry')" })
+@Index('webhook_deliveries_leased', ['leaseExpiresAt'], { where: "status = 'sending'" })
+@Index('webhook_deliveries_webhook', ['webhookId'], {
+  where: "status IN ('queued', 'retry', 'sending')",
+})
+@Index('webhook_deliveries_event', ['eventRowId'])
+@Index('webhook_deliveries_due_by_webhook', ['webhookId', 'nextAttemptAt'], {
+  where: "status IN ('queued', 'retry')",
+})
+@Index('webhook_deliveries_expired_by_webhook', ['webhookId', 'leaseExpiresAt'], {
+  where: "status = 'sending'",
+})
+// (tenant_id, id DESC), (webhook_id, id DESC): TypeORM cannot state a column's order, so the
+// generator leaves these two alone
+@Index('webhook_deliveries_tenant', { synchronize: false })
+@Index('webhook_deliveries_by_webhook', { synchronize: false })
+@Check(
+  'webhook_deliveries_status_check',
+  "status IN ('queued', 'sending', 'succeeded', 'retry', 'failed', 'cancelled')",
+)
 export class WebhookDeliveryEntity {
   @PrimaryGeneratedColumn({ type: 'bigint' })
   id!: string;
 
   @Column({ name: 'tenant_id', type: 'int' })
+  @ForeignKey('tenants', { name: 'webhook_deliveries_tenant_id_fkey' })
   tenantId!: number;
 
   @Column({ name: 'webhook_id', type: 'int' })
+  @ForeignKey(() => WebhookEntity, { name: 'webhook_deliveries_webhook_id_fkey' })
   webhookId!: number;
 
   /** The `events.id` row (not the public `evt_…` id). */
   @Column({ name: 'event_id', type: 'bigint' })
+  @ForeignKey('events', { name: 'webhook_deliveries_event_id_fkey' })
   eventRowId!: string;
 
-  @Column('text')
+  @Column({ type: 'text', default: 'queued' })
   status!: DeliveryStatus;
 
-  @Column('int')
+  @Column({ type: 'int', default: 0 })
   attempts!: number;
 
-  @Column({ name: 'next_attempt_at', type: 'timestamptz' })
+  @Column({ name: 'next_attempt_at', type: 'timestamptz', default: () => 'now()' })
   nextAttemptAt!: Date;
 
   @Column({ name: 'lease_expires_at', type: 'timestamptz', nullable: true })

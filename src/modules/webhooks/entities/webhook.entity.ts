@@ -1,7 +1,10 @@
 import {
+  Check,
   Column,
   CreateDateColumn,
   Entity,
+  ForeignKey,
+  Index,
   PrimaryGeneratedColumn,
   UpdateDateColumn,
 } from 'typeorm';
@@ -17,11 +20,22 @@ export const WEBHOOK_STATUS_REASONS = ['manual', 'gone', 'failing'] as const;
 export type WebhookStatusReason = (typeof WEBHOOK_STATUS_REASONS)[number];
 
 @Entity('webhooks')
+@Index('webhooks_tenant', ['tenantId', 'id'])
+@Index('webhooks_active', ['id'], { where: "status = 'active'" })
+@Check('webhooks_name_check', 'length(name) BETWEEN 1 AND 100')
+@Check('webhooks_status_check', "status IN ('active', 'paused', 'revoked')")
+@Check('webhooks_status_reason_check', "status_reason IN ('manual', 'gone', 'failing')")
+@Check('webhooks_status_reason_when_inactive', "(status = 'active') = (status_reason IS NULL)")
+@Check(
+  'webhooks_previous_secret_pair',
+  '(previous_secret_sealed IS NULL) = (previous_secret_expires_at IS NULL)',
+)
 export class WebhookEntity {
   @PrimaryGeneratedColumn()
   id!: number;
 
   @Column({ name: 'tenant_id', type: 'int' })
+  @ForeignKey('tenants', { name: 'webhooks_tenant_id_fkey' })
   tenantId!: number;
 
   @Column('text')
@@ -33,7 +47,7 @@ export class WebhookEntity {
   @Column('text', { array: true })
   events!: string[];
 
-  @Column('text')
+  @Column({ type: 'text', default: 'active' })
   status!: WebhookStatus;
 
   /** Null exactly when active (a check constraint). */

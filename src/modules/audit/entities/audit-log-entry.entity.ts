@@ -1,0 +1,52 @@
+import {
+  Check,
+  Column,
+  CreateDateColumn,
+  Entity,
+  ForeignKey,
+  Index,
+  PrimaryGeneratedColumn,
+} from 'typeorm';
+
+export type AuditOutcome = 'success' | 'failure';
+
+/** Append-only: triggers refuse UPDATE, DELETE (but `audit prune`'s) and TRUNCATE. */
+@Entity('audit_log')
+// (tenant_id, id DESC): TypeORM cannot state a column's order, so the generator leaves it alone
+@Index('audit_log_tenant', { synchronize: false })
+@Index('audit_log_created', ['createdAt'], { type: 'brin' })
+@Check('audit_log_outcome_check', "outcome IN ('success', 'failure')")
+export class AuditLogEntry {
+  /** `bigint` arrives from pg as a string. */
+  @PrimaryGeneratedColumn({ type: 'bigint' })
+  id!: string;
+
+  /** Null for events before a tenant is known (a failed token request). */
+  @Column({ name: 'tenant_id', type: 'int', nullable: true })
+  @ForeignKey('tenants', { name: 'audit_log_tenant_id_fkey' })
+  tenantId!: number | null;
+
+  @Column({ name: 'credential_ref', type: 'text', nullable: true })
+  credentialRef!: string | null;
+
+  @Column('text')
+  action!: string;
+
+  @Column({ type: 'text', nullable: true })
+  target!: string | null;
+
+  @Column('text')
+  outcome!: AuditOutcome;
+
+  @Column({ type: 'text', nullable: true })
+  detail!: string | null;
+
+  @Column({ type: 'text', nullable: true })
+  ip!: string | null;
+
+  @Column({ name: 'request_id', type: 'text', nullable: true })
+  requestId!: string | null;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt!: Date;
+}

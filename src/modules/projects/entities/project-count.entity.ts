@@ -1,0 +1,20 @@
+import { Check, Column, Entity, ForeignKey, PrimaryColumn } from 'typeorm';
+
+/**
+ * A tenant's project count, striped over 16 slots; kept by statement triggers on `projects`
+ * (migration 1764002400000), read as the sum of a tenant's rows.
+ */
+@Entity('project_counts')
+@Check('project_counts_slot_check', 'slot >= 0 AND slot < 16')
+export class ProjectCount {
+  @PrimaryColumn({ name: 'tenant_id', type: 'int' })
+  @ForeignKey('tenants', { name: 'project_counts_tenant_id_fkey' })
+  tenantId!: number;
+
+  @PrimaryColumn('smallint')
+  slot!: number;
+
+  /** `bigint` arrives from pg as a string; a slot may hold a negative share. */
+  @Column('bigint')
+  total!: string;
+}

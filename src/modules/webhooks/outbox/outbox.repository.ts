@@ -1,0 +1,62 @@
+import { fragment, type Sql, sql, type Statement } from '../../../common/database/statement.js';
+import type { EventEnvelope } from './event-envelope.js';
+import { WEBHOOK_DELIVERIES_CHANNEL } from './outbox-channel.js';
+
+const notify = fragment(`pg_notify('${WEBHOOK_DELIVERIES_CHANNEL}', '')`);
+
+/**
+ * The event, one delivery per subscribed webhook and the wake-up notification, as ONE statement;
+ * `along` (the change that caused the event: one data-modifying statement, `RETURNING` what its
+ * caller needs, timestamps formatted in SQL) runs in it as a CTE, so both cost one round trip.
+ * Paused webhooks get a (held) delivery too: the worker only claims deliveries of active
+ * webhooks, and re-activation releases them. Revoked webhooks get nothing.
+ */
+export function appendEvent<A>(
+  envelope: EventEnvelope,
+  along?: Statement<A>,
+): Statement<{ along: A[] | null }> {
+  const { id, tenant_id: tenantId, type } = envelope;
+  const alongCte: Sql = along ? sql`along AS (${along}), ` : sql``;
+  const alongRows: Sql = along ? sql`(SELECT json_agg(along) FROM along)` : sql`NULL::json`;
+  return sql`WITH ${alongCte}ev AS (
+       INSERT INTO events (event_id, tenant_id, type, payload)
+       VALUES (${id}, ${tenantId}, ${type}, ${JSON.stringify(envelope)}::jsonb)
+       RETURNING id
+     ), d AS (
+       INSERT INTO webhook_deliveries (tenant_id, webhook_id, event_id)
+       SELECT ${tenantId}, w.id, ev.id
+         FROM webhooks w CROSS JOIN ev
+        WHERE w.tenant_id = ${tenantId}
+          AND w.status IN ('active', 'paused')
+          AND (w.events @> ARRAY[${type}::text] OR w.events @> ARRAY['*'])
+       RETURNING 1
+     )
+     SELECT CASE WHEN EXISTS (SELECT 1 FROM d) THEN ${notify} END AS notified,
+            ${alongRows} AS along`;
+}
+
+/**
+ * An event for one webhook only, whatever its `events` (a `webhook.test`): the event and its
+ * single delivery, one statement. Nothing is written unless the webhook is active or paused.
+ */
+export function appendToWebhook(
+  envelope: EventEnvelope,
+  webhookId: number,
+): Statement<{ delivery_id: string | null }> {
+  const { id, tenant_id: tenantId, type } = envelope;
+  return sql`WITH w AS (
+       SELECT id FROM webhooks
+        WHERE id = ${webhookId} AND tenant_id = ${tenantId} AND status IN ('active', 'paused')
+     ), ev AS (
+       INSERT INTO events (event_id, tenant_id, type, payload)
+       SELECT ${id}, ${tenantId}, ${type}, ${JSON.stringify(envelope)}::jsonb
+        WHERE EXISTS (SELECT 1 FROM w)
+       RETURNING id
+     ), d AS (
+       INSERT INTO webhook_deliveries (tenant_id, webhook_id, event_id)
+       SELECT ${tenantId}, w.id, ev.id FROM w CROSS JOIN ev
+       RETURNING id
+     )
+     SELECT (SELECT id FROM d) AS delivery_id,
+            CASE WHEN EXISTS (SELECT 1 FROM d) THEN ${notify} END AS notified`;
+}

@@ -1,0 +1,61 @@
+import { Injectable } from '@nestjs/common';
+import type { Statement } from '../../../common/database/statement.js';
+import { TenantTransactions } from '../../../common/database/tenant-transactions.js';
+import type { EventData, WEBHOOK_TEST_EVENT } from '../../events/event-catalog.js';
+import type { EventType } from '../../events/event-types.js';
+import { eventEnvelope } from './event-envelope.js';
+import { appendEvent, appendToWebhook } from './outbox.repository.js';
+
+/**
+ * The transactional outbox, owned by the webhooks context (its only reader). An event, its
+ * deliveries and the wake-up notification commit or roll back with the state change that caused
+ * them, so a webhook never hears of a change that did not happen, nor misses one that did.
+ */
+@Injectable()
+export class WebhookOutbox {
+  constructor(private readonly tx: TenantTransactions) {}
+
+  /**
+   * The statement that appends an event of `type` (with `along`, the change that caused it, in
+   * the same statement), for the caller to run in its transaction: with `TenantTransactions.query`,
+   * or `queryAndCommit` when it is the transaction's last statement.
+   */
+  append<T extends EventType, A = never>(
+    tenantId: number,
+    type: T,
+    /** Exactly the catalog's `data` of `type` (event-catalog.ts), which the OpenAPI document describes. */
+    data: EventData<T>,
+    along?: Statement<A>,
+  ): { eventId: string; statement: Statement<{ along: A[] | null }> } {
+    const envelope = eventEnvelope(tenantId, type, data);
+    return { eventId: envelope.id, statement: appendEvent(envelope, along) };
+  }
+
+  /** `append` run now; must be inside `TenantTransactions.run(tenantId, …)`, whose transaction it joins. */
+  async publish<T extends EventType>(
+    tenantId: number,
+    type: T,
+    data: EventData<T>,
+  ): Promise<string> {
+    const { eventId, statement } = this.append(tenantId, type, data);
+    await this.tx.query(statement);
+    return eventId;
+  }
+
+  /**
+   * An event for one webhook only (a `webhook.test`), joining the caller's transaction. Null when
+   * the webhook is not active or paused, and then nothing is written. The caller holds a lock on
+   * the webhook row, so a revocation cannot slip in between.
+   */
+  async publishToWebhook(
+    tenantId: number,
+    webhookId: number,
+    type: typeof WEBHOOK_TEST_EVENT,
+    data: EventData<typeof WEBHOOK_TEST_EVENT>,
+  ): Promise<{ eventId: string; deliveryId: number } | null> {
+    const envelope = eventEnvelope(tenantId, type, data);
+    const [row] = await this.tx.query(appendToWebhook(envelope, webhookId));
+    const deliveryId = row?.delivery_id;
+    return deliveryId == null ? null : { eventId: envelope.id, deliveryId: Number(deliveryId) };
+  }
+}
