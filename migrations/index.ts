@@ -9,6 +9,7 @@ import { AuditPrune1764002500000 } from './1764002500000-audit-prune.js';
 import { WebhookSendChains1764002600000 } from './1764002600000-webhook-send-chains.js';
 import { WebhookSecretRotation1764002700000 } from './1764002700000-webhook-secret-rotation.js';
 import { DeliveryHistory1764002800000 } from './1764002800000-delivery-history.js';
+import { DocumentSummaryJson1764002900000 } from './1764002900000-document-summary-json.js';
 
 /** Every migration, in order. Listed explicitly so the build, the CLI and the tests agree. */
 export const MIGRATIONS = [
@@ -23,4 +24,5 @@ export const MIGRATIONS = [
   WebhookSendChains1764002600000,
   WebhookSecretRotation1764002700000,
   DeliveryHistory1764002800000,
+  DocumentSummaryJson1764002900000,
 ];

@@ -594,6 +594,37 @@ describe('lists: bounded pages walked by cursor', () => {
     }
   });
 
+  it("a project's documents page follows every write to a document (its stored summary_json)", async () => {
+    const p = await createProject(t.app, a.tenantId);
+    const { documentId: d } = await createDocument(t.app, a.tenantId, p, { title: 'before' });
+    // the list item is the document read without its version index, member for member
+    const agrees = async (step: string): Promise<void> => {
+      const list = await get(`/projects/${p}/documents`);
+      const read = await get(`/documents/${d}`);
+      const summary = { ...(read.body as Record<string, unknown>) };
+      delete summary['versions'];
+      delete summary['versions_next_cursor'];
+      withMessage(`${step}: ${list.text}`, () => {
+        expect(list.status).toBe(200);
+        expect(list.body.data).toEqual([summary]);
+        expect(JSON.stringify(list.body.data[0])).toBe(JSON.stringify(summary));
+      });
+    };
+    await agrees('created');
+    const before = (await get(`/documents/${d}`)).body as Record<string, unknown>;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const versionId = await createPlatformVersion(t.app, a.tenantId, d);
+    await agrees('new version');
+    const after = (await get(`/projects/${p}/documents`)).body.data[0] as Record<string, unknown>;
+    expect(after['current_version_id']).toBe(versionId);
+    expect(after['updated_at']).not.toBe(before['updated_at']);
+    await db.query(`UPDATE documents SET title = $2, status = 'archived' WHERE id = $1`, [
+      d,
+      'after',
+    ]);
+    await agrees('title and status changed by SQL');
+  });
+
   it('jsonObjectText writes in PostgreSQL what JSON.stringify writes in Node, for any value', async () => {
     const sql = `SELECT ${jsonObjectText({
       id: jsonValue.integer('$1::bigint'),

@@ -179,6 +179,11 @@ export class DocumentsRepository {
    * A page of a project's documents, ascending by id, and whether the project is the tenant's
    * (`projectExists`, the projects context's test), in one statement read in one round trip.
    */
+  /**
+   * Each item is the row's `summary_json`, the `DocumentSummary` JSON text the documents trigger of
+   * migration 1764002900000 keeps at every write: the page formats no timestamp and escapes no
+   * title per request, it only concatenates stored texts.
+   */
   async projectDocumentPage(
     projectExists: Sql,
     tenantId: number,
@@ -192,9 +197,8 @@ export class DocumentsRepository {
         table: 'documents',
         alias: 'd',
         parentColumn: 'project_id',
-        columns: `d.id, d.project_id, d.title, d.status, d.current_version_id, d.created_at,
-              d.updated_at`,
-        item: DOCUMENT_ITEM,
+        columns: 'd.summary_json',
+        item: 'r.summary_json',
         tenantId,
         parentId: projectId,
         ...page,
@@ -243,13 +247,3 @@ const DOCUMENT_VIEW = fragment(`
                      WHERE tenant_id = d.tenant_id AND document_id = d.id
                      ORDER BY number LIMIT ${VERSION_INDEX_LIMIT + 1}) v) v
   ) ix ON true`);
-
-const DOCUMENT_ITEM = jsonObjectText({
-  documentId: v.integer('r.id'),
-  projectId: v.integer('r.project_id'),
-  title: v.text('r.title'),
-  status: v.text('r.status'),
-  current_version_id: v.integer('r.current_version_id'),
-  created_at: v.timestamp('r.created_at'),
-  updated_at: v.timestamp('r.updated_at'),
-});

@@ -46,4 +46,11 @@ export class DocumentEntity {
 
   @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
   updatedAt!: Date;
+
+  /**
+   * The row's `GET /projects/{id}/documents` item as JSON text, written only by the trigger of
+   * migration 1764002900000 (never by TypeORM) and read only by the page's SQL.
+   */
+  @Column({ name: 'summary_json', type: 'text', select: false, insert: false, update: false })
+  summaryJson!: string;
 }
