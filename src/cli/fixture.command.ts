@@ -8,7 +8,7 @@ import { DocumentService } from '../modules/documents/documents.service.js';
 import { ProjectsService } from '../modules/projects/projects.service.js';
 import { isPlan, PLANS } from '../modules/tenancy/entitlements.js';
 import { TenancyService } from '../modules/tenancy/tenancy.service.js';
-import { CreateWebhookDto } from '../modules/webhooks/dto/webhook.dto.js';
+import { CreateWebhookDto } from '../modules/webhooks/dto/webhook.request.js';
 import { WebhooksService } from '../modules/webhooks/webhooks.service.js';
 import { CommandGroup, JsonCommand, resolveCliPath, runCommand, UsageError } from './cli-output.js';
 

@@ -1,3 +1,4 @@
+import { fragment, type Sql, sql } from '../database/statement.js';
 import { JsonText } from '../http/json-text.js';
 import { Cursor, type CursorPage, type ListIdentity } from './cursor.js';
 
@@ -12,6 +13,25 @@ import { Cursor, type CursorPage, type ListIdentity } from './cursor.js';
  * next page), already filtered past the cursor (`keysetAfter`) and ordered, with the sort key as
  * column `k`; `item` is the JSON text of one row over alias `r`, as `jsonObjectText` writes it.
  */
+export function keysetPage(page: {
+  rows: Sql;
+  item: Sql;
+  order: 'ASC' | 'DESC';
+  /** The page size: a parameter (`sql\`${limit}::int\``) or an integer literal. */
+  limit: Sql;
+}): Sql {
+  const { rows, item, limit } = page;
+  const order = fragment(page.order);
+  const last = fragment(page.order === 'ASC' ? 'max' : 'min');
+  return sql`
+    SELECT '[' || COALESCE(string_agg(${item}, ',' ORDER BY r.k ${order})
+                             FILTER (WHERE r._n <= ${limit}), '') || ']' AS data,
+           ${last}(r.k) FILTER (WHERE r._n <= ${limit}) AS last_key,
+           count(*) > ${limit} AS more
+      FROM (SELECT r.*, row_number() OVER (ORDER BY r.k ${order}) AS _n FROM (${rows}) r) r`;
+}
+
+/** `keysetPage` as SQL text, for callers still writing `$n` placeholders themselves. */
 export function keysetPageSql(page: {
   rows: string;
   item: string;
@@ -20,13 +40,8 @@ export function keysetPageSql(page: {
   limit: string;
 }): string {
   const { rows, item, order, limit } = page;
-  const last = order === 'ASC' ? 'max' : 'min';
-  return `
-    SELECT '[' || COALESCE(string_agg(${item}, ',' ORDER BY r.k ${order})
-                             FILTER (WHERE r._n <= ${limit}), '') || ']' AS data,
-           ${last}(r.k) FILTER (WHERE r._n <= ${limit}) AS last_key,
-           count(*) > ${limit} AS more
-      FROM (SELECT r.*, row_number() OVER (ORDER BY r.k ${order}) AS _n FROM (${rows}) r) r`;
+  return keysetPage({ rows: fragment(rows), item: fragment(item), order, limit: fragment(limit) })
+    .text;
 }
 
 /**
@@ -63,7 +78,12 @@ export function childPageSql(page: {
  * cursor, pass `firstKey(order)`, a key before every row.
  */
 export function keysetAfter(key: string, order: 'ASC' | 'DESC', after: string): string {
-  return `${key} ${order === 'ASC' ? '>' : '<'} ${after}`;
+  return keysetAfterKey(fragment(key), order, fragment(after)).text;
+}
+
+/** `keysetAfter` as a statement fragment: `after` is a parameter (`sql\`${key}::bigint\``). */
+export function keysetAfterKey(key: Sql, order: 'ASC' | 'DESC', after: Sql): Sql {
+  return sql`${key} ${fragment(order === 'ASC' ? '>' : '<')} ${after}`;
 }
 
 /** A key before every row in `order` (keys are positive integers). */
