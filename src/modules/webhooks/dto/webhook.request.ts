@@ -1,3 +1,4 @@
+import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import {
   ArrayMaxSize,
@@ -17,6 +18,21 @@ import { EVENT_TYPES } from '../../events/event-types.js';
 import { WEBHOOK_STATUSES, type WebhookStatus } from '../entities/webhook.entity.js';
 
 export const SUBSCRIBABLE_EVENTS = [...EVENT_TYPES, '*'] as const;
+
+/**
+ * `events` of a creation or a PATCH: a non-empty array of known event types or `*`. Listed in
+ * the order stacked decorators are applied (bottom up), so the checks register as they did.
+ */
+const SubscribedEvents = () =>
+  applyDecorators(
+    IsIn(SUBSCRIBABLE_EVENTS, {
+      each: true,
+      message: `each value in events must be one of: ${SUBSCRIBABLE_EVENTS.join(', ')}`,
+    }),
+    ArrayMaxSize(SUBSCRIBABLE_EVENTS.length),
+    ArrayNotEmpty(),
+    IsArray(),
+  );
 
 export class CreateWebhookDto {
   @ApiProperty({ example: 'ERP sync', minLength: 1, maxLength: 100 })
@@ -43,13 +59,7 @@ export class CreateWebhookDto {
     enum: SUBSCRIBABLE_EVENTS,
     isArray: true,
   })
-  @IsArray()
-  @ArrayNotEmpty()
-  @ArrayMaxSize(SUBSCRIBABLE_EVENTS.length)
-  @IsIn(SUBSCRIBABLE_EVENTS, {
-    each: true,
-    message: `each value in events must be one of: ${SUBSCRIBABLE_EVENTS.join(', ')}`,
-  })
+  @SubscribedEvents()
   events!: string[];
 }
 
@@ -88,13 +98,7 @@ export class UpdateWebhookDto {
     isArray: true,
   })
   @IfPresent()
-  @IsArray()
-  @ArrayNotEmpty()
-  @ArrayMaxSize(SUBSCRIBABLE_EVENTS.length)
-  @IsIn(SUBSCRIBABLE_EVENTS, {
-    each: true,
-    message: `each value in events must be one of: ${SUBSCRIBABLE_EVENTS.join(', ')}`,
-  })
+  @SubscribedEvents()
   events?: string[];
 }
 
