@@ -2,6 +2,9 @@ import { fragment, type Sql, sql } from '../database/statement.js';
 import { JsonText } from '../http/json-text.js';
 import { Cursor, type CursorPage, type ListIdentity } from './cursor.js';
 
+/** The direction of a keyset walk. */
+export type KeysetOrder = 'ASC' | 'DESC';
+
 /**
  * One page of a keyset-paged list as ONE statement that answers one row:
  * `data` (the page's items as the text of a JSON array built by PostgreSQL, `[]` when empty),
@@ -10,17 +13,97 @@ import { Cursor, type CursorPage, type ListIdentity } from './cursor.js';
  * there: the text goes into the response as it is (`JsonText`).
  *
  * `rows` is a SELECT of at most `limit + 1` rows (the extra row only tells whether there is a
- * next page), already filtered past the cursor (`keysetAfter`) and ordered, with the sort key as
+ * next page), already filtered past the cursor (`afterKey`) and ordered, with the sort key as
  * column `k`; `item` is the JSON text of one row over alias `r`, as `jsonObjectText` writes it.
  */
 export function keysetPage(page: {
   rows: Sql;
-  item: Sql;
-  order: 'ASC' | 'DESC';
-  /** The page size: a parameter (`sql\`${limit}::int\``) or an integer literal. */
-  limit: Sql;
+  item: string;
+  order: KeysetOrder;
+  /** The page size. */
+  limit: number;
 }): Sql {
-  const { rows, item, limit } = page;
+  return pageOf({ ...page, limit: sql`${page.limit}::int` });
+}
+
+/** The children a child page lists: `columns` over `alias`; `item`, one as JSON over alias `r`. */
+export interface ChildTable {
+  table: string;
+  alias: string;
+  parentColumn: string;
+  columns: string;
+  item: string;
+}
+
+/**
+ * A page of one parent's children (a project's documents, a document's candidates), ascending by
+ * id, with `found`: whether the parent is the tenant's (`parentFound`, a boolean SQL expression),
+ * in one statement: the page of `parentId`'s children of tenant `tenantId` after the id `after`.
+ */
+export function childPage(
+  page: ChildTable & {
+    parentFound: Sql;
+    tenantId: number;
+    parentId: number;
+    after: number;
+    limit: number;
+  },
+): Sql {
+  const { tenantId, parentId, after, limit } = page;
+  return childPageOf({
+    ...page,
+    tenant: sql`${tenantId}`,
+    parent: sql`${parentId}`,
+    after: sql`${after}::bigint`,
+    limit: sql`${limit}::int`,
+  });
+}
+
+/**
+ * The keyset condition of a walk in `order`: rows whose `key` (a column of our own SQL) is
+ * strictly after the cursor's key `after`. Without a cursor, pass `firstKey(order)`, a key before
+ * every row.
+ */
+export function afterKey(key: string, order: KeysetOrder, after: number): Sql {
+  return afterOf(key, order, sql`${after}::bigint`);
+}
+
+/**
+ * TRANSITIONAL (until revisions and webhooks build their pages with `keysetPage`): `keysetPage`
+ * over SQL text whose `$n` its caller numbers; `limit` is a placeholder or an integer literal.
+ */
+export function keysetPageSql(page: {
+  rows: string;
+  item: string;
+  order: KeysetOrder;
+  limit: string;
+}): string {
+  return pageOf({ ...page, rows: fragment(page.rows), limit: fragment(page.limit) }).text;
+}
+
+/**
+ * TRANSITIONAL (until revisions use `childPage`): `childPage` as SQL text, $1 tenant, $2 parent,
+ * $3 the id after which the page starts, $4 limit; `parentFound` uses $1 and $2.
+ */
+export function childPageSql(page: ChildTable & { parentFound: string }): string {
+  return childPageOf({
+    ...page,
+    parentFound: fragment(page.parentFound),
+    tenant: fragment('$1'),
+    parent: fragment('$2'),
+    after: fragment('$3::bigint'),
+    limit: fragment('$4::int'),
+  }).text;
+}
+
+/** TRANSITIONAL (until webhooks use `afterKey`): `afterKey` as SQL text, `after` its placeholder. */
+export function keysetAfter(key: string, order: KeysetOrder, after: string): string {
+  return afterOf(key, order, fragment(after)).text;
+}
+
+function pageOf(page: { rows: Sql; item: string; order: KeysetOrder; limit: Sql }): Sql {
+  const { rows, limit } = page;
+  const item = fragment(page.item);
   const order = fragment(page.order);
   const last = fragment(page.order === 'ASC' ? 'max' : 'min');
   return sql`
@@ -31,67 +114,39 @@ export function keysetPage(page: {
       FROM (SELECT r.*, row_number() OVER (ORDER BY r.k ${order}) AS _n FROM (${rows}) r) r`;
 }
 
-/** `keysetPage` as SQL text, for callers still writing `$n` placeholders themselves. */
-export function keysetPageSql(page: {
-  rows: string;
-  item: string;
-  order: 'ASC' | 'DESC';
-  /** A placeholder or an integer literal: the page size. */
-  limit: string;
-}): string {
-  const { rows, item, order, limit } = page;
-  return keysetPage({ rows: fragment(rows), item: fragment(item), order, limit: fragment(limit) })
-    .text;
-}
-
-/**
- * A page of one parent's children (a project's documents, a document's candidates), ascending by
- * id, with `found`: whether the parent is the tenant's (`parentFound`, a boolean SQL expression),
- * in one statement. $1 tenant, $2 parent, $3 the id after which the page starts, $4 limit.
- * `columns` are selected over `alias`; `item` is the JSON text of one row over alias `r`.
- */
-export function childPageSql(page: {
-  parentFound: string;
-  table: string;
-  alias: string;
-  parentColumn: string;
-  columns: string;
-  item: string;
-}): string {
-  const { parentFound, table, alias: a, parentColumn, columns, item } = page;
-  return `
+function childPageOf(
+  page: ChildTable & { parentFound: Sql; tenant: Sql; parent: Sql; after: Sql; limit: Sql },
+): Sql {
+  const { parentFound, tenant, parent, limit, item } = page;
+  const a = page.alias;
+  const [table, columns, parentColumn] = [page.table, page.columns, page.parentColumn].map(
+    fragment,
+  );
+  const alias = fragment(a);
+  return sql`
   SELECT ${parentFound} AS found, page.*
-    FROM (${keysetPageSql({
-      rows: `SELECT ${a}.id AS k, ${columns}
-               FROM ${table} ${a}
-              WHERE ${a}.tenant_id = $1 AND ${a}.${parentColumn} = $2
-                AND ${keysetAfter(`${a}.id`, 'ASC', '$3::bigint')}
-              ORDER BY ${a}.id LIMIT $4::int + 1`,
+    FROM (${pageOf({
+      rows: sql`SELECT ${alias}.id AS k, ${columns}
+               FROM ${table} ${alias}
+              WHERE ${alias}.tenant_id = ${tenant} AND ${alias}.${parentColumn} = ${parent}
+                AND ${afterOf(`${a}.id`, 'ASC', page.after)}
+              ORDER BY ${alias}.id LIMIT ${limit} + 1`,
       item,
       order: 'ASC',
-      limit: '$4::int',
+      limit,
     })}) page`;
 }
 
-/**
- * The keyset condition of a walk in `order`: rows strictly after the cursor's key. Without a
- * cursor, pass `firstKey(order)`, a key before every row.
- */
-export function keysetAfter(key: string, order: 'ASC' | 'DESC', after: string): string {
-  return keysetAfterKey(fragment(key), order, fragment(after)).text;
-}
-
-/** `keysetAfter` as a statement fragment: `after` is a parameter (`sql\`${key}::bigint\``). */
-export function keysetAfterKey(key: Sql, order: 'ASC' | 'DESC', after: Sql): Sql {
-  return sql`${key} ${fragment(order === 'ASC' ? '>' : '<')} ${after}`;
+function afterOf(key: string, order: KeysetOrder, after: Sql): Sql {
+  return sql`${fragment(key)} ${fragment(order === 'ASC' ? '>' : '<')} ${after}`;
 }
 
 /** A key before every row in `order` (keys are positive integers). */
-export const firstKey = (order: 'ASC' | 'DESC'): number =>
+export const firstKey = (order: KeysetOrder): number =>
   order === 'ASC' ? 0 : Number.MAX_SAFE_INTEGER;
 
 /**
- * What `keysetPageSql` answers, as the driver returns it (bigint keys arrive as strings). `T` is
+ * What `keysetPage` answers, as the driver returns it (bigint keys arrive as strings). `T` is
  * the type of an item `data` encodes.
  */
 export interface KeysetPageRow<T> {
@@ -111,7 +166,7 @@ export function nextCursorOf(
 }
 
 /**
- * `{ data, next_cursor }` from the row `keysetPageSql` answered, as the JSON text of the response
+ * `{ data, next_cursor }` from the row `keysetPage` answered, as the JSON text of the response
  * (the page's own text inside, untouched).
  */
 export function cursorPageOf<T>(

@@ -3,7 +3,7 @@ import { empty, fragment, join, type Sql, sql } from '../../../common/database/s
 import { TenantTransactions } from '../../../common/database/tenant-transactions.js';
 import { isoTimestamp, jsonObjectText, jsonValue as v } from '../../../common/database/sql-json.js';
 import {
-  keysetAfterKey,
+  afterKey,
   keysetPage,
   type KeysetPageRow,
 } from '../../../common/pagination/keyset-page.js';
@@ -42,21 +42,19 @@ const DELIVERY_FROM = fragment(`webhook_deliveries d
            JOIN webhooks w ON w.id = d.webhook_id`);
 
 /** One delivery as listed, as the JSON text of its view (fields in the view's order). */
-const DELIVERY_ITEM = fragment(
-  jsonObjectText({
-    deliveryId: v.integer('r.id'),
-    webhookId: v.integer('r.webhook_id'),
-    event_id: v.text('r.event_id'),
-    event_type: v.text('r.event_type'),
-    status: v.text('r.status'),
-    attempts: v.integer('r.attempts'),
-    last_attempt_at: v.timestamp('r.last_attempt_at'),
-    next_attempt_at: v.timestamp('r.next_attempt_at'),
-    last_response_status: v.integer('r.last_response_status'),
-    last_error: v.text('r.last_error'),
-    created_at: v.timestamp('r.created_at'),
-  }),
-);
+const DELIVERY_ITEM = jsonObjectText({
+  deliveryId: v.integer('r.id'),
+  webhookId: v.integer('r.webhook_id'),
+  event_id: v.text('r.event_id'),
+  event_type: v.text('r.event_type'),
+  status: v.text('r.status'),
+  attempts: v.integer('r.attempts'),
+  last_attempt_at: v.timestamp('r.last_attempt_at'),
+  next_attempt_at: v.timestamp('r.next_attempt_at'),
+  last_response_status: v.integer('r.last_response_status'),
+  last_error: v.text('r.last_error'),
+  created_at: v.timestamp('r.created_at'),
+});
 
 /** The most deliveries one page filtered by status or event type reads. */
 export const FILTER_SCAN_ROWS = 10_000;
@@ -100,9 +98,8 @@ export class DeliveryHistoryRepository {
     if (f.eventType !== undefined) {
       where.push(sql`e.type = (${textArray(CATALOG_EVENT_TYPES)})[${f.eventType}::int]`);
     }
-    const past = keysetAfterKey(fragment('d.id'), 'DESC', sql`${after}::bigint`);
-    const pageOf = (rows: Sql) =>
-      keysetPage({ rows, item: DELIVERY_ITEM, order: 'DESC', limit: sql`${limit}::int` });
+    const past = afterKey('d.id', 'DESC', after);
+    const pageOf = (rows: Sql) => keysetPage({ rows, item: DELIVERY_ITEM, order: 'DESC', limit });
     const statement =
       where.length === 0
         ? pageOf(sql`SELECT d.id AS k, ${DELIVERY_COLUMNS}
@@ -138,7 +135,7 @@ export class DeliveryHistoryRepository {
     const [row] = await this.tx.readOnce(
       tenantId,
       sql<{ delivery: DeliveryView }>`
-  SELECT (${DELIVERY_ITEM})::json AS delivery
+  SELECT (${fragment(DELIVERY_ITEM)})::json AS delivery
     FROM (SELECT ${DELIVERY_COLUMNS}
             FROM ${DELIVERY_FROM}
            WHERE d.tenant_id = ${tenantId} AND d.id = ${deliveryId}::bigint) r`,

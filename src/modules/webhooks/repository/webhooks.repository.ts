@@ -3,7 +3,7 @@ import { fragment, sql } from '../../../common/database/statement.js';
 import { TenantTransactions } from '../../../common/database/tenant-transactions.js';
 import { isoTimestamp, jsonObjectText, jsonValue as v } from '../../../common/database/sql-json.js';
 import {
-  keysetAfterKey,
+  afterKey,
   keysetPage,
   type KeysetPageRow,
 } from '../../../common/pagination/keyset-page.js';
@@ -38,18 +38,16 @@ const WEBHOOK_COLUMNS = fragment(
 const CREATE_LOCK_CLASS = 0x77686b;
 
 /** One webhook as listed: never the secret. */
-const WEBHOOK_ITEM = fragment(
-  jsonObjectText({
-    webhookId: v.integer('r.id'),
-    name: v.text('r.name'),
-    endpoint_url: v.text('r.endpoint_url'),
-    events: v.text('r.events'),
-    status: v.text('r.status'),
-    status_reason: v.text('r.status_reason'),
-    created_at: v.timestamp('r.created_at'),
-    updated_at: v.timestamp('r.updated_at'),
-  }),
-);
+const WEBHOOK_ITEM = jsonObjectText({
+  webhookId: v.integer('r.id'),
+  name: v.text('r.name'),
+  endpoint_url: v.text('r.endpoint_url'),
+  events: v.text('r.events'),
+  status: v.text('r.status'),
+  status_reason: v.text('r.status_reason'),
+  created_at: v.timestamp('r.created_at'),
+  updated_at: v.timestamp('r.updated_at'),
+});
 
 /** The `webhooks` table; statements run in the caller's tenant transaction unless said. */
 @Injectable()
@@ -96,11 +94,11 @@ export class WebhooksRepository {
         rows: sql`SELECT w.id AS k, w.id, w.name, w.endpoint_url, w.events, w.status, w.status_reason,
                 w.created_at, w.updated_at
            FROM webhooks w
-          WHERE w.tenant_id = ${tenantId} AND ${keysetAfterKey(fragment('w.id'), 'ASC', sql`${after}::bigint`)}
+          WHERE w.tenant_id = ${tenantId} AND ${afterKey('w.id', 'ASC', after)}
           ORDER BY w.id LIMIT ${limit}::int + 1`,
         item: WEBHOOK_ITEM,
         order: 'ASC',
-        limit: sql`${limit}::int`,
+        limit,
       })}`,
     );
     return row;
