@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { TenantTransactions } from '../../common/database/tenant-transactions.js';
-
-/** A delivery in one of these states may still be sent: it is never deleted. */
-const PENDING = `('queued', 'sending', 'retry')`;
+import {
+  DeliveryRetentionRepository,
+  PENDING_STATUSES,
+} from './repository/delivery-retention.repository.js';
 
 export interface PrunedEvents {
   events: number;
@@ -19,46 +20,24 @@ export interface PrunedEvents {
  */
 @Injectable()
 export class DeliveryRetention {
-  constructor(private readonly tx: TenantTransactions) {}
+  constructor(
+    private readonly tx: TenantTransactions,
+    private readonly retention: DeliveryRetentionRepository,
+  ) {}
 
   async pruneBatch(olderThanSeconds: number, batch: number): Promise<PrunedEvents> {
     return this.tx.runAsSystem(async () => {
-      const m = this.tx.manager;
-      const candidates: Array<{ id: string }> = await m.query(
-        `SELECT e.id FROM events e
-          WHERE e.created_at < now() - make_interval(secs => $1)
-            AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d
-                             WHERE d.event_id = e.id AND d.status IN ${PENDING})
-          ORDER BY e.created_at
-          LIMIT $2
-          FOR UPDATE SKIP LOCKED`,
-        [olderThanSeconds, batch],
-      );
-      if (candidates.length === 0) return { events: 0, deliveries: 0, attempts: 0 };
-      const ids = candidates.map((c) => c.id);
+      const ids = await this.retention.lockPrunableEvents(olderThanSeconds, batch);
+      if (ids.length === 0) return { events: 0, deliveries: 0, attempts: 0 };
       // locked: the status read is the latest committed one, and stays so until this commits
-      const deliveries: Array<{ id: string; event_id: string; status: string }> = await m.query(
-        `SELECT id, event_id, status FROM webhook_deliveries
-          WHERE event_id = ANY($1::bigint[]) ORDER BY id FOR UPDATE`,
-        [ids],
-      );
-      const kept = new Set(
-        deliveries.filter((d) => PENDING.includes(`'${d.status}'`)).map((d) => d.event_id),
-      );
+      const deliveries = await this.retention.lockDeliveriesOf(ids);
+      const pending = new Set<string>(PENDING_STATUSES);
+      const kept = new Set(deliveries.filter((d) => pending.has(d.status)).map((d) => d.event_id));
       const events = ids.filter((id) => !kept.has(id));
       const doomed = deliveries.filter((d) => !kept.has(d.event_id)).map((d) => d.id);
-      const [, attempts]: [unknown, number] = await m.query(
-        `DELETE FROM webhook_delivery_attempts WHERE delivery_id = ANY($1::bigint[])`,
-        [doomed],
-      );
-      const [, deleted]: [unknown, number] = await m.query(
-        `DELETE FROM webhook_deliveries WHERE id = ANY($1::bigint[])`,
-        [doomed],
-      );
-      const [, removed]: [unknown, number] = await m.query(
-        `DELETE FROM events WHERE id = ANY($1::bigint[])`,
-        [events],
-      );
+      const attempts = await this.retention.deleteAttemptsOf(doomed);
+      const deleted = await this.retention.deleteDeliveries(doomed);
+      const removed = await this.retention.deleteEvents(events);
       return { events: removed, deliveries: deleted, attempts };
     });
   }

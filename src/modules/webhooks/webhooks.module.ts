@@ -5,10 +5,18 @@ import { AppConfig } from '../../common/config/app-config.js';
 import { SecretBox } from '../../common/crypto/secret-box.js';
 import { OutboxModule } from './outbox/outbox.module.js';
 import { MetricsModule } from '../metrics/metrics.module.js';
+import { DeliveriesController } from './deliveries.controller.js';
+import { DeliveriesService } from './deliveries.service.js';
 import { DeliveryWorker } from './delivery/delivery-worker.js';
 import { WebhookDeliveryAttemptEntity } from './entities/webhook-delivery-attempt.entity.js';
 import { WebhookDeliveryEntity } from './entities/webhook-delivery.entity.js';
 import { WebhookEntity } from './entities/webhook.entity.js';
+import { DeliveriesRepository } from './repository/deliveries.repository.js';
+import { DeliveryClaimsRepository } from './repository/delivery-claims.repository.js';
+import { DeliveryHistoryRepository } from './repository/delivery-history.repository.js';
+import { DeliveryResultsRepository } from './repository/delivery-results.repository.js';
+import { DeliveryRetentionRepository } from './repository/delivery-retention.repository.js';
+import { WebhooksRepository } from './repository/webhooks.repository.js';
 import { WebhooksController } from './webhooks.controller.js';
 import { WebhooksService } from './webhooks.service.js';
 
@@ -18,7 +26,8 @@ import { WebhooksService } from './webhooks.service.js';
     MetricsModule,
     TypeOrmModule.forFeature([WebhookEntity, WebhookDeliveryEntity, WebhookDeliveryAttemptEntity]),
   ],
-  controllers: [WebhooksController],
+  // in this order: the OpenAPI document lists the webhook routes before the deliveries'
+  controllers: [WebhooksController, DeliveriesController],
   providers: [
     DeliveryRetention,
     {
@@ -30,7 +39,14 @@ import { WebhooksService } from './webhooks.service.js';
       },
     },
     WebhooksService,
+    DeliveriesService,
     DeliveryWorker,
+    WebhooksRepository,
+    DeliveriesRepository,
+    DeliveryHistoryRepository,
+    DeliveryClaimsRepository,
+    DeliveryResultsRepository,
+    DeliveryRetentionRepository,
   ],
   exports: [WebhooksService, DeliveryRetention],
 })

@@ -21,9 +21,9 @@ import {
   RESPONSE_EXCERPT_BYTES,
   WEBHOOK_USER_AGENT,
   WebhookSender,
-  excerptText,
   type AttemptResult,
 } from './webhook-sender.js';
+import { excerptText } from './response-excerpt.js';
 
 interface Received {
   method: string;

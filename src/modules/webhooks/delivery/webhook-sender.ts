@@ -1,25 +1,14 @@
 import { performance } from 'node:perf_hooks';
-import { StringDecoder } from 'node:string_decoder';
 import { Webhook } from 'standardwebhooks';
 import { Agent } from 'undici';
 import { retryAfterMs } from './retry-schedule.js';
-import {
-  SSRF_BLOCKED_CODE,
-  checkHostLiteral,
-  createGuardedConnector,
-  type Resolver,
-} from './ssrf.js';
+import { DESTINATION_UNAVAILABLE_MESSAGE, classify, describeError } from './attempt-errors.js';
+import { readHead, excerptText } from './response-excerpt.js';
+import { checkHostLiteral, createGuardedConnector, type Resolver } from './ssrf.js';
+
+export { DESTINATION_UNAVAILABLE_MESSAGE };
 
 export const WEBHOOK_USER_AGENT = 'grc-integration-api-webhooks/1.0';
-
-/**
- * `error` of an attempt whose host name does not resolve or resolves to an address the SSRF policy
- * refuses. One message for both: `last_error` is read by the webhook's owner, and telling the two
- * apart would let a tenant map internal DNS names (issue 18 item 8). Which one it was goes to the
- * server log only (`AttemptResult.logDetail`).
- */
-export const DESTINATION_UNAVAILABLE_MESSAGE =
-  'destination not reachable: the host name does not resolve to an allowed address';
 
 // Reading a large reply just to keep its connection is not worth it; past this, reconnecting is
 // cheaper.
@@ -209,59 +198,6 @@ export class WebhookSender {
   }
 }
 
-/**
- * Up to `max` bytes from the start of `body`, without reading further (the stream is left paused
- * for `dump`). Whatever arrived is answered when the body ends, fails or the deadline passes.
- */
-export function readHead(
-  body: NodeJS.ReadableStream,
-  max: number,
-  signal: AbortSignal,
-): Promise<Buffer> {
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const done = (): void => {
-      body.off('data', onData);
-      body.off('end', done);
-      body.off('error', done);
-      body.off('close', done);
-      signal.removeEventListener('abort', done);
-      body.pause();
-      resolve(Buffer.concat(chunks, size));
-    };
-    const onData = (chunk: Buffer | string): void => {
-      const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-      const taken = bytes.subarray(0, max - size);
-      chunks.push(taken);
-      size += taken.length;
-      if (size >= max) done();
-    };
-    // stays: an error between this read and dump() must not go unheard (it would end the process)
-    body.on('error', () => undefined);
-    if (signal.aborted || max <= 0) {
-      resolve(Buffer.alloc(0));
-      return;
-    }
-    signal.addEventListener('abort', done);
-    body.on('end', done);
-    body.on('error', done);
-    body.on('close', done);
-    body.on('data', onData);
-  });
-}
-
-/**
- * The bytes of a response excerpt as text that PostgreSQL stores and JSON carries: UTF-8, with a
- * character cut by the byte limit dropped (never half of one), invalid sequences as U+FFFD, and
- * U+0000 (which a `text` column refuses, and which would fail the whole batch's result write) as
- * U+FFFD too.
- */
-export function excerptText(bytes: Buffer): string {
-  // write() without end() holds back an incomplete last character instead of replacing it
-  return new StringDecoder('utf8').write(bytes).replaceAll('\u0000', '\uFFFD');
-}
-
 /** `webhook-signature`: the current secret's signature, then the previous one's during its grace. */
 function signatures(attempt: WebhookAttempt, timestamp: Date): string {
   const secrets = attempt.previousSecret
@@ -274,88 +210,4 @@ function signatures(attempt: WebhookAttempt, timestamp: Date): string {
 
 function firstHeader(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
-}
-
-function classify(
-  status: number,
-  retryAfter: number | null,
-  result: (
-    outcome: AttemptResult['outcome'],
-    statusCode: number | null,
-    error: string | null,
-    retryAfter?: number | null,
-  ) => AttemptResult,
-): AttemptResult {
-  if (status >= 200 && status < 300) return result('succeeded', status, null);
-  if (status === 410) return result('gone', status, 'HTTP 410 Gone');
-  if (status >= 300 && status < 400) {
-    return result('failed', status, `HTTP ${status}: redirects are not followed`);
-  }
-  return result('failed', status, `HTTP ${status}`, retryAfter);
-}
-
-function errorCode(error: unknown): string | undefined {
-  // undici and net sometimes wrap the interesting error (e.g. AggregateError from happy eyeballs).
-  let current: unknown = error;
-  for (let depth = 0; depth < 5 && typeof current === 'object' && current !== null; depth++) {
-    const { code, cause, errors } = current as {
-      code?: unknown;
-      cause?: unknown;
-      errors?: unknown;
-    };
-    if (typeof code === 'string') return code;
-    current = cause ?? (Array.isArray(errors) ? (errors as unknown[])[0] : undefined);
-  }
-  return undefined;
-}
-
-/**
- * A short, stable reason; raw error messages are avoided because they carry resolved addresses.
- * `logDetail` is what the reason leaves out on purpose.
- */
-function describeError(
-  error: unknown,
-  timedOut: boolean,
-  timeoutMs: number,
-): { message: string; logDetail?: string } {
-  if (timedOut) return { message: `timed out after ${timeoutMs} ms` };
-  const code = errorCode(error);
-  switch (code) {
-    case SSRF_BLOCKED_CODE:
-      return {
-        message: DESTINATION_UNAVAILABLE_MESSAGE,
-        logDetail: 'the host name resolves to an address the SSRF policy refuses',
-      };
-    case 'ENOTFOUND':
-    case 'EAI_AGAIN':
-    case 'EAI_FAIL':
-    case 'EAI_NODATA':
-      return { message: DESTINATION_UNAVAILABLE_MESSAGE, logDetail: `DNS lookup failed (${code})` };
-    default:
-      return { message: describeOtherError(code, timeoutMs) };
-  }
-}
-
-function describeOtherError(code: string | undefined, timeoutMs: number): string {
-  switch (code) {
-    case 'UND_ERR_CONNECT_TIMEOUT':
-    case 'UND_ERR_HEADERS_TIMEOUT':
-    case 'UND_ERR_BODY_TIMEOUT':
-    case 'ETIMEDOUT':
-      return `timed out after ${timeoutMs} ms`;
-    case 'ECONNREFUSED':
-      return 'connection refused';
-    case 'ECONNRESET':
-    case 'EPIPE':
-    case 'UND_ERR_SOCKET':
-      return 'connection closed by the receiver';
-    case 'EHOSTUNREACH':
-    case 'ENETUNREACH':
-      return `host unreachable (${code})`;
-    case undefined:
-      return 'request failed';
-    default:
-      if (/CERT|TLS|SSL/.test(code)) return `TLS error (${code})`;
-      return `request failed (${code})`;
-  }
 }

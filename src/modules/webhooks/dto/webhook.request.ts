@@ -1,3 +1,4 @@
+import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import {
   ArrayMaxSize,
@@ -16,10 +17,22 @@ import {
 import { EVENT_TYPES } from '../../events/event-types.js';
 import { WEBHOOK_STATUSES, type WebhookStatus } from '../entities/webhook.entity.js';
 
-// Classes are named *Request / *Response; @ApiSchema keeps each published schema name (the
-// OpenAPI contract clients generate types from) as it was.
-
 export const SUBSCRIBABLE_EVENTS = [...EVENT_TYPES, '*'] as const;
+
+/**
+ * `events` of a creation or a PATCH: a non-empty array of known event types or `*`. Listed in
+ * the order stacked decorators are applied (bottom up), so the checks register as they did.
+ */
+const SubscribedEvents = () =>
+  applyDecorators(
+    IsIn(SUBSCRIBABLE_EVENTS, {
+      each: true,
+      message: `each value in events must be one of: ${SUBSCRIBABLE_EVENTS.join(', ')}`,
+    }),
+    ArrayMaxSize(SUBSCRIBABLE_EVENTS.length),
+    ArrayNotEmpty(),
+    IsArray(),
+  );
 
 @ApiSchema({ name: 'CreateWebhookDto' })
 export class CreateWebhookRequest {
@@ -47,13 +60,7 @@ export class CreateWebhookRequest {
     enum: SUBSCRIBABLE_EVENTS,
     isArray: true,
   })
-  @IsArray()
-  @ArrayNotEmpty()
-  @ArrayMaxSize(SUBSCRIBABLE_EVENTS.length)
-  @IsIn(SUBSCRIBABLE_EVENTS, {
-    each: true,
-    message: `each value in events must be one of: ${SUBSCRIBABLE_EVENTS.join(', ')}`,
-  })
+  @SubscribedEvents()
   events!: string[];
 }
 
@@ -93,13 +100,7 @@ export class UpdateWebhookRequest {
     isArray: true,
   })
   @IfPresent()
-  @IsArray()
-  @ArrayNotEmpty()
-  @ArrayMaxSize(SUBSCRIBABLE_EVENTS.length)
-  @IsIn(SUBSCRIBABLE_EVENTS, {
-    each: true,
-    message: `each value in events must be one of: ${SUBSCRIBABLE_EVENTS.join(', ')}`,
-  })
+  @SubscribedEvents()
   events?: string[];
 }
 

@@ -1,0 +1,178 @@
+import { Injectable } from '@nestjs/common';
+import { empty, fragment, join, type Sql, sql } from '../../../common/database/statement.js';
+import { TenantTransactions } from '../../../common/database/tenant-transactions.js';
+import { isoTimestamp, jsonObjectText, jsonValue as v } from '../../../common/database/sql-json.js';
+import {
+  afterKey,
+  keysetPage,
+  type KeysetPageRow,
+} from '../../../common/pagination/keyset-page.js';
+import { CATALOG_EVENT_TYPES } from '../../events/event-catalog.js';
+import type { EncodedFilter } from '../delivery-filter.js';
+import type { DeliveryAttemptListResponse, DeliveryResponse } from '../dto/delivery.response.js';
+import { DELIVERY_STATUSES } from '../entities/webhook-delivery.entity.js';
+
+/**
+ * The statements of the delivery history (`GET /webhook-deliveries`, `…/{deliveryId}` and
+ * `…/{deliveryId}/attempts`). Each is one read-only statement for `TenantTransactions.readOnce`,
+ * whose parameters may only be integers (filters arrive encoded, see `encodeDeliveryFilter`).
+ */
+
+const textArray = (values: readonly string[]): Sql =>
+  fragment(`ARRAY[${values.map((v) => `'${v}'`).join(', ')}]::text[]`);
+
+/**
+ * The status a delivery is listed with: a `sending` row whose lease lapsed while its webhook is
+ * paused or revoked is shown as what it will be. The status filter matches this, not the column.
+ */
+const LISTED_STATUS = fragment(`CASE WHEN d.status = 'sending' AND w.status <> 'active'
+                            AND d.lease_expires_at < now()
+                       THEN CASE WHEN d.attempts > 0 THEN 'retry' ELSE 'queued' END
+                       ELSE d.status END`);
+
+const DELIVERY_COLUMNS = sql`d.id, d.webhook_id, e.event_id, e.type AS event_type,
+                ${LISTED_STATUS} AS status,
+                d.attempts, d.last_attempt_at,
+                CASE WHEN d.status IN ('queued', 'retry', 'sending') THEN d.next_attempt_at END
+                  AS next_attempt_at,
+                d.last_response_status, d.last_error, d.created_at`;
+
+const DELIVERY_FROM = fragment(`webhook_deliveries d
+           JOIN events e ON e.id = d.event_id
+           JOIN webhooks w ON w.id = d.webhook_id`);
+
+/** One delivery as listed, as the JSON text of its view (fields in the view's order). */
+const DELIVERY_ITEM = jsonObjectText({
+  deliveryId: v.integer('r.id'),
+  webhookId: v.integer('r.webhook_id'),
+  event_id: v.text('r.event_id'),
+  event_type: v.text('r.event_type'),
+  status: v.text('r.status'),
+  attempts: v.integer('r.attempts'),
+  last_attempt_at: v.timestamp('r.last_attempt_at'),
+  next_attempt_at: v.timestamp('r.next_attempt_at'),
+  last_response_status: v.integer('r.last_response_status'),
+  last_error: v.text('r.last_error'),
+  created_at: v.timestamp('r.created_at'),
+});
+
+/** The most deliveries one page filtered by status or event type reads. */
+export const FILTER_SCAN_ROWS = 10_000;
+
+/** Replays add attempts without end: the list keeps the newest this many (numbered as ever). */
+export const MAX_ATTEMPTS_LISTED = 1000;
+
+const and = (conditions: Sql[]): Sql =>
+  conditions.length === 0
+    ? empty
+    : join(
+        conditions.map((c) => sql`AND ${c}`),
+        ' ',
+      );
+
+@Injectable()
+export class DeliveryHistoryRepository {
+  constructor(private readonly tx: TenantTransactions) {}
+
+  /**
+   * One page of the tenant's deliveries, newest first (descending deliveryId), before the
+   * deliveryId `after`, with filter `f`. One statement text per combination of filters given (at
+   * most 8), so each is prepared once per connection and planned for its own filters: with
+   * `webhookId`, the walk follows that webhook's index instead of the tenant's.
+   */
+  async page(
+    tenantId: number,
+    after: number,
+    limit: number,
+    f: EncodedFilter,
+  ): Promise<KeysetPageRow<DeliveryResponse> | undefined> {
+    // the webhook filter narrows the walk itself (its own index); the others are tested per row
+    const walk: Sql[] = [];
+    if (f.webhookId !== undefined) walk.push(sql`d.webhook_id = ${f.webhookId}::int`);
+    const where: Sql[] = [];
+    if (f.statusMask !== undefined) {
+      where.push(
+        sql`((${f.statusMask}::int >> (array_position(${textArray(DELIVERY_STATUSES)}, ${LISTED_STATUS}) - 1)) & 1) = 1`,
+      );
+    }
+    if (f.eventType !== undefined) {
+      where.push(sql`e.type = (${textArray(CATALOG_EVENT_TYPES)})[${f.eventType}::int]`);
+    }
+    const past = afterKey('d.id', 'DESC', after);
+    const pageOf = (rows: Sql) => keysetPage({ rows, item: DELIVERY_ITEM, order: 'DESC', limit });
+    const statement =
+      where.length === 0
+        ? pageOf(sql`SELECT d.id AS k, ${DELIVERY_COLUMNS}
+             FROM ${DELIVERY_FROM}
+            WHERE d.tenant_id = ${tenantId} AND ${past} ${and(walk)}
+            ORDER BY d.id DESC LIMIT ${limit}::int + 1`)
+        : // A filter that few rows match would walk the tenant's whole history for one page: a
+          // page reads at most FILTER_SCAN_ROWS deliveries, and when it stops there with room
+          // left, its cursor points past what it read (the page may be short, even empty, and
+          // not the last).
+          sql`
+        WITH scan AS (
+          SELECT d.id FROM webhook_deliveries d
+           WHERE d.tenant_id = ${tenantId} AND ${past} ${and(walk)}
+           ORDER BY d.id DESC LIMIT ${fragment(String(FILTER_SCAN_ROWS))}
+        )
+        SELECT p.data,
+               CASE WHEN p.more THEN p.last_key ELSE (SELECT min(id) FROM scan) END AS last_key,
+               p.more OR (SELECT count(*) FROM scan) = ${fragment(String(FILTER_SCAN_ROWS))} AS more
+          FROM (${pageOf(sql`SELECT d.id AS k, ${DELIVERY_COLUMNS}
+                 FROM scan s
+                 JOIN webhook_deliveries d ON d.id = s.id
+                 JOIN events e ON e.id = d.event_id
+                 JOIN webhooks w ON w.id = d.webhook_id
+                WHERE true ${and(where)}
+                ORDER BY d.id DESC LIMIT ${limit}::int + 1`)}) p`;
+    const [row] = await this.tx.readOnce(
+      tenantId,
+      sql<KeysetPageRow<DeliveryResponse>>`${statement}`,
+    );
+    return row;
+  }
+
+  /** One delivery of the tenant as listed; undefined for an unknown or foreign one. */
+  async find(tenantId: number, deliveryId: number): Promise<DeliveryResponse | undefined> {
+    const [row] = await this.tx.readOnce(
+      tenantId,
+      sql<{ delivery: DeliveryResponse }>`
+  SELECT (${fragment(DELIVERY_ITEM)})::json AS delivery
+    FROM (SELECT ${DELIVERY_COLUMNS}
+            FROM ${DELIVERY_FROM}
+           WHERE d.tenant_id = ${tenantId} AND d.id = ${deliveryId}::bigint) r`,
+    );
+    return row?.delivery;
+  }
+
+  /**
+   * A delivery's attempts (the newest `MAX_ATTEMPTS_LISTED`), in the order they started, numbered
+   * from 1; undefined when the delivery is not the tenant's. Only what the receiver answered is
+   * kept, never what was sent.
+   */
+  async attempts(
+    tenantId: number,
+    deliveryId: number,
+  ): Promise<DeliveryAttemptListResponse['data'] | undefined> {
+    const [row] = await this.tx.readOnce(
+      tenantId,
+      sql<{ found: boolean; data: DeliveryAttemptListResponse['data'] }>`
+  SELECT EXISTS (SELECT 1 FROM webhook_deliveries
+                  WHERE tenant_id = ${tenantId} AND id = ${deliveryId}::bigint) AS found,
+         COALESCE((SELECT json_agg(json_build_object(
+                            'attempt', a.n,
+                            'started_at', ${fragment(isoTimestamp('a.attempted_at'))},
+                            'duration_ms', a.duration_ms,
+                            'response_status', a.response_status,
+                            'error', a.error,
+                            'response_body_excerpt', a.response_body_excerpt) ORDER BY a.n)
+                     FROM (SELECT a.*, row_number() OVER (ORDER BY a.attempted_at, a.id) AS n
+                             FROM webhook_delivery_attempts a
+                            WHERE a.tenant_id = ${tenantId} AND a.delivery_id = ${deliveryId}::bigint
+                            ORDER BY n DESC LIMIT ${fragment(String(MAX_ATTEMPTS_LISTED))}) a),
+                  '[]'::json) AS data`,
+    );
+    return row?.found ? row.data : undefined;
+  }
+}
