@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { pino } from 'pino';
 import { createApp } from './app.setup.js';
-import { ConfigError, loadConfig } from './common/config/app-config.js';
+import { ConfigError, loadConfig } from './common/config/load-config.js';
 import { ensureLocalSecretKey } from './common/config/local-secret-key.js';
 import {
   type EmbeddedDatabase,

@@ -1,4 +1,4 @@
-import { loadConfig } from './common/config/app-config.js';
+import { loadConfig } from './common/config/load-config.js';
 import { runMigrations } from './common/database/migrate.js';
 
 /** `npm run migration:run`: applies pending migrations to DATABASE_URL. */

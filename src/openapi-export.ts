@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { writeFileSync } from 'node:fs';
 import { createApp } from './app.setup.js';
-import { loadConfig } from './common/config/app-config.js';
+import { loadConfig } from './common/config/load-config.js';
 import { buildOpenApiDocument } from './openapi.js';
 
 /**

@@ -1,6 +1,6 @@
 import type { CommanderError } from 'commander';
 import type { CommandFactoryRunOptions } from 'nest-commander/src/command-factory.interface.js';
-import { ConfigError } from '../common/config/app-config.js';
+import { ConfigError } from '../common/config/load-config.js';
 import {
   printError,
   setExitCode,

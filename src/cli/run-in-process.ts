@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { CommandFactory } from 'nest-commander';
-import { loadConfig } from '../common/config/app-config.js';
+import { loadConfig } from '../common/config/load-config.js';
 import { CliModule } from './cli.module.js';
 import { connectCliDatabase } from './cli-database.js';
 import { commanderOptions, reportFailure } from './command-host.js';

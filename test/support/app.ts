@@ -6,7 +6,8 @@ import type { INestApplication } from '@nestjs/common';
 // first app; without a reset every later app of a test file would log into the first one's sink
 import { __resetOutOfContextForTests as resetPinoRoot } from '../../node_modules/nestjs-pino/dist/esm/PinoLogger.js';
 import { createApp } from '../../src/app.setup.js';
-import { type AppConfig, loadConfig } from '../../src/common/config/app-config.js';
+import type { AppConfig } from '../../src/common/config/app-config.js';
+import { loadConfig } from '../../src/common/config/load-config.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 import { leakedSecrets, rememberSecret } from './secrets.js';
 

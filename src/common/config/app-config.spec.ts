@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { ConfigError, loadConfig } from './app-config.js';
+import { ConfigError, loadConfig } from './load-config.js';
 
 describe('loadConfig', () => {
   it('uses the documented defaults with an empty environment', () => {

@@ -1,5 +1,4 @@
-import { plainToInstance, Transform } from 'class-transformer';
-import net from 'node:net';
+import { Transform } from 'class-transformer';
 import {
   IsBoolean,
   IsIn,
@@ -10,96 +9,25 @@ import {
   Max,
   Min,
   ValidateBy,
-  validateSync,
 } from 'class-validator';
 
 import { HTTP_ADAPTERS, type HttpAdapterName } from '../http/platform/http-platform.js';
+import { toBool, toBytes, toInt } from './env-values.js';
+import {
+  isTrustProxy,
+  toTrustProxy,
+  TRUST_PROXY_FORMS,
+  TRUST_PROXY_TRUE_REFUSED,
+  type TrustProxy,
+} from './trust-proxy.js';
+
+export { proxyTrust, type TrustProxy } from './trust-proxy.js';
 
 export const LOG_FORMATS = ['json', 'pretty'] as const;
 export type LogFormat = (typeof LOG_FORMATS)[number];
 
 export const POOL_MODES = ['session', 'transaction'] as const;
 export type PoolMode = (typeof POOL_MODES)[number];
-
-const toInt = ({ value }: { value: unknown }): unknown =>
-  typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value) : value;
-
-const toBool = ({ value }: { value: unknown }): unknown => {
-  if (typeof value !== 'string') return value;
-  const v = value.trim().toLowerCase();
-  if (['true', '1', 'yes'].includes(v)) return true;
-  if (['false', '0', 'no', ''].includes(v)) return false;
-  return value;
-};
-
-/** What `TRUST_PROXY` may be: off, a number of proxy hops, or the proxies' addresses. */
-export type TrustProxy = false | number | string[];
-
-const MAX_PROXY_HOPS = 10;
-/** proxy-addr's names for ranges, which Express and Fastify both understand. */
-const PROXY_RANGE_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
-
-const TRUST_PROXY_FORMS =
-  `false, a number of proxy hops (1..${MAX_PROXY_HOPS}), or a comma list of proxy addresses ` +
-  `or CIDRs (${PROXY_RANGE_NAMES.join(', ')} name ranges)`;
-
-/**
- * `true` used to believe the left-most `X-Forwarded-For` entry, which the client writes itself:
- * behind any proxy that appends, an IP allowlist was no wall. Refused rather than reinterpreted,
- * so a deployment that relied on it has to say what it runs behind.
- */
-const TRUST_PROXY_TRUE_REFUSED =
-  'TRUST_PROXY=true is not accepted: it would believe whatever the client writes in ' +
-  'X-Forwarded-For. Write the number of proxies in front of the service (TRUST_PROXY=1 behind ' +
-  'one load balancer) or their addresses (TRUST_PROXY=10.0.0.0/8 or TRUST_PROXY=loopback,192.0.2.7)';
-
-/** `false`/`0`/empty, a hop count, or the comma list; `true` and the rest fail validation. */
-const toTrustProxy = ({ value }: { value: unknown }): unknown => {
-  if (typeof value !== 'string') return value;
-  const v = value.trim();
-  if (/^(false|no|0)?$/i.test(v)) return false;
-  if (/^\d+$/.test(v)) return Number(v);
-  if (/^(true|yes)$/i.test(v)) return value;
-  return v.split(',').map((entry) => entry.trim());
-};
-
-/**
- * `TRUST_PROXY` as both HTTP servers take it. A hop count becomes a function: Express reads a
- * number as "the last N hops", but Fastify 5 refuses numbers outright (every address untrusted);
- * the same function gives both the same client address.
- */
-export function proxyTrust(
-  value: TrustProxy,
-): false | string[] | ((address: string, hop: number) => boolean) {
-  return typeof value === 'number' ? (_address, hop) => hop < value : value;
-}
-
-function isProxyAddress(entry: string): boolean {
-  if (PROXY_RANGE_NAMES.includes(entry)) return true;
-  const [address = '', prefix, ...rest] = entry.split('/');
-  const version = net.isIP(address);
-  if (version === 0 || rest.length > 0) return false;
-  if (prefix === undefined) return true;
-  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (version === 4 ? 32 : 128);
-}
-
-function isTrustProxy(value: unknown): boolean {
-  if (value === false) return true;
-  if (typeof value === 'number') {
-    return Number.isInteger(value) && value >= 1 && value <= MAX_PROXY_HOPS;
-  }
-  return Array.isArray(value) && value.length > 0 && value.every((e) => isProxyAddress(String(e)));
-}
-
-const SIZE_UNITS: Record<string, number> = { b: 1, kb: 1024, mb: 1024 ** 2, gb: 1024 ** 3 };
-
-/** Accepts `5mb`, `512kb`, `1048576`; anything else stays a string and fails validation. */
-const toBytes = ({ value }: { value: unknown }): unknown => {
-  if (typeof value !== 'string') return value;
-  const m = /^(\d+)\s*(b|kb|mb|gb)?$/i.exec(value.trim());
-  if (!m) return value;
-  return Number(m[1]) * (SIZE_UNITS[(m[2] ?? 'b').toLowerCase()] ?? 1);
-};
 
 /**
  * The whole environment of the service, validated once at start. A bad value stops start-up with
@@ -368,34 +296,4 @@ export class AppConfig {
   get embedded(): boolean {
     return !this.DATABASE_URL;
   }
-}
-
-export class ConfigError extends Error {}
-
-/** Builds the config from an environment, throwing one error that lists every bad variable. */
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
-  const known = Object.keys(new AppConfig()).concat(
-    'DATABASE_URL',
-    'WEBHOOK_SECRET_KEY',
-    'REDIS_URL',
-    'ADMIN_SOCKET',
-    'READY_FILE',
-    'DATABASE_LISTEN_URL',
-    'RETENTION_EVENT_SECONDS',
-    'LOG_FORMAT',
-  );
-  const raw: Record<string, string> = {};
-  for (const key of known) {
-    const value = env[key];
-    if (value !== undefined && value !== '') raw[key] = value;
-  }
-  const config = plainToInstance(AppConfig, raw);
-  const errors = validateSync(config, { whitelist: true });
-  if (errors.length > 0) {
-    const lines = errors.map(
-      (e) => `  ${e.property}: ${Object.values(e.constraints ?? {}).join('; ')}`,
-    );
-    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
-  }
-  return config;
 }
