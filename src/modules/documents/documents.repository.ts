@@ -94,11 +94,6 @@ export class DocumentsRepository {
     return sql`EXISTS (SELECT 1 FROM documents WHERE tenant_id = ${tenantId} AND id = ${documentId})`;
   }
 
-  /** TRANSITIONAL (until revisions use `documentExists`): it as text over two placeholders. */
-  documentExistsText(tenant: string, document: string): string {
-    return `EXISTS (SELECT 1 FROM documents WHERE tenant_id = ${tenant} AND id = ${document})`;
-  }
-
   /** Inside a tenant transaction: one version of a document, or null. */
   findVersion(
     tenantId: number,

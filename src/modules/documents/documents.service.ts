@@ -54,14 +54,6 @@ export class DocumentsService {
     return this.repository.documentExists(tenantId, documentId);
   }
 
-  /**
-   * TRANSITIONAL (until revisions use `documentExists`): it as SQL text, `tenant` and `document`
-   * its placeholders.
-   */
-  documentExistsSql(tenant: string, document: string): string {
-    return this.repository.documentExistsText(tenant, document);
-  }
-
   /** As `requireDocument`, holding the document row (`FOR UPDATE`) until the transaction ends. */
   async lockDocument(tenantId: number, documentId: number): Promise<DocumentRef> {
     return this.documentRef(tenantId, documentId, 'FOR UPDATE');

@@ -3,12 +3,13 @@ import { DocumentsModule } from '../documents/documents.module.js';
 import { OutboxModule } from '../webhooks/outbox/outbox.module.js';
 import { LockSweeper } from './lock-sweeper.js';
 import { LocksController } from './locks.controller.js';
+import { LocksRepository } from './locks.repository.js';
 import { LocksService } from './locks.service.js';
 
 @Module({
   imports: [DocumentsModule, OutboxModule],
   controllers: [LocksController],
-  providers: [LocksService, LockSweeper],
+  providers: [LocksService, LocksRepository, LockSweeper],
   exports: [LocksService],
 })
 export class LocksModule {}

@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { digest, digestsEqual, isWellFormedToken, mintToken } from '../../common/crypto/tokens.js';
-import { type Batch, batchOf, sql } from '../../common/database/statement.js';
+import { type Batch, batchOf } from '../../common/database/statement.js';
 import { TenantTransactions } from '../../common/database/tenant-transactions.js';
 import type { Principal } from '../../common/access/principal.js';
 import { DocumentsService } from '../documents/documents.service.js';
@@ -8,33 +8,12 @@ import { WebhookOutbox } from '../webhooks/outbox/webhook-outbox.service.js';
 import { TTL_MINUTES_DEFAULT } from './dto/lock.request.js';
 import type { CheckinResponse, CheckoutResponse } from './dto/lock.response.js';
 import { DocumentLockedError, LockTokenInvalidError } from './locks.errors.js';
-
-interface LiveLockRow {
-  id: number;
-  token_digest: Buffer;
-  expires_at: Date;
-}
-
-interface ExpiredLockRow {
-  document_id: number;
-  expires_at: Date;
-}
+import { type ExpiredLockRow, LocksRepository } from './locks.repository.js';
 
 export interface WriteAccess {
   /** Throws 423 `document_locked` unless the document is unlocked or `lockToken` is its lock's. */
   assertWritable(lockToken: string | undefined): void;
 }
-
-const liveLock = (tenantId: number, documentId: number) => sql<LiveLockRow>`
-  SELECT id, token_digest, expires_at FROM document_locks
-   WHERE tenant_id = ${tenantId} AND document_id = ${documentId}
-     AND released_at IS NULL AND expires_at > now()`;
-
-/** TypeORM answers an UPDATE … RETURNING with `[rows, affected]`, unlike a SELECT or INSERT. */
-type UpdateResult<Row> = [Row[], number];
-
-/** Locks released per tenant transaction by one sweep pass; the next tick takes the rest. */
-const SWEEP_BATCH = 500;
 
 @Injectable()
 export class LocksService {
@@ -42,6 +21,7 @@ export class LocksService {
 
   constructor(
     private readonly tx: TenantTransactions,
+    private readonly repository: LocksRepository,
     private readonly documents: DocumentsService,
     private readonly events: WebhookOutbox,
   ) {}
@@ -54,7 +34,7 @@ export class LocksService {
    * when it is, and throws 423 otherwise.
    */
   writeAccess(tenantId: number, documentId: number): Batch<WriteAccess> {
-    return batchOf(liveLock(tenantId, documentId), (rows) => {
+    return batchOf(this.repository.liveLock(tenantId, documentId), (rows) => {
       const live = rows[0];
       return {
         assertWritable: (lockToken) => {
@@ -80,16 +60,14 @@ export class LocksService {
     return this.tx.run(tenantId, async () => {
       await this.documents.lockDocument(tenantId, documentId);
       await this.releaseExpired(tenantId, documentId);
-      // a conflict on document_locks_one_open means a live lock exists: 423, and the transaction
-      // stays usable (DO NOTHING instead of a 23505 that would abort it)
-      const rows: { expires_at: Date }[] = await this.tx.manager.query(
-        `INSERT INTO document_locks (tenant_id, document_id, token_digest, credential_ref, expires_at)
-         VALUES ($1, $2, $3, $4, now() + make_interval(mins => $5))
-         ON CONFLICT (document_id) WHERE released_at IS NULL DO NOTHING
-         RETURNING expires_at`,
-        [tenantId, documentId, digest(token), principal.credential.ref, ttlMinutes],
-      );
-      const inserted = rows[0];
+      // none inserted: a live lock exists (423), and the transaction stays usable
+      const inserted = await this.repository.insertLock({
+        tenantId,
+        documentId,
+        tokenDigest: digest(token),
+        credentialRef: principal.credential.ref,
+        ttlMinutes,
+      });
       if (!inserted) throw await this.lockedError(tenantId, documentId);
       const expiresAt = inserted.expires_at.toISOString();
       await this.events.publish(tenantId, 'document.checked_out', {
@@ -110,17 +88,11 @@ export class LocksService {
       await this.documents.lockDocument(tenantId, documentId);
       // a malformed token cannot be anyone's: refuse it before looking any token up
       if (!isWellFormedToken(lockToken, 'glk')) throw new LockTokenInvalidError();
-      const live = await this.findLiveLock(tenantId, documentId);
+      const live = await this.repository.findLiveLock(tenantId, documentId);
       if (!live || !digestsEqual(digest(lockToken), live.token_digest)) {
         throw new LockTokenInvalidError();
       }
-      const [rows]: UpdateResult<{ released_at: Date }> = await this.tx.manager.query(
-        `UPDATE document_locks SET released_at = now(), release_reason = 'checked_in'
-          WHERE id = $1 AND tenant_id = $2 AND released_at IS NULL
-          RETURNING released_at`,
-        [live.id, tenantId],
-      );
-      const released = rows[0];
+      const released = await this.repository.checkIn(tenantId, live.id);
       if (!released) throw new LockTokenInvalidError();
       const releasedAt = released.released_at.toISOString();
       await this.events.publish(tenantId, 'document.checked_in', {
@@ -138,25 +110,12 @@ export class LocksService {
    * Returns how many locks were released.
    */
   async sweepExpired(): Promise<number> {
-    const tenants: { tenant_id: number }[] = await this.tx.runAsSystem(() =>
-      this.tx.manager.query(
-        `SELECT DISTINCT tenant_id FROM document_locks
-          WHERE released_at IS NULL AND expires_at <= now()`,
-      ),
-    );
+    const tenants = await this.tx.runAsSystem(() => this.repository.tenantsWithExpired());
     let released = 0;
-    for (const { tenant_id: tenantId } of tenants) {
+    for (const tenantId of tenants) {
       try {
         released += await this.tx.run(tenantId, async () => {
-          const [rows]: UpdateResult<ExpiredLockRow> = await this.tx.manager.query(
-            `UPDATE document_locks SET released_at = expires_at, release_reason = 'expired'
-              WHERE id IN (SELECT id FROM document_locks
-                            WHERE tenant_id = $1 AND released_at IS NULL AND expires_at <= now()
-                            ORDER BY expires_at LIMIT ${SWEEP_BATCH}
-                            FOR UPDATE SKIP LOCKED)
-              RETURNING document_id, expires_at`,
-            [tenantId],
-          );
+          const rows = await this.repository.releaseExpiredBatch(tenantId);
           await this.publishExpired(tenantId, rows);
           return rows.length;
         });
@@ -173,16 +132,11 @@ export class LocksService {
 
   /** Checkout releases the document's expired lock itself, so it never waits for the sweep. */
   private async releaseExpired(tenantId: number, documentId: number): Promise<void> {
-    const [rows]: UpdateResult<ExpiredLockRow> = await this.tx.manager.query(
-      `UPDATE document_locks SET released_at = expires_at, release_reason = 'expired'
-        WHERE tenant_id = $1 AND document_id = $2 AND released_at IS NULL AND expires_at <= now()
-        RETURNING document_id, expires_at`,
-      [tenantId, documentId],
-    );
+    const rows = await this.repository.releaseExpiredOf(tenantId, documentId);
     await this.publishExpired(tenantId, rows);
   }
 
-  private async publishExpired(tenantId: number, rows: ExpiredLockRow[]): Promise<void> {
+  private async publishExpired(tenantId: number, rows: readonly ExpiredLockRow[]): Promise<void> {
     for (const row of rows) {
       await this.events.publish(tenantId, 'document.lock_expired', {
         documentId: row.document_id,
@@ -192,14 +146,9 @@ export class LocksService {
   }
 
   private async lockedError(tenantId: number, documentId: number): Promise<DocumentLockedError> {
-    const live = await this.findLiveLock(tenantId, documentId);
+    const live = await this.repository.findLiveLock(tenantId, documentId);
     // the winner may already be gone; its expiry is unknown, so report "now" rather than invent one
     return new DocumentLockedError(live?.expires_at ?? new Date());
-  }
-
-  private async findLiveLock(tenantId: number, documentId: number): Promise<LiveLockRow | null> {
-    const rows = await this.tx.query(liveLock(tenantId, documentId));
-    return rows[0] ?? null;
   }
 
   private tokenMatches(token: string, stored: Buffer): boolean {

@@ -5,6 +5,7 @@ import { AuditService } from '../audit/audit.service.js';
 import { DocumentsService } from '../documents/documents.service.js';
 import type { RevisionDecisionResult } from './dto/revision.response.js';
 import { ExternalRevision } from './entities/external-revision.entity.js';
+import { RevisionDecisionsRepository } from './repository/revision-decisions.repository.js';
 import { RevisionNotStagedError, StaleRevisionBaseError } from './revisions.errors.js';
 import { RevisionsService } from './revisions.service.js';
 
@@ -21,6 +22,7 @@ export const DECISION_NOTE_MAX = 2000;
 export class RevisionDecisionService {
   constructor(
     private readonly tx: TenantTransactions,
+    private readonly repository: RevisionDecisionsRepository,
     private readonly documents: DocumentsService,
     private readonly revisions: RevisionsService,
     private readonly audit: AuditService,
@@ -126,17 +128,10 @@ export class RevisionDecisionService {
     const tenantId = await this.tenantOf(revisionId);
     onTenant(tenantId);
     return this.tx.run(tenantId, async () => {
-      const repo = this.tx.repo(ExternalRevision);
-      const located = await repo.findOne({
-        where: { tenantId, id: revisionId },
-        select: { id: true, documentId: true },
-      });
-      if (!located) throw new NotFoundError('revision');
-      const doc = await this.documents.lockDocument(tenantId, located.documentId);
-      const rev = await repo.findOne({
-        where: { tenantId, id: revisionId },
-        lock: { mode: 'pessimistic_write' },
-      });
+      const documentId = await this.repository.documentOf(tenantId, revisionId);
+      if (documentId === undefined) throw new NotFoundError('revision');
+      const doc = await this.documents.lockDocument(tenantId, documentId);
+      const rev = await this.repository.lockRevision(tenantId, revisionId);
       if (!rev) throw new NotFoundError('revision');
       if (rev.status !== 'staged') throw new RevisionNotStagedError(rev.id, rev.status);
       await work(tenantId, rev, doc.projectId, doc.currentVersionId);
@@ -148,29 +143,25 @@ export class RevisionDecisionService {
     });
   }
 
-  private async record(
+  private record(
     tenantId: number,
     rev: ExternalRevision,
     decidedBy: string,
     note: string | undefined,
   ): Promise<void> {
-    await this.tx.manager.query(
-      `UPDATE external_revisions
-          SET status = $3, resulting_version_id = $4, decided_at = now(), decided_by = $5,
-              decision_note = $6
-        WHERE tenant_id = $1 AND id = $2`,
-      [tenantId, rev.id, rev.status, rev.resultingVersionId, decidedBy.trim(), note ?? null],
-    );
+    return this.repository.record(tenantId, rev.id, {
+      status: rev.status,
+      resultingVersionId: rev.resultingVersionId,
+      decidedBy: decidedBy.trim(),
+      note: note ?? null,
+    });
   }
 
   /** The revision's tenant, looked up as the owner role: the caller is the platform, not a tenant. */
   private async tenantOf(revisionId: number): Promise<number> {
-    const rows: Array<{ tenant_id: number }> = await this.tx.runAsSystem(() =>
-      this.tx.manager.query('SELECT tenant_id FROM external_revisions WHERE id = $1', [revisionId]),
-    );
-    const row = rows[0];
-    if (!row) throw new NotFoundError('revision');
-    return row.tenant_id;
+    const tenantId = await this.tx.runAsSystem(() => this.repository.tenantOf(revisionId));
+    if (tenantId === undefined) throw new NotFoundError('revision');
+    return tenantId;
   }
 }
 

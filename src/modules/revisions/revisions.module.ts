@@ -5,6 +5,9 @@ import { OutboxModule } from '../webhooks/outbox/outbox.module.js';
 import { LocksModule } from '../locks/locks.module.js';
 import { ExternalRevision } from './entities/external-revision.entity.js';
 import { IdempotencyStore } from './idempotency.store.js';
+import { IdempotencyKeysRepository } from './repository/idempotency-keys.repository.js';
+import { RevisionDecisionsRepository } from './repository/revision-decisions.repository.js';
+import { RevisionsRepository } from './repository/revisions.repository.js';
 import { RevisionDecisionService } from './revision-decision.service.js';
 import { RevisionsController } from './revisions.controller.js';
 import { RevisionsService } from './revisions.service.js';
@@ -17,7 +20,14 @@ import { RevisionsService } from './revisions.service.js';
     LocksModule,
   ],
   controllers: [RevisionsController],
-  providers: [RevisionsService, RevisionDecisionService, IdempotencyStore],
+  providers: [
+    RevisionsService,
+    RevisionDecisionService,
+    IdempotencyStore,
+    RevisionsRepository,
+    RevisionDecisionsRepository,
+    IdempotencyKeysRepository,
+  ],
   exports: [RevisionsService, RevisionDecisionService],
 })
 export class RevisionsModule {}

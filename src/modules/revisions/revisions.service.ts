@@ -1,53 +1,27 @@
-import { createHash } from 'node:crypto';
 import { Injectable, type OnModuleInit } from '@nestjs/common';
-import canonicalize from 'canonicalize';
-import { isoTimestamp, jsonObjectText, jsonValue as v } from '../../common/database/sql-json.js';
-import { legacyStatement } from '../../common/database/legacy-statement.js';
-import { type Batch, batches, batchOf, fragment, sql } from '../../common/database/statement.js';
 import { TenantTransactions } from '../../common/database/tenant-transactions.js';
-import {
-  type FieldError,
-  NotFoundError,
-  ValidationFailedError,
-} from '../../common/http/app-error.js';
+import { batches } from '../../common/database/statement.js';
+import { NotFoundError, ValidationFailedError } from '../../common/http/app-error.js';
 import type { JsonText } from '../../common/http/json-text.js';
-import { findTextProblem, memberPath } from '../../common/http/text.js';
 import { Cursor, type CursorPage } from '../../common/pagination/cursor.js';
-import {
-  cursorPageOf,
-  childPageSql,
-  firstKey,
-  type KeysetPageRow,
-} from '../../common/pagination/keyset-page.js';
+import { cursorPageOf, firstKey } from '../../common/pagination/keyset-page.js';
 import type { Principal } from '../../common/access/principal.js';
-import { canonicalJson, hashOfCanonical } from '../documents/content-hash.js';
 import { DocumentsService } from '../documents/documents.service.js';
-import { WebhookOutbox } from '../webhooks/outbox/webhook-outbox.service.js';
-import type { ExternalRevisionEventData } from '../events/event-catalog.js';
 import type { EventType } from '../events/event-types.js';
 import { LocksService } from '../locks/locks.service.js';
+import { WebhookOutbox } from '../webhooks/outbox/webhook-outbox.service.js';
 import type {
   RevisionDetailResponse,
   RevisionSummaryResponse,
   StagedRevisionResponse,
 } from './dto/revision.response.js';
 import type { StageRevisionRequest } from './dto/stage-revision.request.js';
-import { ExternalRevision } from './entities/external-revision.entity.js';
 import { IdempotencyStore, type IdempotencyScope } from './idempotency.store.js';
+import { RevisionsRepository } from './repository/revisions.repository.js';
+import { type RevisionEventFields, revisionEventData, summaryView } from './revision-views.js';
 import { VersionConflictError } from './revisions.errors.js';
-import {
-  type IfMatch,
-  ifMatchSatisfied,
-  parseIdempotencyKey,
-  parseIfMatch,
-} from './staging-headers.js';
-
-/** The headers of a staging request that change what it does. */
-export interface StagingHeaders {
-  ifMatch?: string;
-  lockToken?: string;
-  idempotencyKey?: string;
-}
+import { requestHash, type StagingHeaders, storableContent } from './staging-content.js';
+import { ifMatchSatisfied, parseIdempotencyKey, parseIfMatch } from './staging-headers.js';
 
 export interface StagingResult {
   status: number;
@@ -65,10 +39,9 @@ export function revisionLocation(documentId: number, revisionId: number): string
  */
 @Injectable()
 export class RevisionsService implements OnModuleInit {
-  private listSql: string | undefined;
-
   constructor(
     private readonly tx: TenantTransactions,
+    private readonly repository: RevisionsRepository,
     private readonly documents: DocumentsService,
     private readonly locks: LocksService,
     private readonly events: WebhookOutbox,
@@ -117,7 +90,7 @@ export class RevisionsService implements OnModuleInit {
         this.documents.shareLockedDocument(tenantId, documentId),
         this.locks.writeAccess(tenantId, documentId),
       ),
-      NEXT_REVISION_ID,
+      this.repository.nextRevisionId(),
     );
     return this.tx.runOpening(tenantId, opening, async ([[doc, access], revisionId]) => {
       if (scope) {
@@ -167,13 +140,17 @@ export class RevisionsService implements OnModuleInit {
         status: 'staged' as const,
         resultingVersionId: null,
       };
-      const insert = sql<{ created_at: string }>`
-        INSERT INTO external_revisions (id, tenant_id, document_id, base_version_id, status,
-               content, content_hash, html, source_reference, credential_ref)
-        VALUES (${revisionId}, ${tenantId}, ${documentId}, ${base}, 'staged', ${json}::jsonb,
-                ${hash}, ${dto.html ?? null}, ${dto.source_reference ?? null},
-                ${principal.credential.ref})
-        RETURNING ${fragment(isoTimestamp('created_at'))} AS created_at`;
+      const insert = this.repository.insertStaged({
+        id: revisionId,
+        tenantId,
+        documentId,
+        baseVersionId: base,
+        json,
+        contentHash: hash,
+        html: dto.html ?? null,
+        sourceReference: dto.source_reference ?? null,
+        credentialRef: principal.credential.ref,
+      });
       const { statement } = this.events.append(
         tenantId,
         'external_revision.staged',
@@ -210,26 +187,20 @@ export class RevisionsService implements OnModuleInit {
   ): Promise<JsonText<CursorPage<RevisionSummaryResponse>>> {
     const identity = { tenantId, list: 'document.external_revisions', scope: [documentId] };
     const after = Cursor.decode(identity, page.cursor)?.[0] ?? firstKey('ASC');
-    this.listSql ??= revisionPageSql(this.documents.documentExistsSql('$1', '$2'));
-    const rows = await this.tx.readOnce(
+    const row = await this.repository.page(
+      this.documents.documentExists(tenantId, documentId),
       tenantId,
-      legacyStatement<KeysetPageRow<RevisionSummaryResponse> & { found: boolean }>(this.listSql, [
-        tenantId,
-        documentId,
-        after,
-        page.limit,
-      ]),
+      documentId,
+      { after, limit: page.limit },
     );
-    if (!rows[0]?.found) throw new NotFoundError('document');
-    return cursorPageOf(rows[0], identity);
+    if (!row?.found) throw new NotFoundError('document');
+    return cursorPageOf(row, identity);
   }
 
   /** One candidate with its content and html; 404 for unknown, foreign or of another document. */
   get(tenantId: number, documentId: number, revisionId: number): Promise<RevisionDetailResponse> {
     return this.tx.run(tenantId, async () => {
-      const row = await this.tx
-        .repo(ExternalRevision)
-        .findOneBy({ tenantId, documentId, id: revisionId });
+      const row = await this.repository.findRevision(tenantId, documentId, revisionId);
       if (!row) throw new NotFoundError('revision');
       return { ...summaryView(row), content: row.content, html: row.html };
     });
@@ -247,17 +218,7 @@ export class RevisionsService implements OnModuleInit {
     currentVersionId: number,
   ): Promise<number[]> {
     const doc = await this.documents.requireDocument(tenantId, documentId);
-    const rows: Array<{ id: number; base_version_id: number }> = await this.tx.manager.query(
-      // a CTE, so the driver answers rows (a bare UPDATE … RETURNING comes back as [rows, count])
-      `WITH s AS (
-         UPDATE external_revisions SET status = 'superseded', decided_at = now()
-          WHERE tenant_id = $1 AND document_id = $2 AND status = 'staged'
-            AND base_version_id <> $3
-         RETURNING id, base_version_id
-       )
-       SELECT id, base_version_id FROM s ORDER BY id`,
-      [tenantId, documentId, currentVersionId],
-    );
+    const rows = await this.repository.supersedeStale(tenantId, documentId, currentVersionId);
     for (const r of rows) {
       await this.events.publish(tenantId, 'external_revision.superseded', {
         revisionId: r.id,
@@ -275,148 +236,9 @@ export class RevisionsService implements OnModuleInit {
   async publish(
     tenantId: number,
     type: Extract<EventType, `external_revision.${string}`>,
-    row: Pick<
-      ExternalRevision,
-      'id' | 'documentId' | 'status' | 'baseVersionId' | 'resultingVersionId'
-    >,
+    row: RevisionEventFields,
     projectId: number,
   ): Promise<void> {
     await this.events.publish(tenantId, type, revisionEventData(row, projectId));
   }
 }
-
-/** `external_revision.*` payload (CONTRACT.md §7): every key present, null where no value. */
-function revisionEventData(
-  row: Pick<
-    ExternalRevision,
-    'id' | 'documentId' | 'status' | 'baseVersionId' | 'resultingVersionId'
-  >,
-  projectId: number,
-): ExternalRevisionEventData {
-  return {
-    revisionId: row.id,
-    documentId: row.documentId,
-    projectId,
-    status: row.status,
-    base_version_id: row.baseVersionId,
-    resulting_version_id: row.resultingVersionId ?? null,
-  };
-}
-
-/** The next candidate id, drawn in the opening round trip so its event can be written with it. */
-const NEXT_REVISION_ID: Batch<number> = batchOf(
-  sql<{ id: string }>`SELECT nextval(pg_get_serial_sequence('external_revisions', 'id')) AS id`,
-  (rows) => Number(rows[0]?.id),
-);
-
-/**
- * The content as canonical JSON (sent as the `jsonb` parameter: one serialisation serves both)
- * and its hash, refusing content PostgreSQL or JSON cannot store faithfully as a 400 naming the
- * path instead of a 500: U+0000 or a lone surrogate in a string or key (also refused by the
- * validation pipe), a number beyond double range that JSON.parse turned into Infinity.
- */
-function storableContent(content: Record<string, unknown>): { json: string; hash: string } {
-  const problem = contentProblem(content);
-  if (problem) throw new ValidationFailedError([problem]);
-  const json = canonicalJson(content);
-  return { json, hash: hashOfCanonical(json) };
-}
-
-function contentProblem(content: unknown): FieldError | null {
-  const text = findTextProblem(content, 'content');
-  if (text) return text;
-  const stack: Array<{ value: unknown; field: string }> = [{ value: content, field: 'content' }];
-  while (stack.length > 0) {
-    const { value, field } = stack.pop()!;
-    if (typeof value === 'number' && !Number.isFinite(value)) {
-      return { field, message: 'must be a finite number within the range of a double' };
-    }
-    if (value === null || typeof value !== 'object') continue;
-    const array = Array.isArray(value);
-    for (const key of Object.keys(value)) {
-      stack.push({
-        value: (value as Record<string, unknown>)[key],
-        field: memberPath(field, array ? Number(key) : key),
-      });
-    }
-  }
-  return null;
-}
-
-/**
- * What makes two requests with one Idempotency-Key "the same": the canonical JSON of the body
- * (an absent optional field equals null) plus the normalised If-Match and whether a Lock-Token
- * was sent (not its value: a retry after renewing a lock is still the same request).
- */
-function requestHash(
-  dto: StageRevisionRequest,
-  ifMatch: IfMatch | undefined,
-  h: StagingHeaders,
-): string {
-  const canonical = canonicalize({
-    body: {
-      content: dto.content,
-      base_version_id: dto.base_version_id ?? null,
-      html: dto.html ?? null,
-      source_reference: dto.source_reference ?? null,
-    },
-    if_match: ifMatch ? (ifMatch.any ? '*' : [...ifMatch.hashes].sort()) : null,
-    lock_token: h.lockToken !== undefined,
-  });
-  return createHash('sha256')
-    .update(canonical ?? '', 'utf8')
-    .digest('hex');
-}
-
-function stagedView(r: ExternalRevision): StagedRevisionResponse {
-  return {
-    revisionId: r.id,
-    documentId: r.documentId,
-    base_version_id: r.baseVersionId,
-    status: r.status,
-    content_hash: r.contentHash,
-    source_reference: r.sourceReference,
-    created_at: r.createdAt.toISOString(),
-  };
-}
-
-function summaryView(r: ExternalRevision): RevisionSummaryResponse {
-  return {
-    ...stagedView(r),
-    decided_at: r.decidedAt ? r.decidedAt.toISOString() : null,
-    decided_by: r.decidedBy,
-    resulting_version_id: r.resultingVersionId,
-    decision_note: r.decisionNote,
-  };
-}
-
-const REVISION_ITEM = jsonObjectText({
-  revisionId: v.integer('r.id'),
-  documentId: v.integer('r.document_id'),
-  base_version_id: v.integer('r.base_version_id'),
-  status: v.text('r.status'),
-  content_hash: v.text('r.content_hash'),
-  source_reference: v.text('r.source_reference'),
-  created_at: v.timestamp('r.created_at'),
-  decided_at: v.timestamp('r.decided_at'),
-  decided_by: v.text('r.decided_by'),
-  resulting_version_id: v.integer('r.resulting_version_id'),
-  decision_note: v.text('r.decision_note'),
-});
-
-/**
- * `documentExists`: the documents context's test that $2 is a document of tenant $1. Content and
- * html are never read. $1 tenant, $2 document, $3 the revisionId after which the page starts,
- * $4 limit.
- */
-const revisionPageSql = (documentExists: string): string =>
-  childPageSql({
-    parentFound: documentExists,
-    table: 'external_revisions',
-    alias: 'x',
-    parentColumn: 'document_id',
-    columns: `x.id, x.document_id, x.base_version_id, x.status, x.content_hash,
-              x.source_reference, x.created_at, x.decided_at, x.decided_by,
-              x.resulting_version_id, x.decision_note`,
-    item: REVISION_ITEM,
-  });
