@@ -1,6 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource } from 'typeorm';
 import { sha256Hex } from '../common/crypto/tokens.js';
 import { CredentialAdminService } from '../modules/auth/credential-admin.service.js';
 import { SCOPES } from '../common/access/scopes.js';
@@ -122,18 +120,14 @@ const DEMO_PROJECTS: DemoProject[] = [
 @Injectable()
 export class DemoSeedService {
   constructor(
-    @InjectDataSource() private readonly db: DataSource,
     private readonly tenancy: TenancyService,
     private readonly credentials: CredentialAdminService,
     private readonly projects: ProjectsService,
     private readonly documents: DocumentsService,
   ) {}
 
-  async anyTenantExists(): Promise<boolean> {
-    const rows: Array<{ exists: boolean }> = await this.db.query(
-      'SELECT EXISTS (SELECT 1 FROM tenants) AS exists',
-    );
-    return rows[0]?.exists === true;
+  anyTenantExists(): Promise<boolean> {
+    return this.tenancy.anyTenantExists();
   }
 
   async seed(): Promise<DemoSeed> {

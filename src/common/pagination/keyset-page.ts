@@ -68,39 +68,6 @@ export function afterKey(key: string, order: KeysetOrder, after: number): Sql {
   return afterOf(key, order, sql`${after}::bigint`);
 }
 
-/**
- * TRANSITIONAL (until revisions and webhooks build their pages with `keysetPage`): `keysetPage`
- * over SQL text whose `$n` its caller numbers; `limit` is a placeholder or an integer literal.
- */
-export function keysetPageSql(page: {
-  rows: string;
-  item: string;
-  order: KeysetOrder;
-  limit: string;
-}): string {
-  return pageOf({ ...page, rows: fragment(page.rows), limit: fragment(page.limit) }).text;
-}
-
-/**
- * TRANSITIONAL (until revisions use `childPage`): `childPage` as SQL text, $1 tenant, $2 parent,
- * $3 the id after which the page starts, $4 limit; `parentFound` uses $1 and $2.
- */
-export function childPageSql(page: ChildTable & { parentFound: string }): string {
-  return childPageOf({
-    ...page,
-    parentFound: fragment(page.parentFound),
-    tenant: fragment('$1'),
-    parent: fragment('$2'),
-    after: fragment('$3::bigint'),
-    limit: fragment('$4::int'),
-  }).text;
-}
-
-/** TRANSITIONAL (until webhooks use `afterKey`): `afterKey` as SQL text, `after` its placeholder. */
-export function keysetAfter(key: string, order: KeysetOrder, after: string): string {
-  return afterOf(key, order, fragment(after)).text;
-}
-
 function pageOf(page: { rows: Sql; item: string; order: KeysetOrder; limit: Sql }): Sql {
   const { rows, limit } = page;
   const item = fragment(page.item);

@@ -18,6 +18,14 @@ export interface OverrideChange {
 export class TenancyRepository {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
+  /** Whether any tenant exists, across tenants (a first start seeds the demo when none does). */
+  async anyTenant(): Promise<boolean> {
+    const rows: Array<{ exists: boolean }> = await this.db.query(
+      'SELECT EXISTS (SELECT 1 FROM tenants) AS exists',
+    );
+    return rows[0]?.exists === true;
+  }
+
   async insertTenant(name: string, plan: Plan): Promise<number> {
     const tenant = await this.db.getRepository(Tenant).save({ name, plan });
     return tenant.id;

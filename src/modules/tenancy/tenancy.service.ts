@@ -29,6 +29,11 @@ export class TenancyService {
     this.changeListeners.push(listener);
   }
 
+  /** Whether any tenant exists at all (system-wide: first start). */
+  anyTenantExists(): Promise<boolean> {
+    return this.repository.anyTenant();
+  }
+
   async create(name: string, plan: Plan): Promise<TenantView> {
     return this.view(await this.repository.insertTenant(name, plan));
   }
