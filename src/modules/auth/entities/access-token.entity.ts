@@ -1,11 +1,9 @@
+import { Column, Entity, ForeignKey, Index } from 'typeorm';
 import {
-  Column,
-  CreateDateColumn,
-  Entity,
-  ForeignKey,
-  Index,
-  PrimaryGeneratedColumn,
-} from 'typeorm';
+  BigIdColumn,
+  CreatedAtColumn,
+  TenantIdColumn,
+} from '../../../common/database/entity-columns.js';
 import { ApiClient } from './api-client.entity.js';
 
 @Entity('access_tokens')
@@ -13,11 +11,10 @@ import { ApiClient } from './api-client.entity.js';
 @Index('access_tokens_client', ['apiClientId'])
 @Index('access_tokens_revoked', ['revokedAt'], { where: 'revoked_at IS NOT NULL' })
 export class AccessToken {
-  @PrimaryGeneratedColumn({ type: 'bigint' })
+  @BigIdColumn()
   id!: string;
 
-  @Column({ name: 'tenant_id', type: 'int' })
-  @ForeignKey('tenants', { name: 'access_tokens_tenant_id_fkey' })
+  @TenantIdColumn('access_tokens')
   tenantId!: number;
 
   @Column({ name: 'api_client_id', type: 'int' })
@@ -36,6 +33,6 @@ export class AccessToken {
   @Column({ name: 'revoked_at', type: 'timestamptz', nullable: true })
   revokedAt!: Date | null;
 
-  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  @CreatedAtColumn()
   createdAt!: Date;
 }

@@ -1,20 +1,17 @@
+import { Column, Entity, Index } from 'typeorm';
 import {
-  Column,
-  CreateDateColumn,
-  Entity,
-  ForeignKey,
-  Index,
-  PrimaryGeneratedColumn,
-} from 'typeorm';
+  CreatedAtColumn,
+  IdColumn,
+  TenantIdColumn,
+} from '../../../common/database/entity-columns.js';
 
 @Entity('personal_access_tokens')
 @Index('personal_access_tokens_tenant', ['tenantId'])
 export class PersonalAccessToken {
-  @PrimaryGeneratedColumn()
+  @IdColumn()
   id!: number;
 
-  @Column({ name: 'tenant_id', type: 'int' })
-  @ForeignKey('tenants', { name: 'personal_access_tokens_tenant_id_fkey' })
+  @TenantIdColumn('personal_access_tokens')
   tenantId!: number;
 
   @Column('text')
@@ -35,6 +32,6 @@ export class PersonalAccessToken {
   @Column({ name: 'revoked_at', type: 'timestamptz', nullable: true })
   revokedAt!: Date | null;
 
-  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  @CreatedAtColumn()
   createdAt!: Date;
 }
