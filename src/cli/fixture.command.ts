@@ -13,9 +13,8 @@ import { CreateWebhookRequest } from '../modules/webhooks/dto/webhook.request.js
 import { WebhooksService } from '../modules/webhooks/webhooks.service.js';
 import {
   CommandGroup,
-  JsonCommand,
   resolveCliPath,
-  runCommand,
+  ResultCommand,
   UsageError,
 } from '../common/cli/cli-output.js';
 
@@ -85,7 +84,7 @@ interface FixtureOptions {
   description: 'create tenants, clients, PATs, projects, documents and webhooks from a JSON file',
 })
 @CliOptions({ flags: '--file <path>', description: 'the fixture (see README, "fixture apply")' })
-export class FixtureApplyCommand extends JsonCommand {
+export class FixtureApplyCommand extends ResultCommand<FixtureOptions> {
   constructor(
     private readonly tenancy: TenancyService,
     private readonly credentials: CredentialAdminService,
@@ -96,15 +95,13 @@ export class FixtureApplyCommand extends JsonCommand {
     super();
   }
 
-  async run(_: string[], o: FixtureOptions): Promise<void> {
-    await runCommand(o, async () => {
-      const fixture = await readFixture(requiredOption('file', o.file));
-      const tenants = [];
-      for (const [i, t] of list(fixture, 'tenants', 'fixture').entries()) {
-        tenants.push(await this.tenant(t, `tenants[${i}]`));
-      }
-      return { tenants };
-    });
+  protected async result(o: FixtureOptions): Promise<object> {
+    const fixture = await readFixture(requiredOption('file', o.file));
+    const tenants = [];
+    for (const [i, t] of list(fixture, 'tenants', 'fixture').entries()) {
+      tenants.push(await this.tenant(t, `tenants[${i}]`));
+    }
+    return { tenants };
   }
 
   private async tenant(t: Json, at: string): Promise<Json> {

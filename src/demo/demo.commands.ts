@@ -1,10 +1,5 @@
 import { Command, SubCommand } from 'nest-commander';
-import {
-  CommandGroup,
-  type JsonOption,
-  JsonCommand,
-  runCommand,
-} from '../common/cli/cli-output.js';
+import { CommandGroup, type JsonOption, ResultCommand } from '../common/cli/cli-output.js';
 import { DemoSeedService } from './demo-seed.service.js';
 
 @SubCommand({
@@ -12,13 +7,13 @@ import { DemoSeedService } from './demo-seed.service.js';
   description:
     'create a demo tenant (enterprise), a client with every scope, projects and documents',
 })
-export class DemoSeedCommand extends JsonCommand {
+export class DemoSeedCommand extends ResultCommand<JsonOption> {
   constructor(private readonly demo: DemoSeedService) {
     super();
   }
 
-  async run(_: string[], o: JsonOption): Promise<void> {
-    await runCommand(o, () => this.demo.seed());
+  protected result(): Promise<object> {
+    return this.demo.seed();
   }
 }
 

@@ -15,14 +15,7 @@ export type Entitlement = (typeof ENTITLEMENTS)[number];
 export const PLAN_ENTITLEMENTS: Record<Plan, readonly Entitlement[]> = {
   starter: ['api.read'],
   professional: ['api.read', 'api.revisions', 'api.locks', 'auth.ip_allowlist'],
-  enterprise: [
-    'api.read',
-    'api.revisions',
-    'api.locks',
-    'api.webhooks',
-    'auth.pat',
-    'auth.ip_allowlist',
-  ],
+  enterprise: ENTITLEMENTS, // every entitlement there is
 };
 
 export function isPlan(value: string): value is Plan {

@@ -107,6 +107,15 @@ export abstract class JsonCommand extends CommandRunner {
   }
 }
 
+/** Base of a leaf command whose body returns the object to print (see `runCommand`). */
+export abstract class ResultCommand<O extends JsonOption> extends JsonCommand {
+  protected abstract result(options: O, params: string[]): Promise<object>;
+
+  async run(params: string[], options: O): Promise<void> {
+    await runCommand(options, () => this.result(options, params));
+  }
+}
+
 /** Base of a command group (`tenant`, `client`, …): only its subcommands do anything. */
 export abstract class CommandGroup extends JsonCommand {
   async run(params: string[]): Promise<void> {

@@ -1,18 +1,9 @@
 import { Transform } from 'class-transformer';
-import {
-  IsBoolean,
-  IsIn,
-  IsInt,
-  IsOptional,
-  IsString,
-  Matches,
-  Max,
-  Min,
-  ValidateBy,
-} from 'class-validator';
+import { IsIn, IsInt, IsOptional, IsString, Matches, Min, ValidateBy } from 'class-validator';
 
 import { HTTP_ADAPTERS, type HttpAdapterName } from '../http/platform/http-platform.js';
-import { toBool, toBytes, toInt } from './env-values.js';
+import { toBytes } from './env-values.js';
+import { BoolSetting, IntSetting } from './setting-decorators.js';
 import {
   isTrustProxy,
   toTrustProxy,
@@ -34,10 +25,7 @@ export type PoolMode = (typeof POOL_MODES)[number];
  * a message naming the variable, rather than failing later in the middle of a request.
  */
 export class AppConfig {
-  @Transform(toInt)
-  @IsInt()
-  @Min(0)
-  @Max(65535)
+  @IntSetting({ min: 0, max: 65535 })
   PORT = 3000;
 
   @Transform(toBytes)
@@ -53,10 +41,7 @@ export class AppConfig {
   DATA_DIR = './.data';
 
   /** Port of the embedded PostgreSQL; 0 picks a free one. */
-  @Transform(toInt)
-  @IsInt()
-  @Min(0)
-  @Max(65535)
+  @IntSetting({ min: 0, max: 65535 })
   EMBEDDED_PG_PORT = 0;
 
   @IsOptional()
@@ -87,20 +72,14 @@ export class AppConfig {
   @IsIn(HTTP_ADAPTERS, { message: `HTTP_ADAPTER must be one of: ${HTTP_ADAPTERS.join(', ')}` })
   HTTP_ADAPTER: HttpAdapterName = 'express';
 
-  @Transform(toInt)
-  @IsInt()
-  @Min(100)
-  @Max(120_000)
+  @IntSetting({ min: 100, max: 120_000 })
   WEBHOOK_TIMEOUT_MS = 10_000;
 
   /**
    * How long a claimed delivery's lease outlives its attempt's timeout. Only a dead worker's lease
    * ever expires; after that its `sending` rows are taken over by another worker.
    */
-  @Transform(toInt)
-  @IsInt()
-  @Min(1_000)
-  @Max(3_600_000)
+  @IntSetting({ min: 1_000, max: 3_600_000 })
   WEBHOOK_LEASE_MARGIN_MS = 60_000;
 
   @IsString()
@@ -110,20 +89,14 @@ export class AppConfig {
   WEBHOOK_RETRY_SCHEDULE = '5s,5m,30m,2h,5h,10h,10h';
 
   /** Non-revoked webhooks a tenant may have; one more is refused with 409 `webhook_limit_reached`. */
-  @Transform(toInt)
-  @IsInt()
-  @Min(1)
-  @Max(100_000)
+  @IntSetting({ min: 1, max: 100_000 })
   WEBHOOK_MAX_PER_TENANT = 50;
 
   /**
    * Attempts to one webhook in flight at once, across every replica (decided in the claim). An
    * endpoint that keeps failing gets fewer, down to one, until it answers 2xx again.
    */
-  @Transform(toInt)
-  @IsInt()
-  @Min(1)
-  @Max(1_000)
+  @IntSetting({ min: 1, max: 1_000 })
   WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT = 4;
 
   /** A webhook whose attempts have failed without a success for this long is paused (`failing`). */
@@ -133,12 +106,10 @@ export class AppConfig {
   })
   WEBHOOK_DISABLE_AFTER = '5d';
 
-  @Transform(toBool)
-  @IsBoolean()
+  @BoolSetting()
   WEBHOOK_ALLOW_HTTP = false;
 
-  @Transform(toBool)
-  @IsBoolean()
+  @BoolSetting()
   WEBHOOK_ALLOW_PRIVATE_NETWORKS = false;
 
   @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
@@ -153,25 +124,19 @@ export class AppConfig {
   LOG_FORMAT?: LogFormat;
 
   /** Seeds the demo tenant on first start in embedded mode; tests turn it off. */
-  @Transform(toBool)
-  @IsBoolean()
+  @BoolSetting()
   SEED_DEMO = true;
 
   /** Runs the webhook delivery worker and the lock sweeper in this process. */
-  @Transform(toBool)
-  @IsBoolean()
+  @BoolSetting()
   WORKERS_ENABLED = true;
 
   /** API requests per credential per minute; 0 turns the limit off. */
-  @Transform(toInt)
-  @IsInt()
-  @Min(0)
+  @IntSetting({ min: 0 })
   RATE_LIMIT_API_PER_MINUTE = 6000;
 
   /** Token requests per client id and caller IP per minute; 0 turns the limit off. */
-  @Transform(toInt)
-  @IsInt()
-  @Min(0)
+  @IntSetting({ min: 0 })
   RATE_LIMIT_TOKEN_PER_MINUTE = 120;
 
   /**
@@ -179,9 +144,7 @@ export class AppConfig {
    * ids they name (the limit above counts per client id, so rotating ids would escape it); past it
    * every token request from that address is 429 until the minute ends. 0 turns the limit off.
    */
-  @Transform(toInt)
-  @IsInt()
-  @Min(0)
+  @IntSetting({ min: 0 })
   RATE_LIMIT_TOKEN_FAILURES_PER_MINUTE = 30;
 
   /**
@@ -190,10 +153,7 @@ export class AppConfig {
    * a few milliseconds after the commit) and is bypassed while that notification channel is down;
    * this is only the upper bound should a change ever go unannounced. 0: look up every request.
    */
-  @Transform(toInt)
-  @IsInt()
-  @Min(0)
-  @Max(60_000)
+  @IntSetting({ min: 0, max: 60_000 })
   AUTH_CACHE_TTL_MS = 1_000;
 
   /** Shares rate-limit counters between replicas; unset keeps them in process memory. */
@@ -225,10 +185,7 @@ export class AppConfig {
   DATABASE_POOL_MODE: PoolMode = 'session';
 
   /** Connections this process's pool may open (LISTEN connections come on top). */
-  @Transform(toInt)
-  @IsInt()
-  @Min(1)
-  @Max(1000)
+  @IntSetting({ min: 1, max: 1000 })
   DATABASE_POOL_SIZE = 20;
 
   /**
@@ -241,20 +198,15 @@ export class AppConfig {
   DATABASE_LISTEN_URL?: string;
 
   /** Runs the retention sweeper (with WORKERS_ENABLED); off keeps every row. */
-  @Transform(toBool)
-  @IsBoolean()
+  @BoolSetting()
   RETENTION_ENABLED = true;
 
   /** Seconds an expired or revoked access token is kept before it is deleted. */
-  @Transform(toInt)
-  @IsInt()
-  @Min(0)
+  @IntSetting({ min: 0 })
   RETENTION_TOKEN_GRACE_SECONDS = 86_400;
 
   /** Days events, their deliveries and attempts are kept (a pending delivery is never deleted). */
-  @Transform(toInt)
-  @IsInt()
-  @Min(1)
+  @IntSetting({ min: 1 })
   RETENTION_EVENT_DAYS = 30;
 
   /**
@@ -262,28 +214,19 @@ export class AppConfig {
    * window); unset in production.
    */
   @IsOptional()
-  @Transform(toInt)
-  @IsInt()
-  @Min(1)
+  @IntSetting({ min: 1 })
   RETENTION_EVENT_SECONDS?: number;
 
   /** Rows deleted per table per statement; small batches keep locks and WAL bursts short. */
-  @Transform(toInt)
-  @IsInt()
-  @Min(1)
-  @Max(100_000)
+  @IntSetting({ min: 1, max: 100_000 })
   RETENTION_BATCH_SIZE = 1_000;
 
   /** Batches per table per sweep: bounds one sweep's work (the next sweep goes on). */
-  @Transform(toInt)
-  @IsInt()
-  @Min(1)
+  @IntSetting({ min: 1 })
   RETENTION_MAX_BATCHES = 100;
 
   /** Milliseconds between sweeps. */
-  @Transform(toInt)
-  @IsInt()
-  @Min(100)
+  @IntSetting({ min: 100 })
   RETENTION_INTERVAL_MS = 10_000;
 
   /** Seconds the events' retention window in force (RETENTION_EVENT_SECONDS or the days). */

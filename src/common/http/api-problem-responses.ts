@@ -26,12 +26,8 @@ const CATALOG = {
     detail: 'base version 41 is no longer current (current: 42)',
     extra: { base_version_id: 41, current_version_id: 42 },
   },
-  unauthenticated: {
-    detail: 'a bearer token is required',
-  },
-  invalid_token: {
-    detail: 'the bearer token is unknown, expired or revoked',
-  },
+  unauthenticated: { detail: 'a bearer token is required' },
+  invalid_token: { detail: 'the bearer token is unknown, expired or revoked' },
   insufficient_scope: {
     detail: 'the token lacks the scope documents:read',
     extra: { scope: 'documents:read' },
@@ -40,16 +36,12 @@ const CATALOG = {
     detail: "the tenant's plan does not include api.webhooks",
     extra: { entitlement: 'api.webhooks' },
   },
-  ip_not_allowed: {
-    detail: "the caller's address is not in the credential's allowlist",
-  },
+  ip_not_allowed: { detail: "the caller's address is not in the credential's allowlist" },
   not_found: { detail: 'document not found' },
   lock_token_invalid: {
     detail: 'the lock token is not the live lock of this document (wrong, expired or already used)',
   },
-  webhook_revoked: {
-    detail: 'the webhook is revoked; revocation is final',
-  },
+  webhook_revoked: { detail: 'the webhook is revoked; revocation is final' },
   webhook_limit_reached: {
     detail: 'the tenant already has 50 webhooks that are not revoked (the limit); revoke one first',
   },
@@ -59,30 +51,20 @@ const CATALOG = {
   idempotency_key_reused: {
     detail: 'this Idempotency-Key was already used with a different request on this route',
   },
-  payload_too_large: {
-    detail: 'the request body is too large',
-  },
-  unsupported_media_type: {
-    detail: 'the body must be application/json (UTF-8)',
-  },
+  payload_too_large: { detail: 'the request body is too large' },
+  unsupported_media_type: { detail: 'the body must be application/json (UTF-8)' },
   document_locked: {
     detail: 'the document is checked out until 2026-11-22T10:30:00.000Z',
     extra: { expires_at: '2026-11-22T10:30:00.000Z' },
   },
-  rate_limited: {
-    detail: 'rate limit exceeded; retry in 12 s',
-  },
+  rate_limited: { detail: 'rate limit exceeded; retry in 12 s' },
   malformed_request: { detail: 'the request URL could not be parsed' },
   method_not_allowed: { detail: 'Cannot DELETE /api/v1/projects' },
   request_timeout: { detail: 'the request took too long' },
   headers_too_large: { detail: 'the request headers are too large' },
   revision_not_staged: { detail: 'revision 1 is accepted, not staged' },
-  internal_error: {
-    detail: 'an unexpected error occurred',
-  },
-  service_unavailable: {
-    detail: 'the database is unavailable, retry shortly',
-  },
+  internal_error: { detail: 'an unexpected error occurred' },
+  service_unavailable: { detail: 'the database is unavailable, retry shortly' },
 } as const satisfies Record<ErrorCode, ProblemExample>;
 
 export type ProblemCode = ErrorCode;

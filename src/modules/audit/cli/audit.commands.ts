@@ -1,10 +1,5 @@
 import { Command, SubCommand } from 'nest-commander';
-import {
-  CommandGroup,
-  JsonCommand,
-  runCommand,
-  UsageError,
-} from '../../../common/cli/cli-output.js';
+import { CommandGroup, ResultCommand, UsageError } from '../../../common/cli/cli-output.js';
 import {
   CliOptions,
   optionalPositiveInt,
@@ -24,18 +19,16 @@ interface AuditListOptions {
 
 @SubCommand({ name: 'list', description: "a tenant's audit trail, newest first" })
 @CliOptions(tenantOption(), { flags: '--limit <n>', description: '1..10000, default 100' })
-export class AuditListCommand extends JsonCommand {
+export class AuditListCommand extends ResultCommand<AuditListOptions> {
   constructor(private readonly audit: AuditService) {
     super();
   }
 
-  async run(_: string[], o: AuditListOptions): Promise<void> {
-    await runCommand(o, async () => {
-      const tenant = requiredOption('tenant', o.tenant);
-      const limit = optionalPositiveInt('limit', o.limit) ?? 100;
-      if (limit > 10_000) throw new UsageError('--limit must be at most 10000');
-      return { data: await this.audit.list(positiveInt('tenant', tenant), limit) };
-    });
+  protected async result(o: AuditListOptions): Promise<object> {
+    const tenant = requiredOption('tenant', o.tenant);
+    const limit = optionalPositiveInt('limit', o.limit) ?? 100;
+    if (limit > 10_000) throw new UsageError('--limit must be at most 10000');
+    return { data: await this.audit.list(positiveInt('tenant', tenant), limit) };
   }
 }
 
@@ -86,7 +79,7 @@ interface AuditPruneOptions {
   { flags: '--before <when>', description: 'ISO date or age (400d, 36h); at least 1 day ago' },
   tenantOption("only this tenant's entries"),
 )
-export class AuditPruneCommand extends JsonCommand {
+export class AuditPruneCommand extends ResultCommand<AuditPruneOptions> {
   constructor(
     private readonly audit: AuditService,
     private readonly tenants: TenancyService,
@@ -95,14 +88,12 @@ export class AuditPruneCommand extends JsonCommand {
     super();
   }
 
-  async run(_: string[], o: AuditPruneOptions): Promise<void> {
-    await runCommand(o, async () => {
-      const before = parsePruneBound(requiredOption('before', o.before), new Date());
-      const tenantId = optionalPositiveInt('tenant', o.tenant) ?? null;
-      if (tenantId !== null) await this.tenants.view(tenantId);
-      const deleted = await this.audit.prune(before, tenantId, this.config.RETENTION_BATCH_SIZE);
-      return { deleted, before: before.toISOString() };
-    });
+  protected async result(o: AuditPruneOptions): Promise<object> {
+    const before = parsePruneBound(requiredOption('before', o.before), new Date());
+    const tenantId = optionalPositiveInt('tenant', o.tenant) ?? null;
+    if (tenantId !== null) await this.tenants.view(tenantId);
+    const deleted = await this.audit.prune(before, tenantId, this.config.RETENTION_BATCH_SIZE);
+    return { deleted, before: before.toISOString() };
   }
 }
 

@@ -1,12 +1,9 @@
+import { Check, Column, Entity, Index } from 'typeorm';
 import {
-  Check,
-  Column,
-  CreateDateColumn,
-  Entity,
-  ForeignKey,
-  Index,
-  PrimaryGeneratedColumn,
-} from 'typeorm';
+  BigIdColumn,
+  CreatedAtColumn,
+  TenantIdColumn,
+} from '../../../common/database/entity-columns.js';
 
 export type AuditOutcome = 'success' | 'failure';
 
@@ -18,12 +15,11 @@ export type AuditOutcome = 'success' | 'failure';
 @Check('audit_log_outcome_check', "outcome IN ('success', 'failure')")
 export class AuditLogEntry {
   /** `bigint` arrives from pg as a string. */
-  @PrimaryGeneratedColumn({ type: 'bigint' })
+  @BigIdColumn()
   id!: string;
 
   /** Null for events before a tenant is known (a failed token request). */
-  @Column({ name: 'tenant_id', type: 'int', nullable: true })
-  @ForeignKey('tenants', { name: 'audit_log_tenant_id_fkey' })
+  @TenantIdColumn('audit_log', { nullable: true })
   tenantId!: number | null;
 
   @Column({ name: 'credential_ref', type: 'text', nullable: true })
@@ -47,6 +43,6 @@ export class AuditLogEntry {
   @Column({ name: 'request_id', type: 'text', nullable: true })
   requestId!: string | null;
 
-  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  @CreatedAtColumn()
   createdAt!: Date;
 }

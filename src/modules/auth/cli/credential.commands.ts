@@ -1,10 +1,5 @@
 import { Command, Option, SubCommand } from 'nest-commander';
-import {
-  CommandGroup,
-  JsonCommand,
-  runCommand,
-  UsageError,
-} from '../../../common/cli/cli-output.js';
+import { CommandGroup, ResultCommand, UsageError } from '../../../common/cli/cli-output.js';
 import {
   clientOption,
   CliOptions,
@@ -56,7 +51,7 @@ function checkArguments(input: Parameters<typeof checkCredentialInput>[0]): void
   { flags: '--name <name>', description: 'a name for the administrator (1..200 chars)' },
   { flags: '--scopes <scopes>', description: 'space-separated scopes, e.g. "projects:read"' },
 )
-abstract class AllowlistCommand extends JsonCommand {
+abstract class AllowlistCommand extends ResultCommand<CredentialOptions> {
   protected readonly allowIps: string[] = [];
 
   @Option({
@@ -94,11 +89,9 @@ export class ClientCreateCommand extends AllowlistCommand {
     super();
   }
 
-  async run(_: string[], o: CredentialOptions): Promise<void> {
-    await runCommand(o, async () => {
-      const { tenantId, ...input } = this.input(o);
-      return this.admin.createClient(tenantId, input);
-    });
+  protected async result(o: CredentialOptions): Promise<object> {
+    const { tenantId, ...input } = this.input(o);
+    return this.admin.createClient(tenantId, input);
   }
 }
 
@@ -107,19 +100,17 @@ export class ClientCreateCommand extends AllowlistCommand {
   description: 'disable an API client and revoke its tokens at once',
 })
 @CliOptions(clientOption('the client id (gci_…)'))
-export class ClientDisableCommand extends JsonCommand {
+export class ClientDisableCommand extends ResultCommand<CredentialOptions> {
   constructor(private readonly admin: CredentialAdminService) {
     super();
   }
 
-  async run(_: string[], o: CredentialOptions): Promise<void> {
-    await runCommand(o, () => {
-      const clientId = requiredNonBlankOption('client', o.client);
-      if (!/^gci_[0-9A-Za-z]{49}$/.test(clientId)) {
-        throw new UsageError('--client must be a client id (gci_…)');
-      }
-      return this.admin.disableClient(clientId);
-    });
+  protected async result(o: CredentialOptions): Promise<object> {
+    const clientId = requiredNonBlankOption('client', o.client);
+    if (!/^gci_[0-9A-Za-z]{49}$/.test(clientId)) {
+      throw new UsageError('--client must be a client id (gci_…)');
+    }
+    return this.admin.disableClient(clientId);
   }
 }
 
@@ -143,32 +134,28 @@ export class PatCreateCommand extends AllowlistCommand {
     super();
   }
 
-  async run(_: string[], o: CredentialOptions): Promise<void> {
-    await runCommand(o, async () => {
-      const { tenantId, ...input } = this.input(o);
-      let expiresInDays: number | undefined;
-      if (o.expiresInDays !== undefined) {
-        expiresInDays = /^\d{1,3}$/.test(o.expiresInDays) ? Number(o.expiresInDays) : 0;
-        if (expiresInDays < 1 || expiresInDays > PAT_MAX_DAYS) {
-          throw new UsageError(`--expires-in-days must be an integer in 1..${PAT_MAX_DAYS}`);
-        }
+  protected async result(o: CredentialOptions): Promise<object> {
+    const { tenantId, ...input } = this.input(o);
+    let expiresInDays: number | undefined;
+    if (o.expiresInDays !== undefined) {
+      expiresInDays = /^\d{1,3}$/.test(o.expiresInDays) ? Number(o.expiresInDays) : 0;
+      if (expiresInDays < 1 || expiresInDays > PAT_MAX_DAYS) {
+        throw new UsageError(`--expires-in-days must be an integer in 1..${PAT_MAX_DAYS}`);
       }
-      return this.admin.createPat(tenantId, { ...input, expiresInDays });
-    });
+    }
+    return this.admin.createPat(tenantId, { ...input, expiresInDays });
   }
 }
 
 @SubCommand({ name: 'revoke', description: 'revoke a personal access token at once' })
 @CliOptions(patOption('the pat_id'))
-export class PatRevokeCommand extends JsonCommand {
+export class PatRevokeCommand extends ResultCommand<CredentialOptions> {
   constructor(private readonly admin: CredentialAdminService) {
     super();
   }
 
-  async run(_: string[], o: CredentialOptions): Promise<void> {
-    await runCommand(o, () =>
-      this.admin.revokePat(positiveInt('pat', requiredNonBlankOption('pat', o.pat))),
-    );
+  protected result(o: CredentialOptions): Promise<object> {
+    return this.admin.revokePat(positiveInt('pat', requiredNonBlankOption('pat', o.pat)));
   }
 }
 

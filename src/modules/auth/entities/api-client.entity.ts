@@ -1,21 +1,18 @@
+import { Column, Entity, Index } from 'typeorm';
 import {
-  Column,
-  CreateDateColumn,
-  Entity,
-  ForeignKey,
-  Index,
-  PrimaryGeneratedColumn,
-  UpdateDateColumn,
-} from 'typeorm';
+  CreatedAtColumn,
+  IdColumn,
+  TenantIdColumn,
+  UpdatedAtColumn,
+} from '../../../common/database/entity-columns.js';
 
 @Entity('api_clients')
 @Index('api_clients_tenant', ['tenantId'])
 export class ApiClient {
-  @PrimaryGeneratedColumn()
+  @IdColumn()
   id!: number;
 
-  @Column({ name: 'tenant_id', type: 'int' })
-  @ForeignKey('tenants', { name: 'api_clients_tenant_id_fkey' })
+  @TenantIdColumn('api_clients')
   tenantId!: number;
 
   @Column({ name: 'client_id', type: 'text', unique: true })
@@ -36,9 +33,9 @@ export class ApiClient {
   @Column({ type: 'boolean', default: true })
   enabled!: boolean;
 
-  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  @CreatedAtColumn()
   createdAt!: Date;
 
-  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
+  @UpdatedAtColumn()
   updatedAt!: Date;
 }

@@ -1,40 +1,19 @@
-import {
-  Column,
-  CreateDateColumn,
-  Entity,
-  ForeignKey,
-  Index,
-  PrimaryGeneratedColumn,
-} from 'typeorm';
+import { Column, Entity, Index } from 'typeorm';
+import { IdColumn, TenantIdColumn } from '../../../common/database/entity-columns.js';
+import { IssuedTokenColumns } from './issued-token.columns.js';
 
 @Entity('personal_access_tokens')
 @Index('personal_access_tokens_tenant', ['tenantId'])
-export class PersonalAccessToken {
-  @PrimaryGeneratedColumn()
+export class PersonalAccessToken extends IssuedTokenColumns {
+  @IdColumn()
   id!: number;
 
-  @Column({ name: 'tenant_id', type: 'int' })
-  @ForeignKey('tenants', { name: 'personal_access_tokens_tenant_id_fkey' })
+  @TenantIdColumn('personal_access_tokens')
   tenantId!: number;
 
   @Column('text')
   name!: string;
 
-  @Column({ name: 'token_digest', type: 'bytea', select: false, unique: true })
-  tokenDigest!: Buffer;
-
-  @Column('text', { array: true })
-  scopes!: string[];
-
   @Column({ name: 'allowed_ips', type: 'text', array: true, default: '{}' })
   allowedIps!: string[];
-
-  @Column({ name: 'expires_at', type: 'timestamptz' })
-  expiresAt!: Date;
-
-  @Column({ name: 'revoked_at', type: 'timestamptz', nullable: true })
-  revokedAt!: Date | null;
-
-  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
-  createdAt!: Date;
 }

@@ -1,11 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { Command, SubCommand } from 'nest-commander';
-import {
-  CommandGroup,
-  JsonCommand,
-  resolveCliPath,
-  runCommand,
-} from '../../../common/cli/cli-output.js';
+import { CommandGroup, resolveCliPath, ResultCommand } from '../../../common/cli/cli-output.js';
 import {
   CliOptions,
   projectOption,
@@ -53,7 +48,7 @@ async function readContent(path: string): Promise<Record<string, unknown>> {
   { flags: '--title <title>' },
   { flags: '--content-file <path>', description: 'a file holding one JSON object' },
 )
-export class DocumentCreateCommand extends JsonCommand {
+export class DocumentCreateCommand extends ResultCommand<DocumentOptions> {
   constructor(
     private readonly projects: ProjectsService,
     private readonly documents: DocumentsService,
@@ -61,14 +56,12 @@ export class DocumentCreateCommand extends JsonCommand {
     super();
   }
 
-  async run(_: string[], o: DocumentOptions): Promise<void> {
-    await runCommand(o, async () => {
-      const projectId = requiredPositiveInt('project', o.project);
-      const title = requiredText('title', o.title, 500);
-      const content = await readContent(requiredOption('content-file', o.contentFile));
-      const tenantId = await this.projects.tenantOfProject(projectId);
-      return this.documents.createDocument(tenantId, projectId, title, content);
-    });
+  protected async result(o: DocumentOptions): Promise<object> {
+    const projectId = requiredPositiveInt('project', o.project);
+    const title = requiredText('title', o.title, 500);
+    const content = await readContent(requiredOption('content-file', o.contentFile));
+    const tenantId = await this.projects.tenantOfProject(projectId);
+    return this.documents.createDocument(tenantId, projectId, title, content);
   }
 }
 

@@ -1,12 +1,9 @@
+import { Check, Column, Entity, ForeignKey, Unique } from 'typeorm';
 import {
-  Check,
-  Column,
-  CreateDateColumn,
-  Entity,
-  ForeignKey,
-  PrimaryGeneratedColumn,
-  Unique,
-} from 'typeorm';
+  CreatedAtColumn,
+  IdColumn,
+  TenantIdColumn,
+} from '../../../common/database/entity-columns.js';
 import { DocumentEntity } from './document.entity.js';
 
 export type VersionSource = 'platform' | 'external_revision';
@@ -17,11 +14,10 @@ export type VersionSource = 'platform' | 'external_revision';
 @Check('document_versions_content_hash_check', "content_hash ~ '^[0-9a-f]{64}$'")
 @Check('document_versions_source_check', "source IN ('platform', 'external_revision')")
 export class DocumentVersion {
-  @PrimaryGeneratedColumn()
+  @IdColumn()
   id!: number;
 
-  @Column({ name: 'tenant_id', type: 'int' })
-  @ForeignKey('tenants', { name: 'document_versions_tenant_id_fkey' })
+  @TenantIdColumn('document_versions')
   tenantId!: number;
 
   @Column({ name: 'document_id', type: 'int' })
@@ -40,6 +36,6 @@ export class DocumentVersion {
   @Column('text')
   source!: VersionSource;
 
-  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  @CreatedAtColumn()
   createdAt!: Date;
 }

@@ -1,13 +1,10 @@
+import { Check, Column, Entity, ForeignKey, Index } from 'typeorm';
 import {
-  Check,
-  Column,
-  CreateDateColumn,
-  Entity,
-  ForeignKey,
-  Index,
-  PrimaryGeneratedColumn,
-  UpdateDateColumn,
-} from 'typeorm';
+  CreatedAtColumn,
+  IdColumn,
+  TenantIdColumn,
+  UpdatedAtColumn,
+} from '../../../common/database/entity-columns.js';
 import { DocumentVersion } from './document-version.entity.js';
 
 export type DocumentStatus = 'active' | 'archived';
@@ -16,11 +13,10 @@ export type DocumentStatus = 'active' | 'archived';
 @Index('documents_project', ['projectId', 'id'])
 @Check('documents_status_check', "status IN ('active', 'archived')")
 export class DocumentEntity {
-  @PrimaryGeneratedColumn()
+  @IdColumn()
   id!: number;
 
-  @Column({ name: 'tenant_id', type: 'int' })
-  @ForeignKey('tenants', { name: 'documents_tenant_id_fkey' })
+  @TenantIdColumn('documents')
   tenantId!: number;
 
   @Column({ name: 'project_id', type: 'int' })
@@ -41,10 +37,10 @@ export class DocumentEntity {
   })
   currentVersionId!: number | null;
 
-  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  @CreatedAtColumn()
   createdAt!: Date;
 
-  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
+  @UpdatedAtColumn()
   updatedAt!: Date;
 
   /**

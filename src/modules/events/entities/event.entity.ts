@@ -1,11 +1,9 @@
+import { Column, Entity, Index } from 'typeorm';
 import {
-  Column,
-  CreateDateColumn,
-  Entity,
-  ForeignKey,
-  Index,
-  PrimaryGeneratedColumn,
-} from 'typeorm';
+  BigIdColumn,
+  CreatedAtColumn,
+  TenantIdColumn,
+} from '../../../common/database/entity-columns.js';
 
 /** A domain event as published to webhooks (`evt_…`), one row per event. */
 @Entity('events')
@@ -13,15 +11,14 @@ import {
 @Index('events_created', ['createdAt'])
 export class EventEntity {
   /** `bigint` arrives from pg as a string. */
-  @PrimaryGeneratedColumn({ type: 'bigint' })
+  @BigIdColumn()
   id!: string;
 
   /** The public id (`evt_…`). */
   @Column({ name: 'event_id', type: 'text', unique: true })
   eventId!: string;
 
-  @Column({ name: 'tenant_id', type: 'int' })
-  @ForeignKey('tenants', { name: 'events_tenant_id_fkey' })
+  @TenantIdColumn('events')
   tenantId!: number;
 
   @Column('text')
@@ -30,6 +27,6 @@ export class EventEntity {
   @Column('jsonb')
   payload!: Record<string, unknown>;
 
-  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  @CreatedAtColumn()
   createdAt!: Date;
 }

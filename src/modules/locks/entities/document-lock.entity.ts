@@ -1,12 +1,9 @@
+import { Check, Column, Entity, ForeignKey, Index } from 'typeorm';
 import {
-  Check,
-  Column,
-  CreateDateColumn,
-  Entity,
-  ForeignKey,
-  Index,
-  PrimaryGeneratedColumn,
-} from 'typeorm';
+  CreatedAtColumn,
+  IdColumn,
+  TenantIdColumn,
+} from '../../../common/database/entity-columns.js';
 
 export type LockReleaseReason = 'checked_in' | 'expired';
 
@@ -19,11 +16,10 @@ export type LockReleaseReason = 'checked_in' | 'expired';
 @Index('document_locks_expiry', ['expiresAt'], { where: 'released_at IS NULL' })
 @Check('document_locks_release_reason_check', "release_reason IN ('checked_in', 'expired')")
 export class DocumentLock {
-  @PrimaryGeneratedColumn()
+  @IdColumn()
   id!: number;
 
-  @Column({ name: 'tenant_id', type: 'int' })
-  @ForeignKey('tenants', { name: 'document_locks_tenant_id_fkey' })
+  @TenantIdColumn('document_locks')
   tenantId!: number;
 
   @Column({ name: 'document_id', type: 'int' })
@@ -46,6 +42,6 @@ export class DocumentLock {
   @Column({ name: 'release_reason', type: 'text', nullable: true })
   releaseReason!: LockReleaseReason | null;
 
-  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  @CreatedAtColumn()
   createdAt!: Date;
 }

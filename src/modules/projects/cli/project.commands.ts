@@ -1,10 +1,5 @@
 import { Command, SubCommand } from 'nest-commander';
-import {
-  CommandGroup,
-  JsonCommand,
-  runCommand,
-  UsageError,
-} from '../../../common/cli/cli-output.js';
+import { CommandGroup, ResultCommand, UsageError } from '../../../common/cli/cli-output.js';
 import {
   CliOptions,
   projectOption,
@@ -33,19 +28,17 @@ interface FileOptions {
 
 @SubCommand({ name: 'create', description: 'create a project for a tenant' })
 @CliOptions(tenantOption(), { flags: '--name <name>' }, { flags: '--description <text>' })
-export class ProjectCreateCommand extends JsonCommand {
+export class ProjectCreateCommand extends ResultCommand<ProjectOptions> {
   constructor(private readonly projects: ProjectsService) {
     super();
   }
 
-  async run(_: string[], o: ProjectOptions): Promise<void> {
-    await runCommand(o, async () => {
-      const tenantId = requiredPositiveInt('tenant', o.tenant);
-      const name = requiredText('name', o.name, 200);
-      if (o.description !== undefined && o.description.length > 5000)
-        throw new UsageError('--description is at most 5000 characters');
-      return this.projects.createProject(tenantId, { name, description: o.description });
-    });
+  protected async result(o: ProjectOptions): Promise<object> {
+    const tenantId = requiredPositiveInt('tenant', o.tenant);
+    const name = requiredText('name', o.name, 200);
+    if (o.description !== undefined && o.description.length > 5000)
+      throw new UsageError('--description is at most 5000 characters');
+    return this.projects.createProject(tenantId, { name, description: o.description });
   }
 }
 
@@ -68,31 +61,29 @@ export class ProjectCommand extends CommandGroup {}
   { flags: '--sha256 <hex>', description: 'SHA-256 of the file (64 hex digits)' },
   { flags: '--storage-path <location>', description: 'where the bytes live, e.g. s3://b/k' },
 )
-export class FileAddCommand extends JsonCommand {
+export class FileAddCommand extends ResultCommand<FileOptions> {
   constructor(private readonly projects: ProjectsService) {
     super();
   }
 
-  async run(_: string[], o: FileOptions): Promise<void> {
-    await runCommand(o, async () => {
-      const projectId = requiredPositiveInt('project', o.project);
-      const name = requiredText('name', o.name, 500);
-      const mediaType = requiredText('media-type', o.mediaType, 255);
-      if (!/^[\w.+-]+\/[\w.+-]+$/.test(mediaType))
-        throw new UsageError('--media-type must look like type/subtype');
-      if (!o.size || !/^\d{1,15}$/.test(o.size))
-        throw new UsageError('--size is required (a non-negative integer of bytes)');
-      if (o.sha256 !== undefined && !/^[0-9a-fA-F]{64}$/.test(o.sha256))
-        throw new UsageError('--sha256 must be 64 hexadecimal digits');
-      const storage = requiredText('storage-path', o.storagePath, 2000);
-      const tenantId = await this.projects.tenantOfProject(projectId);
-      return this.projects.addFile(tenantId, projectId, {
-        name,
-        media_type: mediaType,
-        size_bytes: Number(o.size),
-        sha256: o.sha256?.toLowerCase(),
-        storage_location: storage,
-      });
+  protected async result(o: FileOptions): Promise<object> {
+    const projectId = requiredPositiveInt('project', o.project);
+    const name = requiredText('name', o.name, 500);
+    const mediaType = requiredText('media-type', o.mediaType, 255);
+    if (!/^[\w.+-]+\/[\w.+-]+$/.test(mediaType))
+      throw new UsageError('--media-type must look like type/subtype');
+    if (!o.size || !/^\d{1,15}$/.test(o.size))
+      throw new UsageError('--size is required (a non-negative integer of bytes)');
+    if (o.sha256 !== undefined && !/^[0-9a-fA-F]{64}$/.test(o.sha256))
+      throw new UsageError('--sha256 must be 64 hexadecimal digits');
+    const storage = requiredText('storage-path', o.storagePath, 2000);
+    const tenantId = await this.projects.tenantOfProject(projectId);
+    return this.projects.addFile(tenantId, projectId, {
+      name,
+      media_type: mediaType,
+      size_bytes: Number(o.size),
+      sha256: o.sha256?.toLowerCase(),
+      storage_location: storage,
     });
   }
 }

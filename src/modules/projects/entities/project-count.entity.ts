@@ -1,4 +1,5 @@
-import { Check, Column, Entity, ForeignKey, PrimaryColumn } from 'typeorm';
+import { Check, Column, Entity, PrimaryColumn } from 'typeorm';
+import { TenantIdColumn } from '../../../common/database/entity-columns.js';
 
 /**
  * A tenant's project count, striped over 16 slots; kept by statement triggers on `projects`
@@ -7,8 +8,7 @@ import { Check, Column, Entity, ForeignKey, PrimaryColumn } from 'typeorm';
 @Entity('project_counts')
 @Check('project_counts_slot_check', 'slot >= 0 AND slot < 16')
 export class ProjectCount {
-  @PrimaryColumn({ name: 'tenant_id', type: 'int' })
-  @ForeignKey('tenants', { name: 'project_counts_tenant_id_fkey' })
+  @TenantIdColumn('project_counts', { primary: true })
   tenantId!: number;
 
   @PrimaryColumn('smallint')

@@ -1,13 +1,10 @@
+import { Check, Column, Entity, ForeignKey, Index } from 'typeorm';
 import {
-  Check,
-  Column,
-  CreateDateColumn,
-  Entity,
-  ForeignKey,
-  Index,
-  PrimaryGeneratedColumn,
-  UpdateDateColumn,
-} from 'typeorm';
+  CreatedAtColumn,
+  IdColumn,
+  TenantIdColumn,
+  UpdatedAtColumn,
+} from '../../../common/database/entity-columns.js';
 import { Project } from './project.entity.js';
 
 /** `bigint` arrives from pg as a string; sizes stay far below 2^53. */
@@ -21,11 +18,10 @@ const bigintAsNumber = {
 @Check('project_files_size_bytes_check', 'size_bytes >= 0')
 @Check('project_files_sha256_check', "sha256 ~ '^[0-9a-f]{64}$'")
 export class ProjectFile {
-  @PrimaryGeneratedColumn()
+  @IdColumn()
   id!: number;
 
-  @Column({ name: 'tenant_id', type: 'int' })
-  @ForeignKey('tenants', { name: 'project_files_tenant_id_fkey' })
+  @TenantIdColumn('project_files')
   tenantId!: number;
 
   @Column({ name: 'project_id', type: 'int' })
@@ -48,9 +44,9 @@ export class ProjectFile {
   @Column({ name: 'storage_location', type: 'text', select: false })
   storageLocation!: string;
 
-  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  @CreatedAtColumn()
   createdAt!: Date;
 
-  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
+  @UpdatedAtColumn()
   updatedAt!: Date;
 }

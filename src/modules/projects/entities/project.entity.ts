@@ -1,13 +1,10 @@
+import { Check, Column, Entity, Index } from 'typeorm';
 import {
-  Check,
-  Column,
-  CreateDateColumn,
-  Entity,
-  ForeignKey,
-  Index,
-  PrimaryGeneratedColumn,
-  UpdateDateColumn,
-} from 'typeorm';
+  CreatedAtColumn,
+  IdColumn,
+  TenantIdColumn,
+  UpdatedAtColumn,
+} from '../../../common/database/entity-columns.js';
 
 export type ProjectStatus = 'active' | 'archived';
 
@@ -16,11 +13,10 @@ export type ProjectStatus = 'active' | 'archived';
 @Index('projects_tenant', ['tenantId', 'id'])
 @Check('projects_status_check', "status IN ('active', 'archived')")
 export class Project {
-  @PrimaryGeneratedColumn()
+  @IdColumn()
   id!: number;
 
-  @Column({ name: 'tenant_id', type: 'int' })
-  @ForeignKey('tenants', { name: 'projects_tenant_id_fkey' })
+  @TenantIdColumn('projects')
   tenantId!: number;
 
   @Column('text')
@@ -32,9 +28,9 @@ export class Project {
   @Column({ type: 'text', default: 'active' })
   status!: ProjectStatus;
 
-  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  @CreatedAtColumn()
   createdAt!: Date;
 
-  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
+  @UpdatedAtColumn()
   updatedAt!: Date;
 }

@@ -1,12 +1,9 @@
+import { Check, Column, Entity, ForeignKey, Index } from 'typeorm';
 import {
-  Check,
-  Column,
-  CreateDateColumn,
-  Entity,
-  ForeignKey,
-  Index,
-  PrimaryGeneratedColumn,
-} from 'typeorm';
+  CreatedAtColumn,
+  IdColumn,
+  TenantIdColumn,
+} from '../../../common/database/entity-columns.js';
 
 export const REVISION_STATUSES = ['staged', 'accepted', 'rejected', 'superseded'] as const;
 export type RevisionStatus = (typeof REVISION_STATUSES)[number];
@@ -20,11 +17,10 @@ export type RevisionStatus = (typeof REVISION_STATUSES)[number];
 )
 @Check('external_revisions_source_reference_check', 'length(source_reference) <= 500')
 export class ExternalRevision {
-  @PrimaryGeneratedColumn()
+  @IdColumn()
   id!: number;
 
-  @Column({ name: 'tenant_id', type: 'int' })
-  @ForeignKey('tenants', { name: 'external_revisions_tenant_id_fkey' })
+  @TenantIdColumn('external_revisions')
   tenantId!: number;
 
   @Column({ name: 'document_id', type: 'int' })
@@ -67,6 +63,6 @@ export class ExternalRevision {
   @ForeignKey('document_versions', { name: 'external_revisions_resulting_version_id_fkey' })
   resultingVersionId!: number | null;
 
-  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  @CreatedAtColumn()
   createdAt!: Date;
 }

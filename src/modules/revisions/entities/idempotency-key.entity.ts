@@ -1,12 +1,12 @@
-import { Check, Column, CreateDateColumn, Entity, ForeignKey, Index, PrimaryColumn } from 'typeorm';
+import { Check, Column, Entity, Index, PrimaryColumn } from 'typeorm';
+import { CreatedAtColumn, TenantIdColumn } from '../../../common/database/entity-columns.js';
 
 /** The first response to a write sent with an `Idempotency-Key`, replayed verbatim on a retry. */
 @Entity('idempotency_keys')
 @Index('idempotency_keys_created', ['createdAt'])
 @Check('idempotency_keys_key_check', 'length(key) BETWEEN 1 AND 255')
 export class IdempotencyKey {
-  @PrimaryColumn({ name: 'tenant_id', type: 'int' })
-  @ForeignKey('tenants', { name: 'idempotency_keys_tenant_id_fkey' })
+  @TenantIdColumn('idempotency_keys', { primary: true })
   tenantId!: number;
 
   /** Which credential sent it (`client:3`, `pat:7`); never a secret. */
@@ -29,6 +29,6 @@ export class IdempotencyKey {
   @Column({ name: 'response_body', type: 'json' })
   responseBody!: unknown;
 
-  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  @CreatedAtColumn()
   createdAt!: Date;
 }

@@ -1,10 +1,5 @@
 import { Command, Option, SubCommand } from 'nest-commander';
-import {
-  CommandGroup,
-  JsonCommand,
-  runCommand,
-  UsageError,
-} from '../../../common/cli/cli-output.js';
+import { CommandGroup, ResultCommand, UsageError } from '../../../common/cli/cli-output.js';
 import {
   CliOptions,
   requiredPositiveInt,
@@ -37,31 +32,27 @@ function plan(value: string | undefined): Plan {
   { flags: '--name <name>', description: 'tenant (company) name' },
   { flags: '--plan <plan>', description: PLANS.join(' | ') },
 )
-export class TenantCreateCommand extends JsonCommand {
+export class TenantCreateCommand extends ResultCommand<TenantOptions> {
   constructor(private readonly tenancy: TenancyService) {
     super();
   }
 
-  async run(_: string[], o: TenantOptions): Promise<void> {
-    await runCommand(o, async () => {
-      const name = requiredText('name', o.name, 200);
-      const t = await this.tenancy.create(name, plan(o.plan));
-      return { tenant_id: t.tenant_id, name: t.name, plan: t.plan };
-    });
+  protected async result(o: TenantOptions): Promise<object> {
+    const name = requiredText('name', o.name, 200);
+    const t = await this.tenancy.create(name, plan(o.plan));
+    return { tenant_id: t.tenant_id, name: t.name, plan: t.plan };
   }
 }
 
 @SubCommand({ name: 'set-plan', description: "change a tenant's plan (applies at once)" })
 @CliOptions(tenantOption(), { flags: '--plan <plan>', description: PLANS.join(' | ') })
-export class TenantSetPlanCommand extends JsonCommand {
+export class TenantSetPlanCommand extends ResultCommand<TenantOptions> {
   constructor(private readonly tenancy: TenancyService) {
     super();
   }
 
-  async run(_: string[], o: TenantOptions): Promise<void> {
-    await runCommand(o, () =>
-      this.tenancy.setPlan(requiredPositiveInt('tenant', o.tenant), plan(o.plan)),
-    );
+  protected result(o: TenantOptions): Promise<object> {
+    return this.tenancy.setPlan(requiredPositiveInt('tenant', o.tenant), plan(o.plan));
   }
 }
 
@@ -70,7 +61,7 @@ export class TenantSetPlanCommand extends JsonCommand {
   description: 'show, add, remove or reset entitlements (the last --add/--remove of a name wins)',
 })
 @CliOptions(tenantOption())
-export class TenantEntitlementsCommand extends JsonCommand {
+export class TenantEntitlementsCommand extends ResultCommand<TenantOptions> {
   constructor(private readonly tenancy: TenancyService) {
     super();
   }
@@ -99,18 +90,16 @@ export class TenantEntitlementsCommand extends JsonCommand {
     return v;
   }
 
-  async run(_: string[], o: TenantOptions): Promise<void> {
-    await runCommand(o, async () => {
-      const id = requiredPositiveInt('tenant', o.tenant);
-      const last = new Map<Entitlement, boolean | null>();
-      for (const c of this.changes) {
-        if (!isEntitlement(c.entitlement))
-          throw new UsageError(`unknown entitlement ${c.entitlement}`);
-        last.set(c.entitlement, c.granted);
-      }
-      const changes = [...last].map(([entitlement, granted]) => ({ entitlement, granted }));
-      return changes.length ? this.tenancy.changeEntitlements(id, changes) : this.tenancy.view(id);
-    });
+  protected async result(o: TenantOptions): Promise<object> {
+    const id = requiredPositiveInt('tenant', o.tenant);
+    const last = new Map<Entitlement, boolean | null>();
+    for (const c of this.changes) {
+      if (!isEntitlement(c.entitlement))
+        throw new UsageError(`unknown entitlement ${c.entitlement}`);
+      last.set(c.entitlement, c.granted);
+    }
+    const changes = [...last].map(([entitlement, granted]) => ({ entitlement, granted }));
+    return changes.length ? this.tenancy.changeEntitlements(id, changes) : this.tenancy.view(id);
   }
 }
 

@@ -1,18 +1,16 @@
+import { Check, Column, Entity } from 'typeorm';
 import {
-  Check,
-  Column,
-  CreateDateColumn,
-  Entity,
-  PrimaryGeneratedColumn,
-  UpdateDateColumn,
-} from 'typeorm';
+  CreatedAtColumn,
+  IdColumn,
+  UpdatedAtColumn,
+} from '../../../common/database/entity-columns.js';
 import type { Plan } from '../../../common/access/entitlements.js';
 
 @Entity('tenants')
 @Check('tenants_name_check', 'length(name) BETWEEN 1 AND 200')
 @Check('tenants_plan_check', "plan IN ('starter', 'professional', 'enterprise')")
 export class Tenant {
-  @PrimaryGeneratedColumn()
+  @IdColumn()
   id!: number;
 
   @Column('text')
@@ -21,9 +19,9 @@ export class Tenant {
   @Column('text')
   plan!: Plan;
 
-  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  @CreatedAtColumn()
   createdAt!: Date;
 
-  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
+  @UpdatedAtColumn()
   updatedAt!: Date;
 }

@@ -1,14 +1,14 @@
-import { Column, Entity, ForeignKey, Index, PrimaryGeneratedColumn } from 'typeorm';
+import { Column, Entity, ForeignKey, Index } from 'typeorm';
+import { BigIdColumn, TenantIdColumn } from '../../../common/database/entity-columns.js';
 import { WebhookDeliveryEntity } from './webhook-delivery.entity.js';
 
 @Entity('webhook_delivery_attempts')
 @Index('webhook_delivery_attempts_delivery', ['deliveryId'])
 export class WebhookDeliveryAttemptEntity {
-  @PrimaryGeneratedColumn({ type: 'bigint' })
+  @BigIdColumn()
   id!: string;
 
-  @Column({ name: 'tenant_id', type: 'int' })
-  @ForeignKey('tenants', { name: 'webhook_delivery_attempts_tenant_id_fkey' })
+  @TenantIdColumn('webhook_delivery_attempts')
   tenantId!: number;
 
   @Column({ name: 'delivery_id', type: 'bigint' })

@@ -1,13 +1,10 @@
+import { Check, Column, Entity, ForeignKey, Index } from 'typeorm';
 import {
-  Check,
-  Column,
-  CreateDateColumn,
-  Entity,
-  ForeignKey,
-  Index,
-  PrimaryGeneratedColumn,
-  UpdateDateColumn,
-} from 'typeorm';
+  BigIdColumn,
+  CreatedAtColumn,
+  TenantIdColumn,
+  UpdatedAtColumn,
+} from '../../../common/database/entity-columns.js';
 import { WebhookEntity } from './webhook.entity.js';
 
 export const DELIVERY_STATUSES = [
@@ -42,11 +39,10 @@ export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
   "status IN ('queued', 'sending', 'succeeded', 'retry', 'failed', 'cancelled')",
 )
 export class WebhookDeliveryEntity {
-  @PrimaryGeneratedColumn({ type: 'bigint' })
+  @BigIdColumn()
   id!: string;
 
-  @Column({ name: 'tenant_id', type: 'int' })
-  @ForeignKey('tenants', { name: 'webhook_deliveries_tenant_id_fkey' })
+  @TenantIdColumn('webhook_deliveries')
   tenantId!: number;
 
   @Column({ name: 'webhook_id', type: 'int' })
@@ -83,9 +79,9 @@ export class WebhookDeliveryEntity {
   @Column({ name: 'holds_slot', type: 'boolean', default: true })
   holdsSlot!: boolean;
 
-  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  @CreatedAtColumn()
   createdAt!: Date;
 
-  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
+  @UpdatedAtColumn()
   updatedAt!: Date;
 }

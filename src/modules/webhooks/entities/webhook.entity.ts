@@ -1,13 +1,10 @@
+import { Check, Column, Entity, Index } from 'typeorm';
 import {
-  Check,
-  Column,
-  CreateDateColumn,
-  Entity,
-  ForeignKey,
-  Index,
-  PrimaryGeneratedColumn,
-  UpdateDateColumn,
-} from 'typeorm';
+  CreatedAtColumn,
+  IdColumn,
+  TenantIdColumn,
+  UpdatedAtColumn,
+} from '../../../common/database/entity-columns.js';
 
 export const WEBHOOK_STATUSES = ['active', 'paused', 'revoked'] as const;
 export type WebhookStatus = (typeof WEBHOOK_STATUSES)[number];
@@ -31,11 +28,10 @@ export type WebhookStatusReason = (typeof WEBHOOK_STATUS_REASONS)[number];
   '(previous_secret_sealed IS NULL) = (previous_secret_expires_at IS NULL)',
 )
 export class WebhookEntity {
-  @PrimaryGeneratedColumn()
+  @IdColumn()
   id!: number;
 
-  @Column({ name: 'tenant_id', type: 'int' })
-  @ForeignKey('tenants', { name: 'webhooks_tenant_id_fkey' })
+  @TenantIdColumn('webhooks')
   tenantId!: number;
 
   @Column('text')
@@ -77,9 +73,9 @@ export class WebhookEntity {
   @Column({ name: 'previous_secret_expires_at', type: 'timestamptz', nullable: true })
   previousSecretExpiresAt!: Date | null;
 
-  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  @CreatedAtColumn()
   createdAt!: Date;
 
-  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
+  @UpdatedAtColumn()
   updatedAt!: Date;
 }

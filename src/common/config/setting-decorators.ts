@@ -1,0 +1,21 @@
+import { Transform } from 'class-transformer';
+import { IsBoolean, IsInt, Max, Min } from 'class-validator';
+import { toBool, toInt } from './env-values.js';
+
+/** Applies decorators as if stacked on the property, listed top to bottom. */
+function stacked(...decorators: PropertyDecorator[]): PropertyDecorator {
+  return (target, propertyKey) => {
+    for (const decorator of [...decorators].reverse()) decorator(target, propertyKey);
+  };
+}
+
+/** An integer variable within `min` (and `max`, when given). */
+export function IntSetting(range: { min: number; max?: number }): PropertyDecorator {
+  const bounds = [Min(range.min), ...(range.max === undefined ? [] : [Max(range.max)])];
+  return stacked(Transform(toInt), IsInt(), ...bounds);
+}
+
+/** A boolean variable (`true`/`false`, as `toBool` reads them). */
+export function BoolSetting(): PropertyDecorator {
+  return stacked(Transform(toBool), IsBoolean());
+}
