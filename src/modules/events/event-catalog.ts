@@ -1,8 +1,5 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
-import {
-  REVISION_STATUSES,
-  type RevisionStatus,
-} from '../revisions/entities/external-revision.entity.js';
+import { REVISION_STATUSES, type RevisionStatus } from '../revisions/revision-status.js';
 import { EVENT_TYPES } from './event-types.js';
 
 /**

@@ -18,6 +18,14 @@ export const DECISION_NOTE_MAX = 2000;
  * tenant transaction holding the document row, then the revision row, in the same order as
  * staging, so decisions and stagings on a document serialise without deadlocks.
  */
+/** What a decision does to the locked candidate, inside its tenant transaction. */
+type DecisionWork = (
+  tenantId: number,
+  rev: ExternalRevision,
+  projectId: number,
+  currentVersionId: number,
+) => Promise<void>;
+
 @Injectable()
 export class RevisionDecisionService {
   constructor(
@@ -82,12 +90,7 @@ export class RevisionDecisionService {
     revisionId: number,
     decidedBy: string,
     note: string | undefined,
-    work: (
-      tenantId: number,
-      rev: ExternalRevision,
-      projectId: number,
-      currentVersionId: number,
-    ) => Promise<void>,
+    work: DecisionWork,
   ): Promise<RevisionDecisionResult> {
     let tenantId: number | null = null;
     const entry = (outcome: 'success' | 'failure', detail: string | null) => ({
@@ -116,12 +119,7 @@ export class RevisionDecisionService {
     revisionId: number,
     decidedBy: string,
     note: string | undefined,
-    work: (
-      tenantId: number,
-      rev: ExternalRevision,
-      projectId: number,
-      currentVersionId: number,
-    ) => Promise<void>,
+    work: DecisionWork,
     onTenant: (tenantId: number) => void,
   ): Promise<RevisionDecisionResult> {
     validateDecision(revisionId, decidedBy, note);

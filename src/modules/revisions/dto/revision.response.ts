@@ -1,6 +1,6 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { CursorPageResponse } from '../../../common/pagination/page.response.js';
-import { REVISION_STATUSES, type RevisionStatus } from '../entities/external-revision.entity.js';
+import { REVISION_STATUSES, type RevisionStatus } from '../revision-status.js';
 
 // Classes are named *Request / *Response; @ApiSchema keeps each published schema name (the
 // OpenAPI contract clients generate types from) as it was.

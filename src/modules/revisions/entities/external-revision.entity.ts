@@ -4,9 +4,7 @@ import {
   IdColumn,
   TenantIdColumn,
 } from '../../../common/database/entity-columns.js';
-
-export const REVISION_STATUSES = ['staged', 'accepted', 'rejected', 'superseded'] as const;
-export type RevisionStatus = (typeof REVISION_STATUSES)[number];
+import type { RevisionStatus } from '../revision-status.js';
 
 @Entity('external_revisions')
 @Index('external_revisions_document', ['documentId', 'id'])
