@@ -9,14 +9,20 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  *
  * The expression is the one `jsonObjectText` wrote for the page before (sql-json.ts), written out
  * here because a migration must not change when src does. Changing the item's members or their
- * order needs a new migration that replaces the function and rewrites the column.
+ * order needs a new migration that replaces the function and rewrites the column. The function
+ * runs as whoever writes (the owner role too), so it names nothing outside pg_catalog.
+ *
+ * Upgrading: the column is added and every existing row rewritten in one transaction holding
+ * `documents` exclusively, so reads and writes of documents wait for it (seconds per million
+ * rows); run it in a maintenance window on a large table (README, "Deployment and scaling").
  */
 export class DocumentSummaryJson1764002900000 implements MigrationInterface {
   async up(q: QueryRunner): Promise<void> {
     await q.query(`
       ALTER TABLE documents ADD COLUMN summary_json text;
 
-      CREATE FUNCTION documents_summary_json() RETURNS trigger LANGUAGE plpgsql AS $$
+      CREATE FUNCTION documents_summary_json() RETURNS trigger LANGUAGE plpgsql
+        SET search_path = pg_catalog, pg_temp AS $$
       BEGIN
         NEW.summary_json :=
           '{"documentId":' || COALESCE((NEW.id)::text, 'null')

@@ -36,10 +36,16 @@ export class DatabaseModule {
    * Made once per process: TypeORM registers each data source name globally and warns (through
    * the logger of the app that made it, long closed in a test run) when one is registered again.
    */
-  private static root: DynamicModule | undefined;
+  private static root: { module: DynamicModule; entities: Entities } | undefined;
 
-  static forRoot(entities: NonNullable<DataSourceOptions['entities']>): DynamicModule {
-    return (DatabaseModule.root ??= {
+  static forRoot(entities: Entities): DynamicModule {
+    if (DatabaseModule.root) {
+      if (DatabaseModule.root.entities !== entities) {
+        throw new Error('DatabaseModule.forRoot: one entity list per process (src/entities.ts)');
+      }
+      return DatabaseModule.root.module;
+    }
+    const module: DynamicModule = {
       module: DatabaseModule,
       imports: [
         TypeOrmModule.forRootAsync({
@@ -59,6 +65,10 @@ export class DatabaseModule {
       ],
       providers: [TenantTransactions, ListenNotice],
       exports: [TenantTransactions],
-    });
+    };
+    DatabaseModule.root = { module, entities };
+    return module;
   }
 }
+
+type Entities = NonNullable<DataSourceOptions['entities']>;
