@@ -2,7 +2,7 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
 import { APP_ROLE, CREDENTIALS_CHANGED_CHANNEL } from '../src/common/database/schema-constants.js';
 
 /**
- * Services keep verified credentials in memory (src/common/database/credential-cache.ts). Every
+ * Services keep verified credentials in memory (src/modules/auth/credential-cache.ts). Every
  * change that could alter one bumps `credential_generation` in its own transaction and notifies
  * `credentials_changed` at commit: the notification empties the caches within milliseconds, and
  * the generation, read in the same round trip that opens every tenant transaction, closes even
