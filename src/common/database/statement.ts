@@ -9,13 +9,10 @@ import sqlTag, { empty, join, raw, Sql } from 'sql-template-tag';
  */
 export type Statement<R = Record<string, unknown>> = Sql & { readonly __row?: R };
 
-/** What `${…}` may hold: a parameter value, or a statement fragment spliced in. */
-export type Part = unknown;
-
 /** A statement answering rows of type `R`. */
 export function sql<R = Record<string, unknown>>(
   strings: TemplateStringsArray,
-  ...parts: readonly Part[]
+  ...parts: readonly unknown[]
 ): Statement<R> {
   return sqlTag(strings, ...parts);
 }
@@ -27,9 +24,6 @@ export function sql<R = Record<string, unknown>>(
 export const fragment = (text: string): Sql => raw(text);
 
 export { empty, join, Sql };
-
-/** The row type a statement answers. */
-export type RowOf<S> = S extends Statement<infer R> ? R : never;
 
 /**
  * `statement` with its parameters written into the text, for the simple query protocol (one round
