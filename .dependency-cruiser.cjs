@@ -49,28 +49,25 @@ function databaseRule(packages, alsoAllowed) {
   };
 }
 
-function moduleContractRule(from, alsoAllowed) {
-  return {
-    name: 'module-imports-another-through-its-contract',
-    comment:
-      'A module reaches another only through its service, Nest module, DTOs, errors and the ' +
-      'MODULE_PUBLIC_FILES list above: never into its entities, repositories or internals.',
-    severity: 'error',
-    from: { path: '^src/modules/([^/]+)/', ...from },
-    to: {
-      path: '^src/modules/[^/]+/',
-      pathNot: [
-        '^src/modules/$1/',
-        // a module's own sub-context (webhooks/outbox) has its service and Nest module too
-        '^src/modules/[^/]+/[^/]+\\.(service|module|errors)\\.ts$',
-        '^src/modules/[^/]+/[^/]+/[^/]+\\.(service|module)\\.ts$',
-        '^src/modules/[^/]+/dto/',
-        ...MODULE_PUBLIC_FILES.map(exactly),
-        ...alsoAllowed,
-      ],
-    },
-  };
-}
+const MODULE_CONTRACT_RULE = {
+  name: 'module-imports-another-through-its-contract',
+  comment:
+    'A module reaches another only through its service, Nest module, DTOs, errors and the ' +
+    'MODULE_PUBLIC_FILES list above: never into its entities, repositories or internals.',
+  severity: 'error',
+  from: { path: '^src/modules/([^/]+)/' },
+  to: {
+    path: '^src/modules/[^/]+/',
+    pathNot: [
+      '^src/modules/$1/',
+      // a module's own sub-context (webhooks/outbox) has its service and Nest module too
+      '^src/modules/[^/]+/[^/]+\\.(service|module|errors)\\.ts$',
+      '^src/modules/[^/]+/[^/]+/[^/]+\\.(service|module)\\.ts$',
+      '^src/modules/[^/]+/dto/',
+      ...MODULE_PUBLIC_FILES.map(exactly),
+    ],
+  },
+};
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -84,7 +81,7 @@ module.exports = {
       from: { path: '^src/common/' },
       to: { path: ['^src/modules/', '^src/demo/', '^src/cli/', '^src/[^/]+\\.ts$'] },
     },
-    moduleContractRule({}, []),
+    MODULE_CONTRACT_RULE,
     databaseRule('^node_modules/(@types/)?(typeorm|pg)/', []),
     // TypeOrmModule.forFeature in a Nest module file is wiring, not data access
     databaseRule('^node_modules/@nestjs/typeorm/', ['\\.module\\.ts$']),
