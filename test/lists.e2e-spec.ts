@@ -625,6 +625,44 @@ describe('lists: bounded pages walked by cursor', () => {
     await agrees('title and status changed by SQL');
   });
 
+  it('a page of any size holds the rows in order whichever of its parts they fall in (128 items to a part)', async () => {
+    const p = await createProject(t.app, a.tenantId);
+    // 1,030 documents: a default page fills all 8 parts; titles of every width JSON escapes
+    await db.query(
+      `INSERT INTO documents (tenant_id, project_id, title)
+       SELECT $1, $2, 'doc ' || g || (ARRAY['', ' é', ' 中😀', ' "q" \\ ', $3])[g % 5 + 1]
+         FROM generate_series(1, 1030) g`,
+      [a.tenantId, p, ' \u2028 \u0001'],
+    );
+    const stored: Array<{ summary_json: string }> = await db.query(
+      `SELECT summary_json FROM documents WHERE project_id = $1 ORDER BY id`,
+      [p],
+    );
+    const expected = stored.map((r) => JSON.parse(r.summary_json) as unknown);
+    expect(expected).toHaveLength(1030);
+    const documents = cases.find((x) => x.name === 'GET /projects/{projectId}/documents')!;
+    const walkAll = async (limit: number): Promise<void> => {
+      const items: unknown[] = [];
+      let cursor: string | null = null;
+      do {
+        const query: Record<string, string | number> = { limit };
+        if (cursor) query['cursor'] = cursor;
+        const res = await get(withQuery(`/projects/${p}/documents`, query));
+        withMessage(`limit ${limit}: ${res.text.slice(0, 300)}`, () => {
+          expect(res.status).toBe(200);
+          expect(res.text).toBe(JSON.stringify(res.body));
+          expect(res.headers.get('content-length')).toBe(String(Buffer.byteLength(res.text)));
+        });
+        items.push(...(res.body.data as unknown[]));
+        cursor = res.body.next_cursor as string | null;
+      } while (cursor !== null);
+      withMessage(`limit ${limit}`, () => expect(items).toEqual(expected));
+    };
+    expect(documents.maxLimit).toBe(1000);
+    for (const limit of [1000, 127, 128, 129, 256, 257, 1030 - 1000]) await walkAll(limit);
+    await fc.assert(fc.asyncProperty(fc.integer({ min: 60, max: 1000 }), walkAll), { numRuns: 6 });
+  });
+
   it('jsonObjectText writes in PostgreSQL what JSON.stringify writes in Node, for any value', async () => {
     const sql = `SELECT ${jsonObjectText({
       id: jsonValue.integer('$1::bigint'),

@@ -1,14 +1,41 @@
 /**
  * A response body that already is JSON text, written as `JSON.stringify` would write the value it
- * stands for (built by PostgreSQL for the big lists). Both HTTP platforms send `text` as is, with
- * the headers a JSON body gets, instead of parsing it and serialising it again.
+ * stands for (built by PostgreSQL for the big lists). Both HTTP platforms send it as is, with the
+ * headers a JSON body gets, instead of parsing it and serialising it again.
+ *
+ * The text is kept in the pieces it arrived in (a page arrives as several columns of at most
+ * PAGE_PART_ITEMS items) and is sent as `bytes()`: a page is never one JS string. V8 keeps every
+ * string over 128 KiB in its large-object space, where making one costs as much as the rest of
+ * the page's work (bench/README.md, "A 1,000-row page in pieces").
  *
  * `T` is the value the text encodes, for the controllers' and the OpenAPI types only.
  */
+/** The type both platforms give a value they serialise as JSON (`res.json`, Fastify's reply). */
+export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
+
 export class JsonText<T = unknown> {
   declare private readonly encodes?: T;
+  private readonly pieces: readonly string[];
 
-  constructor(readonly text: string) {}
+  /** The text is the pieces one after the other. */
+  constructor(...pieces: string[]) {
+    this.pieces = pieces;
+  }
+
+  /** The whole text, as one string: for callers inside the process, never on the send path. */
+  get text(): string {
+    return this.pieces.join('');
+  }
+
+  /** The text's UTF-8 bytes, each piece encoded straight into one buffer of the right size. */
+  bytes(): Buffer {
+    let size = 0;
+    for (const piece of this.pieces) size += Buffer.byteLength(piece, 'utf8');
+    const out = Buffer.allocUnsafe(size);
+    let at = 0;
+    for (const piece of this.pieces) at += out.write(piece, at, 'utf8');
+    return out;
+  }
 
   /** The value `text` encodes: for callers inside the process (tests, other services). */
   value(): T {

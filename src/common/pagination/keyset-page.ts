@@ -1,16 +1,19 @@
 import { fragment, type Sql, sql } from '../database/statement.js';
 import { JsonText } from '../http/json-text.js';
 import { Cursor, type CursorPage, type ListIdentity } from './cursor.js';
+import { MAX_PAGE_LIMIT } from './page-query.js';
 
 /** The direction of a keyset walk. */
 export type KeysetOrder = 'ASC' | 'DESC';
 
 /**
  * One page of a keyset-paged list as ONE statement that answers one row:
- * `data` (the page's items as the text of a JSON array built by PostgreSQL, `[]` when empty),
- * `last_key` (the sort key of its last item) and `more` (whether a row follows it). No entity is
- * hydrated, no row object is built in Node and the page's JSON is neither parsed nor serialised
- * there: the text goes into the response as it is (`JsonText`).
+ * `data_0` … `data_7` (the page's items, PAGE_PART_ITEMS to a column, as JSON text built by
+ * PostgreSQL and joined by commas; NULL past the last item), `last_key` (the sort key of its last
+ * item) and `more` (whether a row follows it). No entity is hydrated, no row object is built in
+ * Node and the page's JSON is neither parsed nor serialised there: the texts go into the response
+ * as they are (`JsonText`), in pieces, so that neither PostgreSQL nor Node holds the whole page as
+ * one value (bench/README.md, "A 1,000-row page in pieces").
  *
  * `rows` is a SELECT of at most `limit + 1` rows (the extra row only tells whether there is a
  * next page), already filtered past the cursor (`afterKey`) and ordered, with the sort key as
@@ -70,15 +73,20 @@ export function afterKey(key: string, order: KeysetOrder, after: number): Sql {
 
 function pageOf(page: { rows: Sql; item: string; order: KeysetOrder; limit: Sql }): Sql {
   const { rows, limit } = page;
-  const item = fragment(page.item);
   const order = fragment(page.order);
   const last = fragment(page.order === 'ASC' ? 'max' : 'min');
   return sql`
-    SELECT '[' || COALESCE(string_agg(${item}, ',' ORDER BY r.k ${order})
-                             FILTER (WHERE r._n <= ${limit}), '') || ']' AS data,
-           ${last}(r.k) FILTER (WHERE r._n <= ${limit}) AS last_key,
+    SELECT ${fragment(PARTS.map((i) => partColumn(page.item, page.order, i)).join(',\n           '))},
+           ${last}(r.k) FILTER (WHERE r._part IS NOT NULL) AS last_key,
            count(*) > ${limit} AS more
-      FROM (SELECT r.*, row_number() OVER (ORDER BY r.k ${order}) AS _n FROM (${rows}) r) r`;
+      FROM (SELECT r.*, CASE WHEN row_number() OVER w <= ${limit}
+                             THEN (row_number() OVER w - 1) / ${fragment(String(PAGE_PART_ITEMS))} END AS _part
+              FROM (${rows}) r WINDOW w AS (ORDER BY r.k ${order})) r`;
+}
+
+/** Part `i` of a page: its items' JSON texts in order, joined by commas (NULL when it has none). */
+function partColumn(item: string, order: KeysetOrder, i: number): string {
+  return `string_agg(${item}, ',' ORDER BY r.k ${order}) FILTER (WHERE r._part = ${i}) AS data_${i}`;
 }
 
 function childPageOf(
@@ -113,14 +121,47 @@ export const firstKey = (order: KeysetOrder): number =>
   order === 'ASC' ? 0 : Number.MAX_SAFE_INTEGER;
 
 /**
- * What `keysetPage` answers, as the driver returns it (bigint keys arrive as strings). `T` is
- * the type of an item `data` encodes.
+ * Items per text column of a page. A column's text stays far under 128 KiB (the size from which
+ * V8 makes a string in its large-object space, and glibc's default for serving an allocation by
+ * its own mmap) for items of up to ~500 bytes; a bigger part is only slower, never wrong.
  */
-export interface KeysetPageRow<T> {
-  /** JSON text of a `T[]`. */
-  data: string & { readonly __items?: T };
+export const PAGE_PART_ITEMS = 128;
+
+/** The part columns of a page: as many as the largest page needs. */
+const PARTS = Array.from({ length: Math.ceil(MAX_PAGE_LIMIT / PAGE_PART_ITEMS) }, (_, i) => i);
+
+/** The part columns of the page `alias`, for a statement that selects them by name. */
+export const pageParts = (alias: string): Sql =>
+  fragment(PARTS.map((i) => `${alias}.data_${i}`).join(', '));
+
+/** A page's part columns: `data_0` … each the JSON text of some of its items, or null. */
+export type PagePartColumns<T> = Partial<
+  Record<`data_${number}`, (string & { readonly __items?: T }) | null>
+>;
+
+/**
+ * What `keysetPage` answers, as the driver returns it (bigint keys arrive as strings). `T` is
+ * the type of an item the parts encode.
+ */
+export type KeysetPageRow<T> = PagePartColumns<T> & {
   last_key: number | string | null;
   more: boolean;
+};
+
+/**
+ * The JSON array of the page's items, as pieces of text (`[`, the parts with commas between,
+ * `]`), for a `JsonText`: `[]` for no row or an empty page.
+ */
+export function pageArray(row: PagePartColumns<unknown> | undefined): string[] {
+  const pieces = ['['];
+  for (const i of PARTS) {
+    const part = row?.[`data_${i}`];
+    if (part == null) break;
+    if (i > 0) pieces.push(',');
+    pieces.push(part);
+  }
+  pieces.push(']');
+  return pieces;
 }
 
 /** The `next_cursor` of the page `row` is: null on the last page. */
@@ -141,5 +182,5 @@ export function cursorPageOf<T>(
   identity: ListIdentity,
 ): JsonText<CursorPage<T>> {
   const next = JSON.stringify(nextCursorOf(row, identity));
-  return new JsonText(`{"data":${row?.data ?? '[]'},"next_cursor":${next}}`);
+  return new JsonText('{"data":', ...pageArray(row), `,"next_cursor":${next}}`);
 }

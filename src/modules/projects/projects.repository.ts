@@ -88,7 +88,7 @@ export class ProjectsRepository {
     const rows = await this.tx.readOnce(
       tenantId,
       sql<ProjectPageRow>`
-  SELECT page.data, page.last_key, page.more,
+  SELECT page.*,
          (SELECT COALESCE(sum(c.total), 0) FROM project_counts c WHERE c.tenant_id = ${tenantId}) AS total
     FROM (${keysetPage({
       rows: sql`SELECT p.*, p.id AS k

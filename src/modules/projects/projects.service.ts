@@ -8,7 +8,12 @@ import {
 } from '../../common/http/app-error.js';
 import { JsonText } from '../../common/http/json-text.js';
 import { Cursor, type CursorPage } from '../../common/pagination/cursor.js';
-import { cursorPageOf, firstKey, nextCursorOf } from '../../common/pagination/keyset-page.js';
+import {
+  cursorPageOf,
+  firstKey,
+  nextCursorOf,
+  pageArray,
+} from '../../common/pagination/keyset-page.js';
 import type { Project, ProjectStatus } from './entities/project.entity.js';
 import { ProjectNotFoundError } from './projects.errors.js';
 import { ProjectsRepository } from './projects.repository.js';
@@ -106,7 +111,7 @@ export class ProjectsService {
       total: Number(row?.total ?? 0),
       next_cursor: nextCursorOf(row, identity),
     };
-    return new JsonText(`{"data":${row?.data ?? '[]'},"page":${JSON.stringify(page)}}`);
+    return new JsonText('{"data":', ...pageArray(row), `,"page":${JSON.stringify(page)}}`);
   }
 
   /** 400 `project_not_found` for an unknown or foreign project, as SPEC.md says. */

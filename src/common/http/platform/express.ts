@@ -5,7 +5,7 @@ import express, { type Request, type Response } from 'express';
 import { type AppConfig, proxyTrust } from '../../config/app-config.js';
 import { answerClientError } from '../client-error.js';
 import { closeAfterResponse, whenResponseClosed } from '../lingering-close.js';
-import { JsonText } from '../json-text.js';
+import { JSON_CONTENT_TYPE, JsonText } from '../json-text.js';
 import { readRequestBody } from '../request-body.js';
 import { requestIdFor } from '../request-id.js';
 import type {
@@ -31,9 +31,11 @@ class JsonTextExpressAdapter extends ExpressAdapter {
     if (!(body instanceof JsonText)) return super.reply(response, body, statusCode);
     const res = response as Response;
     if (statusCode !== undefined) res.status(statusCode);
-    // what res.json does with the text it has serialised
-    if (!res.get('Content-Type')) res.set('Content-Type', 'application/json');
-    return res.send(body.text);
+    // a type set by the handler gets the charset res.send adds to a string's type, as before
+    if (res.get('Content-Type')) return res.send(body.text);
+    // what res.json sends: this type, and the text's UTF-8 bytes (res.send sets their length)
+    res.set('Content-Type', JSON_CONTENT_TYPE);
+    return res.send(body.bytes());
   }
 }
 

@@ -4,7 +4,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type AppConfig, proxyTrust } from '../../config/app-config.js';
 import { answerClientError } from '../client-error.js';
 import { closeAfterResponse, whenResponseClosed } from '../lingering-close.js';
-import { JsonText } from '../json-text.js';
+import { JSON_CONTENT_TYPE, JsonText } from '../json-text.js';
 import { carriesBody, readRequestBody } from '../request-body.js';
 import { requestIdFor } from '../request-id.js';
 import { problem, PROBLEM_CONTENT_TYPE } from '../problem.js';
@@ -23,9 +23,6 @@ function replyOf(request: FastifyRequest): FastifyReply {
   return (request as { [REPLY]?: FastifyReply })[REPLY]!;
 }
 
-/** What Fastify's reply sets for a body it serialises as JSON. */
-const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
-
 /**
  * Nest's Fastify adapter, sending a `JsonText` body as Fastify sends the value it encodes (the
  * same headers, the same bytes) without parsing and serialising it again.
@@ -39,11 +36,11 @@ class JsonTextFastifyAdapter extends FastifyAdapter {
     // a raw ServerResponse (no Fastify reply) takes the JSON.stringify path: JsonText.toJSON
     if (body instanceof JsonText && 'header' in response) {
       const reply = response;
-      // a string with a JSON media type is sent as is
+      // a Buffer is sent as is, with its length; the type is the one a serialised value gets
       if (reply.getHeader('content-type') === undefined) {
         reply.header('content-type', JSON_CONTENT_TYPE);
       }
-      return super.reply(reply, body.text, statusCode);
+      return super.reply(reply, body.bytes(), statusCode);
     }
     return super.reply(response, body, statusCode);
   }

@@ -6,6 +6,7 @@ import {
   afterKey,
   keysetPage,
   type KeysetPageRow,
+  pageParts,
 } from '../../../common/pagination/keyset-page.js';
 import { CATALOG_EVENT_TYPES } from '../../events/event-catalog.js';
 import type { EncodedFilter } from '../delivery-filter.js';
@@ -116,7 +117,7 @@ export class DeliveryHistoryRepository {
            WHERE d.tenant_id = ${tenantId} AND ${past} ${and(walk)}
            ORDER BY d.id DESC LIMIT ${fragment(String(FILTER_SCAN_ROWS))}
         )
-        SELECT p.data,
+        SELECT ${pageParts('p')},
                CASE WHEN p.more THEN p.last_key ELSE (SELECT min(id) FROM scan) END AS last_key,
                p.more OR (SELECT count(*) FROM scan) = ${fragment(String(FILTER_SCAN_ROWS))} AS more
           FROM (${pageOf(sql`SELECT d.id AS k, ${DELIVERY_COLUMNS}
