@@ -189,6 +189,13 @@ export class AppConfig {
   DATABASE_POOL_SIZE = 20;
 
   /**
+   * Pages of more than 100 items this process reads from PostgreSQL at once; the others wait
+   * their turn (FIFO). Bounds what big lists take of the pool and of the cores.
+   */
+  @IntSetting({ min: 1, max: 1000 })
+  DATABASE_BIG_PAGE_READS = 2;
+
+  /**
    * Where LISTEN connects (PostgreSQL itself or a session pool). Unset: DATABASE_URL in session
    * mode; in transaction mode, no LISTEN (webhook wake-ups fall back to polling, no credential
    * cache).

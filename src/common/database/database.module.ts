@@ -11,6 +11,7 @@ import type { DataSourceOptions } from 'typeorm';
 import { AppConfig } from '../config/app-config.js';
 import { dataSourceOptions } from './data-source-options.js';
 import { TenantTransactions } from './tenant-transactions.js';
+import { PageReads } from './page-reads.js';
 import { listenUrl, NO_LISTEN_NOTICE } from './listen-connection.js';
 
 /** Says at start-up what this process gives up when it cannot LISTEN. */
@@ -63,8 +64,8 @@ export class DatabaseModule {
           }),
         }),
       ],
-      providers: [TenantTransactions, ListenNotice],
-      exports: [TenantTransactions],
+      providers: [TenantTransactions, PageReads, ListenNotice],
+      exports: [TenantTransactions, PageReads],
     };
     DatabaseModule.root = { module, entities };
     return module;

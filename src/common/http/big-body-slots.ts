@@ -1,3 +1,5 @@
+import { FifoSlots } from '../concurrency/fifo-slots.js';
+
 /**
  * A body that may decode to more than this is "big": reading, parsing, validating and hashing it
  * takes tens of milliseconds of the event loop per step (bench/README.md, "Big bodies").
@@ -19,24 +21,4 @@ export function isBigBody(length: number, contentEncoding: string | undefined): 
  * one big body in progress interleave with small requests, which are never held. The slot is
  * taken once the bytes are in, so a client that uploads slowly holds no one else up. FIFO.
  */
-export class BigBodySlots {
-  private busy = 0;
-  private readonly waiting: Array<() => void> = [];
-
-  constructor(private readonly slots = 1) {}
-
-  /** Resolves with the release function once a slot is free. */
-  async acquire(): Promise<() => void> {
-    if (this.busy >= this.slots) await new Promise<void>((ok) => this.waiting.push(ok));
-    else this.busy += 1;
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      const next = this.waiting.shift();
-      // the slot passes straight to the next in line, so `busy` stays counted
-      if (next) next();
-      else this.busy -= 1;
-    };
-  }
-}
+export class BigBodySlots extends FifoSlots {}

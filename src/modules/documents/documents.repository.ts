@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { jsonObjectText, jsonValue as v } from '../../common/database/sql-json.js';
 import { fragment, type Sql, sql, type Statement } from '../../common/database/statement.js';
 import { TenantTransactions } from '../../common/database/tenant-transactions.js';
+import { PageReads } from '../../common/database/page-reads.js';
 import {
   afterKey,
   childPage,
@@ -54,7 +55,10 @@ export interface PageAfter {
 /** The only place of the documents context that holds SQL or calls TypeORM. */
 @Injectable()
 export class DocumentsRepository {
-  constructor(private readonly tx: TenantTransactions) {}
+  constructor(
+    private readonly tx: TenantTransactions,
+    private readonly pages: PageReads,
+  ) {}
 
   /**
    * Locks the document row in a statement of its own: a join locked FOR UPDATE that waits for a
@@ -152,8 +156,9 @@ export class DocumentsRepository {
     page: PageAfter,
   ): Promise<VersionPageRow | undefined> {
     const { after, limit } = page;
-    const rows = await this.tx.readOnce(
+    const rows = await this.pages.read(
       tenantId,
+      limit,
       sql<VersionPageRow>`
   SELECT ${this.documentExists(tenantId, documentId)} AS found, page.*
     FROM (${keysetPage({
@@ -185,8 +190,9 @@ export class DocumentsRepository {
     projectId: number,
     page: PageAfter,
   ): Promise<DocumentPageRow | undefined> {
-    const rows = await this.tx.readOnce(
+    const rows = await this.pages.read(
       tenantId,
+      page.limit,
       sql<DocumentPageRow>`${childPage({
         parentFound: projectExists,
         table: 'documents',

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { jsonObjectText, jsonValue as v } from '../../common/database/sql-json.js';
 import { type Sql, sql } from '../../common/database/statement.js';
 import { TenantTransactions } from '../../common/database/tenant-transactions.js';
+import { PageReads } from '../../common/database/page-reads.js';
 import {
   afterKey,
   childPage,
@@ -40,7 +41,10 @@ const FILE_ITEM = jsonObjectText({
 /** The only place of the projects context that holds SQL or calls TypeORM. */
 @Injectable()
 export class ProjectsRepository {
-  constructor(private readonly tx: TenantTransactions) {}
+  constructor(
+    private readonly tx: TenantTransactions,
+    private readonly pages: PageReads,
+  ) {}
 
   /** Inside a tenant transaction: a new active project. */
   insertProject(tenantId: number, name: string, description: string): Promise<Project> {
@@ -114,8 +118,9 @@ export class ProjectsRepository {
     projectId: number,
     page: { limit: number; after: number },
   ): Promise<FilePageRow | undefined> {
-    const rows = await this.tx.readOnce(
+    const rows = await this.pages.read(
       tenantId,
+      page.limit,
       sql<FilePageRow>`${childPage({
         parentFound: this.projectExists(tenantId, projectId),
         table: 'project_files',

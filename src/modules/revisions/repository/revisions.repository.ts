@@ -9,6 +9,7 @@ import {
   type Statement,
 } from '../../../common/database/statement.js';
 import { TenantTransactions } from '../../../common/database/tenant-transactions.js';
+import { PageReads } from '../../../common/database/page-reads.js';
 import { childPage, type KeysetPageRow } from '../../../common/pagination/keyset-page.js';
 import type { RevisionSummaryResponse } from '../dto/revision.response.js';
 import { ExternalRevision } from '../entities/external-revision.entity.js';
@@ -55,7 +56,10 @@ const REVISION_ITEM = jsonObjectText({
  */
 @Injectable()
 export class RevisionsRepository {
-  constructor(private readonly tx: TenantTransactions) {}
+  constructor(
+    private readonly tx: TenantTransactions,
+    private readonly pages: PageReads,
+  ) {}
 
   /** The next candidate id, drawn in the opening round trip so its event can be written with it. */
   nextRevisionId(): Batch<number> {
@@ -84,8 +88,9 @@ export class RevisionsRepository {
     documentId: number,
     page: { after: number; limit: number },
   ): Promise<RevisionPageRow | undefined> {
-    const [row] = await this.tx.readOnce<RevisionPageRow>(
+    const [row] = await this.pages.read<RevisionPageRow>(
       tenantId,
+      page.limit,
       childPage({
         parentFound: documentExists,
         table: 'external_revisions',

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { empty, fragment, join, type Sql, sql } from '../../../common/database/statement.js';
 import { TenantTransactions } from '../../../common/database/tenant-transactions.js';
+import { PageReads } from '../../../common/database/page-reads.js';
 import { isoTimestamp, jsonObjectText, jsonValue as v } from '../../../common/database/sql-json.js';
 import {
   afterKey,
@@ -73,7 +74,10 @@ const and = (conditions: Sql[]): Sql =>
 
 @Injectable()
 export class DeliveryHistoryRepository {
-  constructor(private readonly tx: TenantTransactions) {}
+  constructor(
+    private readonly tx: TenantTransactions,
+    private readonly pages: PageReads,
+  ) {}
 
   /**
    * One page of the tenant's deliveries, newest first (descending deliveryId), before the
@@ -127,8 +131,9 @@ export class DeliveryHistoryRepository {
                  JOIN webhooks w ON w.id = d.webhook_id
                 WHERE true ${and(where)}
                 ORDER BY d.id DESC LIMIT ${limit}::int + 1`)}) p`;
-    const [row] = await this.tx.readOnce(
+    const [row] = await this.pages.read(
       tenantId,
+      limit,
       sql<KeysetPageRow<DeliveryResponse>>`${statement}`,
     );
     return row;

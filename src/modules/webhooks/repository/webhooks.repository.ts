@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { fragment, sql } from '../../../common/database/statement.js';
 import { TenantTransactions } from '../../../common/database/tenant-transactions.js';
+import { PageReads } from '../../../common/database/page-reads.js';
 import { isoTimestamp, jsonObjectText, jsonValue as v } from '../../../common/database/sql-json.js';
 import {
   afterKey,
@@ -52,7 +53,10 @@ const WEBHOOK_ITEM = jsonObjectText({
 /** The `webhooks` table; statements run in the caller's tenant transaction unless said. */
 @Injectable()
 export class WebhooksRepository {
-  constructor(private readonly tx: TenantTransactions) {}
+  constructor(
+    private readonly tx: TenantTransactions,
+    private readonly pages: PageReads,
+  ) {}
 
   /**
    * Waits for the tenant's other creations to commit: two racing would both count the same
@@ -88,8 +92,9 @@ export class WebhooksRepository {
     after: number,
     limit: number,
   ): Promise<KeysetPageRow<WebhookResponse> | undefined> {
-    const [row] = await this.tx.readOnce(
+    const [row] = await this.pages.read(
       tenantId,
+      limit,
       sql<KeysetPageRow<WebhookResponse>>`${keysetPage({
         rows: sql`SELECT w.id AS k, w.id, w.name, w.endpoint_url, w.events, w.status, w.status_reason,
                 w.created_at, w.updated_at

@@ -1,0 +1,53 @@
+import { describe, expect, it } from '@jest/globals';
+import type { AppConfig } from '../config/app-config.js';
+import { BIG_PAGE_ITEMS, PageReads } from './page-reads.js';
+import { sql } from './statement.js';
+import type { TenantTransactions } from './tenant-transactions.js';
+
+/** readOnce calls as they start, each answered when the test says (no database: the gate only). */
+function recordingTransactions() {
+  const started: Array<{
+    text: string;
+    answer: (rows: unknown[]) => void;
+    fail: (e: Error) => void;
+  }> = [];
+  const tx = {
+    readOnce: (_tenantId: number, statement: { values: unknown[] }) =>
+      new Promise<unknown[]>((answer, fail) =>
+        started.push({ label: statement.values[0], answer, fail }),
+      ),
+  } as unknown as TenantTransactions;
+  return { tx, started };
+}
+
+const settle = () => new Promise((ok) => setImmediate(ok));
+
+describe('PageReads', () => {
+  it(`reads at most DATABASE_BIG_PAGE_READS pages of more than ${BIG_PAGE_ITEMS} items at once, in arrival order; smaller pages never wait`, async () => {
+    const { tx, started } = recordingTransactions();
+    const reads = new PageReads(tx, { DATABASE_BIG_PAGE_READS: 2 } as AppConfig);
+    const big = (n: number) => reads.read(1, BIG_PAGE_ITEMS + 1, sql`SELECT ${n}`);
+    const results = [big(1), big(2), big(3), big(4)];
+    const small = reads.read(1, BIG_PAGE_ITEMS, sql`SELECT ${'small'}`);
+    await settle();
+    const labels = () => started.map((s) => s.label);
+    expect(labels()).toEqual(['small', 1, 2]);
+    started[0]!.answer(['s']);
+    await expect(small).resolves.toEqual(['s']);
+    // a failed read frees its slot as an answered one does
+    started[2]!.fail(new Error('gone'));
+    await expect(results[1]).rejects.toThrow('gone');
+    await settle();
+    expect(labels()).toEqual(['small', 1, 2, 3]);
+    started[1]!.answer([1]);
+    await settle();
+    expect(labels()).toEqual(['small', 1, 2, 3, 4]);
+    started[3]!.answer([3]);
+    started[4]!.answer([4]);
+    await expect(Promise.all([results[0], results[2], results[3]])).resolves.toEqual([
+      [1],
+      [3],
+      [4],
+    ]);
+  });
+});
