@@ -7,7 +7,7 @@ import type { TenantTransactions } from './tenant-transactions.js';
 /** readOnce calls as they start, each answered when the test says (no database: the gate only). */
 function recordingTransactions() {
   const started: Array<{
-    text: string;
+    label: unknown;
     answer: (rows: unknown[]) => void;
     fail: (e: Error) => void;
   }> = [];
