@@ -22,7 +22,8 @@ export const EMBEDDED_MALLOC_ENV: Readonly<Record<string, string>> = {
 
 /**
  * Runs `start` (which spawns the server, copying `process.env`) with `extra` added to the
- * environment where it is not set, then restores it: only the processes started meanwhile get it.
+ * environment where it is not set, then takes back what it added and still holds its value: only
+ * the processes started meanwhile get it.
  */
 export async function withEnvironment<T>(
   extra: Readonly<Record<string, string>>,
@@ -33,7 +34,7 @@ export async function withEnvironment<T>(
   try {
     return await start();
   } finally {
-    for (const name of added) delete process.env[name];
+    for (const name of added) if (process.env[name] === extra[name]) delete process.env[name];
   }
 }
 

@@ -130,6 +130,11 @@ export class TenantTransactions {
    * the simple query protocol has no bind parameters, so `$n` placeholders may only stand for
    * integers, which are validated and inlined. The hot read paths use it; everything else `run`.
    */
+  /** Whether the caller runs inside a transaction of ours (`run`, `runOpening`). */
+  insideTransaction(): boolean {
+    return Boolean(this.scope.getStore());
+  }
+
   async readOnce<R>(tenantId: number, statement: Statement<R>): Promise<R[]> {
     if (this.scope.getStore()) return this.run(tenantId, () => this.query(statement));
     if (!isTenantId(tenantId)) throw invalidTenant();

@@ -156,8 +156,8 @@ export function pageArray(row: PagePartColumns<unknown> | undefined): string[] {
   const pieces = ['['];
   for (const i of PARTS) {
     const part = row?.[`data_${i}`];
-    if (part == null) break;
-    if (i > 0) pieces.push(',');
+    if (part == null) continue;
+    if (pieces.length > 1) pieces.push(',');
     pieces.push(part);
   }
   pieces.push(']');

@@ -152,7 +152,7 @@ export class DocumentsService {
       row.more && row.last_number !== null
         ? Cursor.encode(versionsList(tenantId, documentId), [row.last_number])
         : null;
-    return new JsonText(`${row.doc},"versions_next_cursor":${JSON.stringify(next)}}`);
+    return new JsonText(row.doc, `,"versions_next_cursor":${JSON.stringify(next)}}`);
   }
 
   /**
