@@ -1,5 +1,3 @@
-import { FifoSlots } from '../concurrency/fifo-slots.js';
-
 /**
  * A body that may decode to more than this is "big": reading, parsing, validating and hashing it
  * takes tens of milliseconds of the event loop per step (bench/README.md, "Big bodies").
@@ -13,12 +11,3 @@ export function isBigBody(length: number, contentEncoding: string | undefined): 
   const encoding = (contentEncoding ?? 'identity').trim().toLowerCase();
   return length * (encoding === 'identity' ? 1 : COMPRESSED_EXPANSION) > BIG_BODY_BYTES;
 }
-
-/**
- * One big body at a time per process, from decoding it to its response: the long synchronous
- * steps of several big bodies would otherwise run back to back and hold every other request
- * (an authenticated probe waited 4-6 s behind 20 stagings of 5 MiB). In turn, the steps of the
- * one big body in progress interleave with small requests, which are never held. The slot is
- * taken once the bytes are in, so a client that uploads slowly holds no one else up. FIFO.
- */
-export class BigBodySlots extends FifoSlots {}
