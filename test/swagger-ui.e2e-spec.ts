@@ -69,8 +69,25 @@ describe('Swagger UI in a real browser', () => {
     await t?.close();
   });
 
-  /** Runs `steps`; on failure, saves a screenshot and names it in the error. */
+  /**
+   * Runs `steps`; on failure, saves a screenshot and names it in the error, with what the page
+   * logged as an error and every request of it that failed or answered 4xx/5xx, each with its time
+   * since the start.
+   */
   async function withScreenshot(page: Page, steps: () => Promise<void>): Promise<void> {
+    const started = Date.now();
+    const events: string[] = [];
+    const at = () => `+${Date.now() - started} ms`;
+    page.on('console', (m) => {
+      if (m.type() === 'error') events.push(`${at()} console: ${m.text()}`);
+    });
+    page.on('pageerror', (e) => events.push(`${at()} page error: ${e.message}`));
+    page.on('requestfailed', (r) =>
+      events.push(`${at()} failed: ${r.url()} (${r.failure()?.errorText ?? '?'})`),
+    );
+    page.on('response', (r) => {
+      if (r.status() >= 400) events.push(`${at()} ${r.status()}: ${r.url()}`);
+    });
     try {
       await steps();
     } catch (err) {
@@ -80,7 +97,8 @@ describe('Swagger UI in a real browser', () => {
         .then(() => `screenshot: ${file}`)
         .catch((e: unknown) => `no screenshot (${String(e)})`);
       const message = err instanceof Error ? err.message : String(err);
-      throw new Error(`${message}\n${saved}`, { cause: err });
+      const seen = events.length ? events.join('\n') : 'no page errors, no failed requests';
+      throw new Error(`${message}\n${saved}\n${seen} (failed ${at()})`, { cause: err });
     }
   }
 
@@ -94,7 +112,9 @@ describe('Swagger UI in a real browser', () => {
 
     await withScreenshot(page, async () => {
       await page.goto(`${t.baseUrl}/api/v1/docs`, { waitUntil: 'domcontentloaded' });
-      await page.locator('.swagger-ui .info .title').waitFor();
+      // the first render parses the 1.4 MB bundle in a browser just started: ~1 s alone, past
+      // 10 s on a CI machine with a cold disk cache while other suites ran (stop 28)
+      await page.locator('.swagger-ui .info .title').waitFor({ timeout: 30_000 });
 
       await page.locator('button.authorize').first().click();
       const dialog = page.locator('.dialog-ux .modal-ux');
