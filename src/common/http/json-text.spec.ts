@@ -13,6 +13,8 @@ describe('JsonText', () => {
           const text = new JsonText(...pieces);
           expect(text.text).toBe(pieces.join(''));
           expect(text.bytes().equals(Buffer.from(pieces.join(''), 'utf8'))).toBe(true);
+          expect(text.byteLength()).toBe(Buffer.byteLength(pieces.join(''), 'utf8'));
+          expect(text.parts().join('')).toBe(pieces.join(''));
         },
       ),
     );

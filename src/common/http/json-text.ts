@@ -4,9 +4,10 @@
  * headers a JSON body gets, instead of parsing it and serialising it again.
  *
  * The text is kept in the pieces it arrived in (a page arrives as several columns of at most
- * PAGE_PART_ITEMS items) and is sent as `bytes()`: a page is never one JS string. V8 keeps every
- * string over 128 KiB in its large-object space, where making one costs as much as the rest of
- * the page's work (bench/README.md, "A 1,000-row page in pieces").
+ * PAGE_PART_ITEMS items) and is sent as `parts()` (Express writes them one by one) or `bytes()`
+ * (Fastify): a page is never one JS string. V8 keeps every string over 128 KiB in its
+ * large-object space, where making one costs as much as the rest of the page's work
+ * (bench/README.md, "A 1,000-row page in pieces").
  *
  * `T` is the value the text encodes, for the controllers' and the OpenAPI types only.
  */
@@ -27,11 +28,21 @@ export class JsonText<T = unknown> {
     return this.pieces.join('');
   }
 
-  /** The text's UTF-8 bytes, each piece encoded straight into one buffer of the right size. */
-  bytes(): Buffer {
+  /** The pieces, to be written one after the other (`byteLength` bytes in all). */
+  parts(): readonly string[] {
+    return this.pieces;
+  }
+
+  /** The length of the text's UTF-8 encoding. */
+  byteLength(): number {
     let size = 0;
     for (const piece of this.pieces) size += Buffer.byteLength(piece, 'utf8');
-    const out = Buffer.allocUnsafe(size);
+    return size;
+  }
+
+  /** The text's UTF-8 bytes, each piece encoded straight into one buffer of the right size. */
+  bytes(): Buffer {
+    const out = Buffer.allocUnsafe(this.byteLength());
     let at = 0;
     for (const piece of this.pieces) at += out.write(piece, at, 'utf8');
     return out;

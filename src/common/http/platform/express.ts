@@ -33,9 +33,12 @@ class JsonTextExpressAdapter extends ExpressAdapter {
     if (statusCode !== undefined) res.status(statusCode);
     // a type set by the handler gets the charset res.send adds to a string's type, as before
     if (res.get('Content-Type')) return res.send(body.text);
-    // what res.json sends: this type, and the text's UTF-8 bytes (res.send sets their length)
+    // what res.json sends: this type, the length, and the text's UTF-8 bytes, written piece by
+    // piece (no Buffer of the whole page: bench/README.md, "Written piece by piece")
     res.set('Content-Type', JSON_CONTENT_TYPE);
-    return res.send(body.bytes());
+    res.set('Content-Length', String(body.byteLength()));
+    for (const part of body.parts()) res.write(part, 'utf8');
+    return res.end();
   }
 }
 
