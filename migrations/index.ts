@@ -10,6 +10,7 @@ import { WebhookSendChains1764002600000 } from './1764002600000-webhook-send-cha
 import { WebhookSecretRotation1764002700000 } from './1764002700000-webhook-secret-rotation.js';
 import { DeliveryHistory1764002800000 } from './1764002800000-delivery-history.js';
 import { DocumentSummaryJson1764002900000 } from './1764002900000-document-summary-json.js';
+import { VersionIndexJson1764003000000 } from './1764003000000-version-index-json.js';
 
 /** Every migration, in order. Listed explicitly so the build, the CLI and the tests agree. */
 export const MIGRATIONS = [
@@ -25,4 +26,5 @@ export const MIGRATIONS = [
   WebhookSecretRotation1764002700000,
   DeliveryHistory1764002800000,
   DocumentSummaryJson1764002900000,
+  VersionIndexJson1764003000000,
 ];

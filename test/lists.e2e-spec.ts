@@ -625,6 +625,70 @@ describe('lists: bounded pages walked by cursor', () => {
     await agrees('title and status changed by SQL');
   });
 
+  it("a document's version index follows every write to a version (its stored index_json)", async () => {
+    const p = await createProject(t.app, a.tenantId);
+    const { documentId: d } = await createDocument(t.app, a.tenantId, p, { title: 'versions' });
+    await createPlatformVersion(t.app, a.tenantId, d);
+    await createPlatformVersion(t.app, a.tenantId, d);
+    // version 1, made with the document
+    const first = (await get(`/documents/${d}`)).body.versions[0].versionId as number;
+    // each entry as the row's columns give it, written as JSON.stringify writes the API's object
+    const expected = async (): Promise<string[]> => {
+      const rows: Array<{
+        id: number;
+        number: number;
+        content_hash: string;
+        created_at: Date;
+        source: string;
+      }> = await db.query(
+        `SELECT id, number, content_hash, created_at, source FROM document_versions
+          WHERE document_id = $1 ORDER BY number`,
+        [d],
+      );
+      return rows.map((r) =>
+        JSON.stringify({
+          versionId: r.id,
+          number: r.number,
+          content_hash: r.content_hash,
+          created_at: r.created_at.toISOString(),
+          source: r.source,
+        }),
+      );
+    };
+    const agrees = async (step: string): Promise<void> => {
+      const want = await expected();
+      const read = await get(`/documents/${d}`);
+      const page = await get(`/documents/${d}/versions`);
+      const one = await get(`/documents/${d}/versions/${first}`);
+      withMessage(`${step}: ${read.text} ${page.text}`, () => {
+        expect(read.status).toBe(200);
+        expect(page.status).toBe(200);
+        expect((read.body.versions as unknown[]).map((e) => JSON.stringify(e))).toEqual(want);
+        expect((page.body.data as unknown[]).map((e) => JSON.stringify(e))).toEqual(want);
+        // the single version's own read (which has no `source`) agrees with its entry
+        const entry = JSON.parse(want[0]!) as Record<string, unknown>;
+        for (const k of ['versionId', 'number', 'content_hash', 'created_at']) {
+          expect(one.body[k]).toEqual(entry[k]);
+        }
+      });
+    };
+    await agrees('created');
+    // microseconds are cut to milliseconds as the driver's Date cuts them
+    await db.query(
+      `UPDATE document_versions SET created_at = '2026-01-02 03:04:05.678901+00',
+              source = 'external_revision' WHERE id = $1`,
+      [first],
+    );
+    await agrees('created_at and source changed by SQL');
+    expect((await get(`/documents/${d}`)).body.versions[0]).toEqual({
+      versionId: first,
+      number: 1,
+      content_hash: expect.any(String),
+      created_at: '2026-01-02T03:04:05.678Z',
+      source: 'external_revision',
+    });
+  });
+
   it('a page of any size holds the rows in order whichever of its parts they fall in (128 items to a part)', async () => {
     const p = await createProject(t.app, a.tenantId);
     // 1,030 documents: a default page fills all 8 parts; titles of every width JSON escapes

@@ -149,7 +149,11 @@ export class DocumentsRepository {
     return rows[0];
   }
 
-  /** A page of a document's version index, ascending by number, in one round trip. */
+  /**
+   * A page of a document's version index, ascending by number, in one round trip. Each entry is
+   * the row's `index_json`, the `VersionIndexEntry` JSON text the trigger of migration
+   * 1764003000000 keeps: no timestamp is formatted per request.
+   */
   async versionPage(
     tenantId: number,
     documentId: number,
@@ -162,12 +166,12 @@ export class DocumentsRepository {
       sql<VersionPageRow>`
   SELECT ${this.documentExists(tenantId, documentId)} AS found, page.*
     FROM (${keysetPage({
-      rows: sql`SELECT v.number AS k, v.id, v.number, v.content_hash, v.created_at, v.source
+      rows: sql`SELECT v.number AS k, v.index_json
                FROM document_versions v
               WHERE v.tenant_id = ${tenantId} AND v.document_id = ${documentId}
                 AND ${afterKey('v.number', 'ASC', after)}
               ORDER BY v.number LIMIT ${limit}::int + 1`,
-      item: VERSION_ENTRY('r'),
+      item: 'r.index_json',
       order: 'ASC',
       limit,
     })}) page`,
@@ -209,16 +213,6 @@ export class DocumentsRepository {
   }
 }
 
-/** One entry of the version index, as JSON text, over `alias`. */
-const VERSION_ENTRY = (alias: string): string =>
-  jsonObjectText({
-    versionId: v.integer(`${alias}.id`),
-    number: v.integer(`${alias}.number`),
-    content_hash: v.text(`${alias}.content_hash`),
-    created_at: v.timestamp(`${alias}.created_at`),
-    source: v.text(`${alias}.source`),
-  });
-
 /**
  * The document and the first VERSION_INDEX_LIMIT entries of its index (one more is read, only to
  * tell whether the index goes on), by the (document_id, number) index, as the JSON text of the
@@ -239,12 +233,12 @@ const DOCUMENT_VIEW = fragment(`
     ix.last_number, COALESCE(ix.more, false) AS more
   FROM documents d
   LEFT JOIN LATERAL (
-    SELECT string_agg(${VERSION_ENTRY('v')}, ',' ORDER BY v.number)
+    SELECT string_agg(v.index_json, ',' ORDER BY v.number)
              FILTER (WHERE v.n <= ${VERSION_INDEX_LIMIT}) AS versions,
            max(v.number) FILTER (WHERE v.n <= ${VERSION_INDEX_LIMIT}) AS last_number,
            count(*) > ${VERSION_INDEX_LIMIT} AS more
       FROM (SELECT v.*, row_number() OVER (ORDER BY v.number) AS n
-              FROM (SELECT id, number, content_hash, created_at, source FROM document_versions
+              FROM (SELECT number, index_json FROM document_versions
                      WHERE tenant_id = d.tenant_id AND document_id = d.id
                      ORDER BY number LIMIT ${VERSION_INDEX_LIMIT + 1}) v) v
   ) ix ON true`);

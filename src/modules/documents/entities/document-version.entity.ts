@@ -38,4 +38,11 @@ export class DocumentVersion {
 
   @CreatedAtColumn()
   createdAt!: Date;
+
+  /**
+   * The row's entry of the version index as JSON text, written only by the trigger of migration
+   * 1764003000000 (never by TypeORM) and read only by the index's SQL.
+   */
+  @Column({ name: 'index_json', type: 'text', select: false, insert: false, update: false })
+  indexJson!: string;
 }
