@@ -111,9 +111,13 @@ describe('Swagger UI in a real browser', () => {
     });
 
     await withScreenshot(page, async () => {
-      await page.goto(`${t.baseUrl}/api/v1/docs`, { waitUntil: 'domcontentloaded' });
-      // the first render parses the 1.4 MB bundle in a browser just started: ~1 s alone, past
-      // 10 s on a CI machine with a cold disk cache while other suites ran (stop 28)
+      // the first page of a browser just started loads and runs the 1.4 MB bundle (blocking
+      // scripts, inside goto) and renders the spec: ~1 s alone, past 10 s for the render on a CI
+      // machine with a cold disk cache while other suites ran (stop 28)
+      await page.goto(`${t.baseUrl}/api/v1/docs`, {
+        waitUntil: 'domcontentloaded',
+        timeout: 30_000,
+      });
       await page.locator('.swagger-ui .info .title').waitFor({ timeout: 30_000 });
 
       await page.locator('button.authorize').first().click();
@@ -173,5 +177,7 @@ describe('Swagger UI in a real browser', () => {
 
     expect(tokenRequests).toEqual(['POST']);
     expect(blocked).toEqual([]);
-  });
+    // past jest's 60 s: the steps' own timeouts (30 + 30 s for the first page, 10 s each after)
+    // fail first, so a slow run reports withScreenshot's diagnostics, not jest's timeout
+  }, 180_000);
 });
