@@ -189,8 +189,9 @@ export class AppConfig {
   DATABASE_POOL_SIZE = 20;
 
   /**
-   * Pages of more than 100 items this process reads from PostgreSQL at once; the others wait
-   * their turn (FIFO). Bounds what big lists take of the pool and of the cores.
+   * Pages of more than 100 items this process reads from PostgreSQL at once; the others wait,
+   * the tenants taking turns (page-reads.ts). Bounds what big lists take of the pool and of the
+   * cores.
    */
   @IntSetting({ min: 1, max: 1000 })
   DATABASE_BIG_PAGE_READS = 2;

@@ -124,19 +124,19 @@ export class TenantTransactions {
     return this.transaction(tenantId, calls, (read) => work(opening.read(read)));
   }
 
+  /** Whether the caller runs inside a transaction of ours (`run`, `runOpening`). */
+  insideTransaction(): boolean {
+    return Boolean(this.scope.getStore());
+  }
+
   /**
    * One read-only statement in a tenant transaction of its own, sent as ONE round trip
    * (`START …; SET LOCAL ROLE …; EXECUTE <pin tenant>; EXECUTE <statement>; COMMIT`). The price:
    * the simple query protocol has no bind parameters, so `$n` placeholders may only stand for
    * integers, which are validated and inlined. The hot read paths use it; everything else `run`.
    */
-  /** Whether the caller runs inside a transaction of ours (`run`, `runOpening`). */
-  insideTransaction(): boolean {
-    return Boolean(this.scope.getStore());
-  }
-
   async readOnce<R>(tenantId: number, statement: Statement<R>): Promise<R[]> {
-    if (this.scope.getStore()) return this.run(tenantId, () => this.query(statement));
+    if (this.insideTransaction()) return this.run(tenantId, () => this.query(statement));
     if (!isTenantId(tenantId)) throw invalidTenant();
     for (let attempt = 1; ; attempt++) {
       const [opened, rows] = await this.readOnceRaw(tenantId, statement);

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import getRawBody from 'raw-body';
 import { FairSlots } from '../concurrency/fair-slots.js';
-import { isBigBody } from './big-body-slots.js';
+import { isBigBody } from './big-body.js';
 import { BodyError, bodyKindOf, decodeBody } from './body-decoding.js';
 import type { BodyAdmission, BodyTerms, HttpRequest } from './platform/http-platform.js';
 
