@@ -12,6 +12,7 @@ import { KnownQueryInterceptor } from './common/http/known-query.js';
 import { createValidationPipe } from './common/http/validation.js';
 import { BodyAdmissionService } from './modules/auth/body-admission.service.js';
 import { openCredentialScope } from './modules/auth/credential-freshness.js';
+import { runWhileClientWaits } from './common/http/client-waits.js';
 import { TOKEN_ROUTE } from './modules/auth/token-route.js';
 import { MetricsService } from './modules/metrics/metrics.service.js';
 import { routeLabel } from './modules/metrics/route-label.js';
@@ -56,7 +57,7 @@ function configureApp(app: INestApplication, platform: HttpPlatform): void {
   const bodyAdmission = app.get(BodyAdmissionService);
   platform.configure(app, {
     admitsBody: (req, route) => bodyAdmission.admits(req, route),
-    beforeHandler: openCredentialScope,
+    beforeHandler: (res, next) => runWhileClientWaits(res, () => openCredentialScope(next)),
     onResponse: (req, route, status, seconds) => {
       try {
         metrics.observeRequest(req.method, routeLabel(route), status, seconds);

@@ -1,5 +1,6 @@
 import net from 'node:net';
 import { gzipSync } from 'node:zlib';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { mintToken } from '../src/common/crypto/tokens.js';
 import { startTestApp, type TestApp } from './support/app.js';
@@ -322,6 +323,57 @@ describe('request bodies at the edge (CONTRACT.md §10 "Edge")', () => {
         expect(res.status).toBe(201);
       } finally {
         stalled.destroy();
+      }
+    });
+
+    it('never stages a big body whose client left while it waited its turn', async () => {
+      const projectId = await createProject(t.app, caller.tenantId);
+      const { documentId: target } = await createDocument(t.app, caller.tenantId, projectId);
+      const path = `/api/v1/documents/${target}/external-revisions`;
+      const body = (n: number) => JSON.stringify({ content: { text: `${n}`.repeat(300 * 1024) } });
+      const staged = async (): Promise<number> => {
+        const { rows } = await holder.query<{ n: string }>(
+          'SELECT count(*) AS n FROM external_revisions WHERE document_id = $1',
+          [target],
+        );
+        return Number(rows[0]!.n);
+      };
+      const holder = new pg.Client({ connectionString: t.database.directUrl });
+      await holder.connect();
+      try {
+        // the first big staging takes the one slot and waits on the document's row
+        await holder.query('BEGIN');
+        await holder.query('SELECT 1 FROM documents WHERE id = $1 FOR UPDATE', [target]);
+        const post = (n: number) =>
+          fetch(`${t.baseUrl}${path}`, {
+            method: 'POST',
+            headers: { authorization: caller.auth, 'content-type': 'application/json' },
+            body: body(n),
+          });
+        const first = post(1);
+        await new Promise((r) => setTimeout(r, 300));
+        // the second is read whole, waits its turn, and its client goes away
+        const { hostname, port } = new URL(t.baseUrl);
+        const gone = net.connect(Number(port), hostname);
+        gone.on('error', () => undefined);
+        const goneBody = Buffer.from(body(2));
+        gone.write(
+          `POST ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: ${caller.auth}\r\n` +
+            `Content-Type: application/json\r\nContent-Length: ${goneBody.length}\r\n\r\n`,
+        );
+        gone.write(goneBody);
+        await new Promise((r) => setTimeout(r, 300));
+        gone.destroy();
+        await new Promise((r) => setTimeout(r, 100));
+        // the third waits behind it, first come first served
+        const third = post(3);
+        await new Promise((r) => setTimeout(r, 300));
+        await holder.query('COMMIT');
+        expect([(await first).status, (await third).status]).toEqual([201, 201]);
+        expect(await staged()).toBe(2);
+      } finally {
+        await holder.query('ROLLBACK').catch(() => undefined);
+        await holder.end();
       }
     });
 

@@ -1,8 +1,11 @@
+import { CallerGoneError } from './caller-signal.js';
+
 /**
  * At most `slots` holders at a time. The others wait in one queue per key (a tenant); a freed slot
  * goes to the waiting key that holds the fewest slots, the one served longest ago among equals,
  * and within a key first come first served: a key with a thousand waiters delays another key's
- * next waiter by one turn, not by a thousand.
+ * next waiter by one turn, not by a thousand. A waiter whose `signal` aborts (its caller went
+ * away) leaves its queue: a client that queues work and disconnects costs no one a turn.
  */
 export class FairSlots<K> {
   private busy = 0;
@@ -13,18 +16,17 @@ export class FairSlots<K> {
 
   constructor(private readonly slots: number) {}
 
-  /** Resolves with the release function once a slot is free for `key`. */
-  async acquire(key: K): Promise<() => void> {
+  /**
+   * Resolves with the release function once a slot is free for `key`; rejects with
+   * `CallerGoneError`, holding nothing, if `signal` aborts first.
+   */
+  async acquire(key: K, signal?: AbortSignal): Promise<() => void> {
+    if (signal?.aborted) throw new CallerGoneError();
     if (this.busy < this.slots) {
       this.busy += 1;
       this.hold(key, 1);
     } else {
-      // passOn counts the slot as this key's before it wakes it
-      await new Promise<void>((ok) => {
-        const queue = this.queues.get(key);
-        if (queue) queue.push(ok);
-        else this.queues.set(key, [ok]);
-      });
+      await this.wait(key, signal);
     }
     let released = false;
     return () => {
@@ -35,14 +37,48 @@ export class FairSlots<K> {
     };
   }
 
-  /** `work` in a slot for `key`, released however it ends. */
-  async run<T>(key: K, work: () => Promise<T>): Promise<T> {
-    const release = await this.acquire(key);
+  /** Callers waiting for a slot, all keys together. */
+  get waiting(): number {
+    let n = 0;
+    for (const queue of this.queues.values()) n += queue.length;
+    return n;
+  }
+
+  /**
+   * `work` in a slot for `key`, released however it ends; never started once `signal` has
+   * aborted (`CallerGoneError`).
+   */
+  async run<T>(key: K, work: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+    const release = await this.acquire(key, signal);
     try {
+      // woken in the same turn as the abort: the slot passes on unused
+      if (signal?.aborted) throw new CallerGoneError();
       return await work();
     } finally {
       release();
     }
+  }
+
+  /** Queues for `key` until passOn wakes it (counting the slot as the key's first). */
+  private wait(key: K, signal?: AbortSignal): Promise<void> {
+    return new Promise<void>((ok, fail) => {
+      const wake = (): void => {
+        signal?.removeEventListener('abort', leave);
+        ok();
+      };
+      const leave = (): void => {
+        const queue = this.queues.get(key);
+        const at = queue?.indexOf(wake) ?? -1;
+        if (at < 0) return; // woken already
+        queue!.splice(at, 1);
+        if (queue!.length === 0) this.queues.delete(key);
+        fail(new CallerGoneError());
+      };
+      signal?.addEventListener('abort', leave, { once: true });
+      const queue = this.queues.get(key);
+      if (queue) queue.push(wake);
+      else this.queues.set(key, [wake]);
+    });
   }
 
   private hold(key: K, by: number): void {

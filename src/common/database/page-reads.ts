@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { callerSignal } from '../concurrency/caller-signal.js';
 import { FairSlots } from '../concurrency/fair-slots.js';
 import { AppConfig } from '../config/app-config.js';
 import type { Statement } from './statement.js';
@@ -14,7 +15,8 @@ export const BIG_PAGE_ITEMS = 100;
  * DATABASE_BIG_PAGE_READS big pages are read at once per process, the tenants taking turns (each
  * tenant's in arrival order), so one tenant's flood of big pages delays another's by a turn; the
  * rest of the pool stays free for every other request. A page is as big as its `limit`, the most
- * it may hold, since what it holds is known only once read.
+ * it may hold, since what it holds is known only once read. A page whose client goes away while it
+ * waits is never read (`CallerGoneError`): queueing pages and disconnecting costs nothing.
  */
 @Injectable()
 export class PageReads {
@@ -33,6 +35,11 @@ export class PageReads {
     if (items <= BIG_PAGE_ITEMS || this.tx.insideTransaction()) {
       return this.tx.readOnce(tenantId, statement);
     }
-    return this.bigPages.run(tenantId, () => this.tx.readOnce(tenantId, statement));
+    return this.bigPages.run(tenantId, () => this.tx.readOnce(tenantId, statement), callerSignal());
+  }
+
+  /** Big pages waiting for their turn. */
+  get waiting(): number {
+    return this.bigPages.waiting;
   }
 }

@@ -5,6 +5,7 @@ import {
   HttpException,
   Logger,
 } from '@nestjs/common';
+import { CallerGoneError } from '../concurrency/caller-signal.js';
 import { AppError, type FieldError, ValidationFailedError } from './app-error.js';
 import { BodyError } from './body-decoding.js';
 import { OAuthError } from './oauth-error.js';
@@ -70,7 +71,8 @@ export class ProblemFilter implements ExceptionFilter {
     const ctx = host.switchToHttp();
     const req = ctx.getRequest<HttpRequest>();
     const res = ctx.getResponse<unknown>();
-    if (this.platform.sent(res)) return;
+    // nobody to answer: a client gone before its turn came (the request log has the close)
+    if (this.platform.sent(res) || exception instanceof CallerGoneError) return;
     const rid = req.id;
     // also on errors the server answers before the request's hooks run
     const headers: Record<string, string> = { 'X-Request-Id': rid };

@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import getRawBody from 'raw-body';
+import { CallerGoneError } from '../concurrency/caller-signal.js';
 import { FairSlots } from '../concurrency/fair-slots.js';
 import { isBigBody } from './big-body.js';
 import { BodyError, bodyKindOf, decodeBody } from './body-decoding.js';
@@ -25,8 +26,9 @@ export interface BodyReading {
  * steps of several big bodies would otherwise run back to back and hold every other request
  * (an authenticated probe waited 4-6 s behind 20 stagings of 5 MiB). In turn, the steps of the
  * one big body in progress interleave with small requests, which are never held. The slot is
- * taken once the bytes are in, so a client that uploads slowly holds no one else up. One key:
- * first come first served.
+ * taken once the bytes are in, so a client that uploads slowly holds no one else up, and a client
+ * that closes its connection while its body waits leaves the queue. One key: first come first
+ * served.
  */
 const bigBodies = new FairSlots<null>(1);
 
@@ -76,7 +78,11 @@ export async function readRequestBody(reading: BodyReading): Promise<unknown> {
     const bytes = await getRawBody(raw, { length: raw.headers['content-length'], limit });
     // held until the response: decoding, parsing and handling a big body
     if (isBigBody(bytes.length, raw.headers['content-encoding'])) {
-      reading.onResponseClosed(await bigBodies.acquire(null));
+      // a client gone while its body waits leaves the queue; its body is never decoded
+      const gone = new AbortController();
+      reading.onResponseClosed(() => gone.abort());
+      reading.onResponseClosed(await bigBodies.acquire(null, gone.signal));
+      if (gone.signal.aborted) throw new CallerGoneError();
     }
     return decodeBody(kind, raw.headers, bytes, limit);
   } catch (err) {

@@ -115,7 +115,7 @@ export class ExpressPlatform implements HttpPlatform {
         })
           .then((body) => {
             (req as { body?: unknown }).body = body;
-            this.hooks!.beforeHandler(() => next());
+            this.hooks!.beforeHandler(res, () => next());
           }, next)
           // whatever the rest of the request throws synchronously goes to the error handlers
           .catch((err: unknown) => next(err));

@@ -126,7 +126,7 @@ export class FastifyPlatform implements HttpPlatform {
     });
     // after the body has been read: the hook's async context is the guard's and the handler's
     // whatever the body's stream callbacks did to it
-    fastify.addHook('preHandler', (_request, _reply, done) => hooks.beforeHandler(done));
+    fastify.addHook('preHandler', (_request, reply, done) => hooks.beforeHandler(reply.raw, done));
     fastify.addHook('onResponse', (request, reply, done) => {
       const req = request as unknown as HttpRequest;
       hooks.onResponse(req, this.routeOf(req), reply.statusCode, reply.elapsedTime / 1000);

@@ -105,9 +105,9 @@ export interface RequestHooks {
   admitsBody: BodyAdmission;
   /**
    * Runs once the body has been read, just before guards and handler: the rest of the request runs
-   * inside `next`, so in whatever async context the hook opens.
+   * inside `next`, so in whatever async context the hook opens. `res` is Node's response.
    */
-  beforeHandler(next: () => void): void;
+  beforeHandler(res: ServerResponse, next: () => void): void;
   /** Runs when the response has been sent: for metrics. Must not throw (an event listener). */
   onResponse(req: HttpRequest, route: string | undefined, status: number, seconds: number): void;
 }
