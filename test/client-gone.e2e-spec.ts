@@ -8,16 +8,9 @@ import { startTestApp, type TestApp } from './support/app.js';
 import { createCaller, type TestCaller } from './support/factories.js';
 import { call } from './support/http.js';
 import { createDocument, createProject } from './support/read-factories.js';
+import { until } from './support/until.js';
 
 jest.setTimeout(60_000);
-
-/** Polls `condition` every 10 ms for up to 10 s. */
-async function until(what: string, condition: () => boolean): Promise<void> {
-  for (let waited = 0; !condition(); waited += 10) {
-    if (waited > 10_000) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((ok) => setTimeout(ok, 10));
-  }
-}
 
 /**
  * A big page waits for its turn (DATABASE_BIG_PAGE_READS); a client that sends such requests and

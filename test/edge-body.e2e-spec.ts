@@ -8,7 +8,9 @@ import { basicAuth } from './support/auth-factories.js';
 import { withMessage } from './support/expect-message.js';
 import { createCaller, type TestCaller } from './support/factories.js';
 import { call } from './support/http.js';
+import { bigBodyTurns } from '../src/common/http/request-body.js';
 import { createDocument, createProject } from './support/read-factories.js';
+import { until } from './support/until.js';
 import { type ServiceProcess, startService } from './support/service-process.js';
 
 /** What a raw exchange got back: the status line's code, the headers and the body text. */
@@ -351,7 +353,7 @@ describe('request bodies at the edge (CONTRACT.md §10 "Edge")', () => {
             body: body(n),
           });
         const first = post(1);
-        await new Promise((r) => setTimeout(r, 300));
+        await until('the first holds the slot', () => bigBodyTurns().inUse === 1);
         // the second is read whole, waits its turn, and its client goes away
         const { hostname, port } = new URL(t.baseUrl);
         const gone = net.connect(Number(port), hostname);
@@ -362,12 +364,12 @@ describe('request bodies at the edge (CONTRACT.md §10 "Edge")', () => {
             `Content-Type: application/json\r\nContent-Length: ${goneBody.length}\r\n\r\n`,
         );
         gone.write(goneBody);
-        await new Promise((r) => setTimeout(r, 300));
+        await until('the second waits', () => bigBodyTurns().waiting === 1);
         gone.destroy();
-        await new Promise((r) => setTimeout(r, 100));
-        // the third waits behind it, first come first served
+        await until('the second has left the queue', () => bigBodyTurns().waiting === 0);
+        // the third waits for the slot too, and is served
         const third = post(3);
-        await new Promise((r) => setTimeout(r, 300));
+        await until('the third waits', () => bigBodyTurns().waiting === 1);
         await holder.query('COMMIT');
         expect([(await first).status, (await third).status]).toEqual([201, 201]);
         expect(await staged()).toBe(2);

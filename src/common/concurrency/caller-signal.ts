@@ -4,9 +4,9 @@ const storage = new AsyncLocalStorage<() => AbortSignal>();
 
 /**
  * Runs `work` for a caller that may stop waiting for its answer (an HTTP client that closes its
- * connection): `signalOf()` gives a signal that aborts when it does, made when first asked for (most
- * requests never queue, and never pay for one). Work that would queue (`FairSlots`) reads it with
- * `callerSignal()` and leaves the queue instead of running for nobody.
+ * connection): `signalOf()` gives a signal that aborts when it does, made when first asked for.
+ * Work that has to queue (`FairSlots`, given `callerSignal`) asks for it then, and leaves the queue
+ * instead of running for nobody; a request that never queues never pays for one.
  */
 export function runForCaller<T>(signalOf: () => AbortSignal, work: () => T): T {
   return storage.run(signalOf, work);

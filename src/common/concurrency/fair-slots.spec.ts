@@ -8,6 +8,8 @@ const settle = () => new Promise((ok) => setImmediate(ok));
 interface Caller {
   key: number;
   controller: AbortController;
+  /** Gone before it asked, when a slot was free: it gets the slot (only waiters are asked). */
+  servedGone: boolean;
   state: 'waiting' | 'holding' | 'released' | 'gone';
   release?: () => void;
 }
@@ -47,30 +49,39 @@ describe('FairSlots', () => {
             expect(holding).toBeLessThanOrEqual(slots);
             if (waiting > 0) expect(holding).toBe(slots);
             expect(gate.waiting).toBe(waiting);
+            expect(gate.inUse).toBe(holding);
             expect(wrong).toEqual([]);
           };
           for (const s of steps) {
             if (s.op === 'acquire') {
+              const free = inState('holding').length < slots;
               const caller: Caller = {
                 key: s.key,
                 controller: new AbortController(),
+                servedGone: false,
                 state: 'waiting',
               };
               if (s.abortedBefore) caller.controller.abort();
+              caller.servedGone = s.abortedBefore && free;
               callers.push(caller);
-              gate.acquire(s.key, caller.controller.signal).then(
-                (release) => {
-                  // only waiting callers are aborted, so a holder's signal never is
-                  if (caller.controller.signal.aborted) wrong.push('a caller gone got a slot');
-                  caller.state = 'holding';
-                  caller.release = release;
-                },
-                (err: unknown) => {
-                  if (!(err instanceof CallerGoneError)) wrong.push(`rejected with ${String(err)}`);
-                  if (!caller.controller.signal.aborted) wrong.push('a waiting caller was refused');
-                  caller.state = 'gone';
-                },
-              );
+              gate
+                .acquire(s.key, () => caller.controller.signal)
+                .then(
+                  (release) => {
+                    if (caller.controller.signal.aborted && !caller.servedGone) {
+                      wrong.push('a caller gone got a slot');
+                    }
+                    caller.state = 'holding';
+                    caller.release = release;
+                  },
+                  (err: unknown) => {
+                    if (!(err instanceof CallerGoneError))
+                      wrong.push(`rejected with ${String(err)}`);
+                    if (!caller.controller.signal.aborted)
+                      wrong.push('a waiting caller was refused');
+                    caller.state = 'gone';
+                  },
+                );
             } else if (s.op === 'release') {
               const holders = inState('holding');
               const holder = holders[s.pick % Math.max(holders.length, 1)];
@@ -103,13 +114,53 @@ describe('FairSlots', () => {
     );
   });
 
+  it('passes the slot on when its caller leaves in the same turn the slot came to it', async () => {
+    const gate = new FairSlots<number>(1);
+    const release = await gate.acquire(1);
+    const gone = new AbortController();
+    const started: string[] = [];
+    const second = gate.run(
+      1,
+      async () => void started.push('gone'),
+      () => gone.signal,
+    );
+    const third = gate.run(2, async () => void started.push('stays'));
+    await settle();
+    release(); // wakes the second…
+    gone.abort(); // …which leaves before its continuation runs
+    await expect(second).rejects.toBeInstanceOf(CallerGoneError);
+    await third;
+    expect(started).toEqual(['stays']);
+    expect([gate.inUse, gate.waiting]).toEqual([0, 0]);
+  });
+
+  it('asks a caller for its signal only when it has to wait', async () => {
+    const gate = new FairSlots<number>(1);
+    let asked = 0;
+    const signalOf = () => {
+      asked += 1;
+      return new AbortController().signal;
+    };
+    const release = await gate.acquire(1, signalOf);
+    expect(asked).toBe(0);
+    const waiter = gate.acquire(1, signalOf);
+    expect(asked).toBe(1);
+    release();
+    (await waiter)();
+    expect(gate.inUse).toBe(0);
+  });
+
   it('run() never starts work whose caller has gone, and frees the slot for the next', async () => {
     const gate = new FairSlots<number>(1);
     let finish!: () => void;
     const first = gate.run(1, () => new Promise<void>((ok) => (finish = ok)));
     const gone = new AbortController();
     const started: string[] = [];
-    const second = gate.run(2, async () => void started.push('gone'), gone.signal);
+    const second = gate.run(
+      2,
+      async () => void started.push('gone'),
+      () => gone.signal,
+    );
     const third = gate.run(3, async () => void started.push('stays'));
     await settle();
     expect(gate.waiting).toBe(2);

@@ -17,16 +17,24 @@ export class FairSlots<K> {
   constructor(private readonly slots: number) {}
 
   /**
-   * Resolves with the release function once a slot is free for `key`; rejects with
-   * `CallerGoneError`, holding nothing, if `signal` aborts first.
+   * Resolves with the release function once a slot is free for `key`. A caller that has to wait
+   * is asked for its signal (`signalOf`, called only then) and leaves the queue when it aborts,
+   * rejecting with `CallerGoneError` and holding nothing.
    */
-  async acquire(key: K, signal?: AbortSignal): Promise<() => void> {
-    if (signal?.aborted) throw new CallerGoneError();
+  async acquire(key: K, signalOf?: () => AbortSignal | undefined): Promise<() => void> {
     if (this.busy < this.slots) {
       this.busy += 1;
       this.hold(key, 1);
     } else {
+      const signal = signalOf?.();
+      if (signal?.aborted) throw new CallerGoneError();
       await this.wait(key, signal);
+      if (signal?.aborted) {
+        // woken in the same turn as the abort: the slot passes on unused
+        this.hold(key, -1);
+        this.passOn();
+        throw new CallerGoneError();
+      }
     }
     let released = false;
     return () => {
@@ -37,6 +45,11 @@ export class FairSlots<K> {
     };
   }
 
+  /** Slots held now. */
+  get inUse(): number {
+    return this.busy;
+  }
+
   /** Callers waiting for a slot, all keys together. */
   get waiting(): number {
     let n = 0;
@@ -44,15 +57,14 @@ export class FairSlots<K> {
     return n;
   }
 
-  /**
-   * `work` in a slot for `key`, released however it ends; never started once `signal` has
-   * aborted (`CallerGoneError`).
-   */
-  async run<T>(key: K, work: () => Promise<T>, signal?: AbortSignal): Promise<T> {
-    const release = await this.acquire(key, signal);
+  /** `work` in a slot for `key`, released however it ends (`acquire` for `signalOf`). */
+  async run<T>(
+    key: K,
+    work: () => Promise<T>,
+    signalOf?: () => AbortSignal | undefined,
+  ): Promise<T> {
+    const release = await this.acquire(key, signalOf);
     try {
-      // woken in the same turn as the abort: the slot passes on unused
-      if (signal?.aborted) throw new CallerGoneError();
       return await work();
     } finally {
       release();

@@ -35,7 +35,7 @@ export class PageReads {
     if (items <= BIG_PAGE_ITEMS || this.tx.insideTransaction()) {
       return this.tx.readOnce(tenantId, statement);
     }
-    return this.bigPages.run(tenantId, () => this.tx.readOnce(tenantId, statement), callerSignal());
+    return this.bigPages.run(tenantId, () => this.tx.readOnce(tenantId, statement), callerSignal);
   }
 
   /** Big pages waiting for their turn. */

@@ -81,11 +81,12 @@ export async function readRequestBody(reading: BodyReading): Promise<unknown> {
       // a client gone while its body waits leaves the queue; its body is never decoded
       const gone = new AbortController();
       reading.onResponseClosed(() => gone.abort());
-      reading.onResponseClosed(await bigBodies.acquire(null, gone.signal));
-      if (gone.signal.aborted) throw new CallerGoneError();
+      reading.onResponseClosed(await bigBodies.acquire(null, () => gone.signal));
     }
     return decodeBody(kind, raw.headers, bytes, limit);
   } catch (err) {
+    // nobody to answer: no guard, handler or problem runs for it (the filter drops it)
+    if (err instanceof CallerGoneError) throw err;
     // a refused body is not read to its end, so the connection is not reused
     if (!raw.complete) reading.closeAfterResponse();
     defer(reading.request, bodyErrorOf(err));
@@ -105,6 +106,11 @@ async function admitted(reading: BodyReading, route: string): Promise<BodyTerms 
 
 function defer(request: object, err: Error): void {
   (request as { [DEFERRED]?: Error })[DEFERRED] = err;
+}
+
+/** The big-body slot's holders and waiters now (1 holder at most). */
+export function bigBodyTurns(): { inUse: number; waiting: number } {
+  return { inUse: bigBodies.inUse, waiting: bigBodies.waiting };
 }
 
 /** The body's error kept by `readRequestBody`, if any: thrown once the guards have passed. */
