@@ -373,6 +373,8 @@ describe('request bodies at the edge (CONTRACT.md §10 "Edge")', () => {
         await holder.query('COMMIT');
         expect([(await first).status, (await third).status]).toEqual([201, 201]);
         expect(await staged()).toBe(2);
+        // the body nobody waited for is no error of the service's
+        expect(t.logs.filter((line) => /CallerGoneError|unhandled error/.test(line))).toEqual([]);
       } finally {
         await holder.query('ROLLBACK').catch(() => undefined);
         await holder.end();
