@@ -182,8 +182,6 @@ export class DocumentsRepository {
   /**
    * A page of a project's documents, ascending by id, and whether the project is the tenant's
    * (`projectExists`, the projects context's test), in one statement read in one round trip.
-   */
-  /**
    * Each item is the row's `summary_json`, the `DocumentSummary` JSON text the documents trigger of
    * migration 1764002900000 keeps at every write: the page formats no timestamp and escapes no
    * title per request, it only concatenates stored texts.
