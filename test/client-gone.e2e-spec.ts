@@ -60,13 +60,16 @@ describe('a big page whose client has gone', () => {
         `GET /api/v1/projects/${projectId}/documents HTTP/1.1\r\nHost: test\r\n` +
           `Authorization: ${a.auth}\r\n\r\n`,
       );
-      await until('the page waits for its turn', () => reads.waiting === 1);
+      await until('the page waits for its turn', () => reads.turns().waiting === 1);
+      expect((await call(t.baseUrl, 'GET', '/metrics')).text).toMatch(
+        /^turn_queue_waiting\{queue="big_page_reads"\} 1$/m,
+      );
       socket.destroy();
-      await until('the page has left the queue', () => reads.waiting === 0);
+      await until('the page has left the queue', () => reads.turns().waiting === 0);
 
       // a client that stays waits its turn and gets its page once the slot frees
       const stays = call(t.baseUrl, 'GET', `/projects/${projectId}/documents`, { auth: a.auth });
-      await until('the second page waits', () => reads.waiting === 1);
+      await until('the second page waits', () => reads.turns().waiting === 1);
       await holder.query('COMMIT');
       await held;
       const res = await stays;
@@ -74,6 +77,10 @@ describe('a big page whose client has gone', () => {
       expect(res.body.data).toHaveLength(1);
       // only the page of the client that stayed was read
       expect(pageReads).toHaveLength(1);
+      // operators see it
+      const metrics = (await call(t.baseUrl, 'GET', '/metrics')).text;
+      expect(metrics).toMatch(/^turn_queue_abandoned_total\{queue="big_page_reads"\} 1$/m);
+      expect(metrics).toMatch(/^turn_queue_waiting\{queue="big_page_reads"\} 0$/m);
       // the page nobody waited for is no error of the service's
       expect(t.logs.filter((line) => /unhandled error/.test(line))).toEqual([]);
     } finally {

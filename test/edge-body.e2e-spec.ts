@@ -352,6 +352,7 @@ describe('request bodies at the edge (CONTRACT.md §10 "Edge")', () => {
             headers: { authorization: caller.auth, 'content-type': 'application/json' },
             body: body(n),
           });
+        const left = bigBodyTurns().left;
         const first = post(1);
         await until('the first holds the slot', () => bigBodyTurns().inUse === 1);
         // the second is read whole, waits its turn, and its client goes away
@@ -367,6 +368,9 @@ describe('request bodies at the edge (CONTRACT.md §10 "Edge")', () => {
         await until('the second waits', () => bigBodyTurns().waiting === 1);
         gone.destroy();
         await until('the second has left the queue', () => bigBodyTurns().waiting === 0);
+        expect((await call(t.baseUrl, 'GET', '/metrics')).text).toContain(
+          `turn_queue_abandoned_total{queue="big_bodies"} ${left + 1}`,
+        );
         // the third waits for the slot too, and is served
         const third = post(3);
         await until('the third waits', () => bigBodyTurns().waiting === 1);

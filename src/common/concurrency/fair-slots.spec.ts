@@ -50,6 +50,7 @@ describe('FairSlots', () => {
             if (waiting > 0) expect(holding).toBe(slots);
             expect(gate.waiting).toBe(waiting);
             expect(gate.inUse).toBe(holding);
+            expect(gate.left).toBe(inState('gone').length);
             expect(wrong).toEqual([]);
           };
           for (const s of steps) {

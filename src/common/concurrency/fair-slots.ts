@@ -9,6 +9,7 @@ import { CallerGoneError } from './caller-signal.js';
  */
 export class FairSlots<K> {
   private busy = 0;
+  private gone = 0;
   /** Slots each key holds now. */
   private readonly held = new Map<K, number>();
   /** Keys with waiters, in the order they were last served (Map keeps insertion order). */
@@ -27,12 +28,16 @@ export class FairSlots<K> {
       this.hold(key, 1);
     } else {
       const signal = signalOf?.();
-      if (signal?.aborted) throw new CallerGoneError();
+      if (signal?.aborted) {
+        this.gone += 1;
+        throw new CallerGoneError();
+      }
       await this.wait(key, signal);
       if (signal?.aborted) {
         // woken in the same turn as the abort: the slot passes on unused
         this.hold(key, -1);
         this.passOn();
+        this.gone += 1;
         throw new CallerGoneError();
       }
     }
@@ -48,6 +53,11 @@ export class FairSlots<K> {
   /** Slots held now. */
   get inUse(): number {
     return this.busy;
+  }
+
+  /** Callers that left the queue since the start, their signal aborted (nothing ran for them). */
+  get left(): number {
+    return this.gone;
   }
 
   /** Callers waiting for a slot, all keys together. */
@@ -84,6 +94,7 @@ export class FairSlots<K> {
         if (at < 0) return; // woken already
         queue!.splice(at, 1);
         if (queue!.length === 0) this.queues.delete(key);
+        this.gone += 1;
         fail(new CallerGoneError());
       };
       signal?.addEventListener('abort', leave, { once: true });

@@ -38,8 +38,8 @@ export class PageReads {
     return this.bigPages.run(tenantId, () => this.tx.readOnce(tenantId, statement), callerSignal);
   }
 
-  /** Big pages waiting for their turn. */
-  get waiting(): number {
-    return this.bigPages.waiting;
+  /** Big pages waiting for their turn now, and those whose client left while they waited. */
+  turns(): { waiting: number; left: number } {
+    return { waiting: this.bigPages.waiting, left: this.bigPages.left };
   }
 }

@@ -108,9 +108,12 @@ function defer(request: object, err: Error): void {
   (request as { [DEFERRED]?: Error })[DEFERRED] = err;
 }
 
-/** The big-body slot's holders and waiters now (1 holder at most). */
-export function bigBodyTurns(): { inUse: number; waiting: number } {
-  return { inUse: bigBodies.inUse, waiting: bigBodies.waiting };
+/**
+ * The big-body slot's holders (1 at most) and waiters now, and the bodies whose client left while
+ * they waited.
+ */
+export function bigBodyTurns(): { inUse: number; waiting: number; left: number } {
+  return { inUse: bigBodies.inUse, waiting: bigBodies.waiting, left: bigBodies.left };
 }
 
 /** The body's error kept by `readRequestBody`, if any: thrown once the guards have passed. */

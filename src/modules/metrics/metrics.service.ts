@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { PageReads } from '../../common/database/page-reads.js';
+import { bigBodyTurns } from '../../common/http/request-body.js';
 import { MetricsRepository } from './metrics.repository.js';
 
 /**
@@ -13,7 +15,7 @@ export class MetricsService {
   private readonly latency: Histogram<'method' | 'route' | 'status'>;
   private readonly firstAttempt: Histogram;
 
-  constructor(repository: MetricsRepository) {
+  constructor(repository: MetricsRepository, pageReads: PageReads) {
     collectDefaultMetrics({ register: this.registry });
     this.requests = new Counter({
       name: 'http_requests_total',
@@ -81,6 +83,36 @@ export class MetricsService {
         const row = await repository.backlog();
         this.set(Number(row?.due ?? 0));
         oldest.set(Math.max(0, row?.oldest_age_seconds ?? 0));
+      },
+    });
+    this.registerTurnQueues(pageReads);
+  }
+
+  /** This process's queues of work that takes turns: big list pages and big request bodies. */
+  private registerTurnQueues(pageReads: PageReads): void {
+    const queues = () => ({ big_page_reads: pageReads.turns(), big_bodies: bigBodyTurns() });
+    new Gauge({
+      name: 'turn_queue_waiting',
+      help:
+        'Requests of this process waiting for their turn: queue="big_page_reads" (list pages of ' +
+        'more than 100 items, DATABASE_BIG_PAGE_READS at once), queue="big_bodies" (one at a time)',
+      labelNames: ['queue'],
+      registers: [this.registry],
+      collect() {
+        for (const [queue, turns] of Object.entries(queues())) this.set({ queue }, turns.waiting);
+      },
+    });
+    const reported = new Map<string, number>();
+    new Counter({
+      name: 'turn_queue_abandoned_total',
+      help: 'Requests of this process whose client left while they waited for their turn (never run)',
+      labelNames: ['queue'],
+      registers: [this.registry],
+      collect() {
+        for (const [queue, turns] of Object.entries(queues())) {
+          this.inc({ queue }, turns.left - (reported.get(queue) ?? 0));
+          reported.set(queue, turns.left);
+        }
       },
     });
   }
