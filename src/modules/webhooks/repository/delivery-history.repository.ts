@@ -105,6 +105,9 @@ export class DeliveryHistoryRepository {
     }
     const past = afterKey('d.id', 'DESC', after);
     const pageOf = (rows: Sql) => keysetPage({ rows, item: DELIVERY_ITEM, order: 'DESC', limit });
+    const scanned = sql`SELECT d.id FROM webhook_deliveries d
+           WHERE d.tenant_id = ${tenantId} AND ${past} ${and(walk)}
+           ORDER BY d.id DESC LIMIT ${fragment(String(FILTER_SCAN_ROWS))}`;
     const statement =
       where.length === 0
         ? pageOf(sql`SELECT d.id AS k, ${DELIVERY_COLUMNS}
@@ -114,21 +117,18 @@ export class DeliveryHistoryRepository {
         : // A filter that few rows match would walk the tenant's whole history for one page: a
           // page reads at most FILTER_SCAN_ROWS deliveries, and when it stops there with room
           // left, its cursor points past what it read (the page may be short, even empty, and
-          // not the last). Each scanned row is looked up by its key and filtered, in scan
-          // order (the lateral subquery, kept whole by OFFSET 0): planned as a join, statistics
-          // behind a burst of new deliveries made the scan the inner side of a nested loop,
-          // rescanned per row (25,000 × 10,000 rows, 32 s).
+          // not the last). The page walks the scan in its order, each row looked up by its key
+          // and filtered (a lateral subquery, kept whole by OFFSET 0), and stops once it is
+          // full; `scan` is read again only for a page that is not. Planned as a join instead,
+          // statistics behind a burst of new deliveries made the scan the inner side of a nested
+          // loop, rescanned per row (25,000 × 10,000 rows, 32 s).
           sql`
-        WITH scan AS (
-          SELECT d.id FROM webhook_deliveries d
-           WHERE d.tenant_id = ${tenantId} AND ${past} ${and(walk)}
-           ORDER BY d.id DESC LIMIT ${fragment(String(FILTER_SCAN_ROWS))}
-        )
+        WITH scan AS (${scanned})
         SELECT ${pageParts('p')},
                CASE WHEN p.more THEN p.last_key ELSE (SELECT min(id) FROM scan) END AS last_key,
                p.more OR (SELECT count(*) FROM scan) = ${fragment(String(FILTER_SCAN_ROWS))} AS more
           FROM (${pageOf(sql`SELECT s.id AS k, x.*
-                 FROM scan s
+                 FROM (${scanned}) s
                  CROSS JOIN LATERAL (SELECT ${DELIVERY_COLUMNS}
                                        FROM ${DELIVERY_FROM}
                                       WHERE d.id = s.id ${and(where)}
