@@ -102,17 +102,15 @@ export class MetricsService {
         for (const [queue, turns] of Object.entries(queues())) this.set({ queue }, turns.waiting);
       },
     });
-    const reported = new Map<string, number>();
     new Counter({
       name: 'turn_queue_abandoned_total',
-      help: 'Requests of this process whose client left while they waited for their turn (never run)',
+      help: 'Requests of this process whose client left before their turn came (never run)',
       labelNames: ['queue'],
       registers: [this.registry],
+      // the queues count; each scrape reports their count as it is
       collect() {
-        for (const [queue, turns] of Object.entries(queues())) {
-          this.inc({ queue }, turns.left - (reported.get(queue) ?? 0));
-          reported.set(queue, turns.left);
-        }
+        this.reset();
+        for (const [queue, turns] of Object.entries(queues())) this.inc({ queue }, turns.left);
       },
     });
   }
