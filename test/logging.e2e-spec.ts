@@ -6,6 +6,7 @@ import { startTestApp, type TestApp } from './support/app.js';
 import { createCaller, createClient, createTenant } from './support/factories.js';
 import { call } from './support/http.js';
 import { rememberSecret } from './support/secrets.js';
+import { until } from './support/until.js';
 
 /**
  * The application's log lines as a person and a collector read them (LOG_FORMAT, issue 22 item 4),
@@ -29,16 +30,6 @@ async function sql(t: TestApp, text: string): Promise<void> {
     await client.query(text);
   } finally {
     await client.end();
-  }
-}
-
-async function until<T>(what: string, probe: () => T | undefined): Promise<T> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const found = probe();
-    if (found !== undefined) return found;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
   }
 }
 
