@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import fc from 'fast-check';
 import { DataSource } from 'typeorm';
 import { jsonObjectText, jsonValue } from '../src/common/database/sql-json.js';
+import { JsonText } from '../src/common/http/json-text.js';
 import { startTestApp, type TestApp } from './support/app.js';
 import { withMessage } from './support/expect-message.js';
 import { createCaller, type TestCaller } from './support/factories.js';
@@ -725,6 +726,33 @@ describe('lists: bounded pages walked by cursor', () => {
     expect(documents.maxLimit).toBe(1000);
     for (const limit of [1000, 127, 128, 129, 256, 257, 1030 - 1000]) await walkAll(limit);
     await fc.assert(fc.asyncProperty(fc.integer({ min: 60, max: 1000 }), walkAll), { numRuns: 6 });
+  });
+
+  it("lets go of a page's texts once the page is sent, big (gated) or small", async () => {
+    const p = await createProject(t.app, a.tenantId);
+    await db.query(
+      `INSERT INTO documents (tenant_id, project_id, title)
+       SELECT $1, $2, 'held ' || g FROM generate_series(1, 300) g`,
+      [a.tenantId, p],
+    );
+    // what the platform released, each page's body after writing it: the calls' `this`
+    const spy = jest.spyOn(JsonText.prototype, 'release');
+    try {
+      for (const limit of [1000, 150, 20]) {
+        spy.mockClear();
+        const res = await get(`/projects/${p}/documents?limit=${limit}`);
+        const released = spy.mock.contexts as JsonText[];
+        withMessage(`limit ${limit}`, () => {
+          expect(res.status).toBe(200);
+          expect(res.body.data).toHaveLength(Math.min(limit, 300));
+          expect(released).toHaveLength(1);
+          // the page's own texts are gone from the body; only what wraps them stays
+          expect(() => released[0]!.text).toThrow(/released/);
+        });
+      }
+    } finally {
+      spy.mockRestore();
+    }
   });
 
   it('jsonObjectText writes in PostgreSQL what JSON.stringify writes in Node, for any value', async () => {

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { callerSignal } from '../concurrency/caller-signal.js';
 import { FairSlots } from '../concurrency/fair-slots.js';
 import { AppConfig } from '../config/app-config.js';
+import { holdPageParts } from '../pagination/keyset-page.js';
 import type { Statement } from './statement.js';
 import { TenantTransactions } from './tenant-transactions.js';
 
@@ -29,13 +30,19 @@ export class PageReads {
     this.bigPages = new FairSlots(config.DATABASE_BIG_PAGE_READS);
   }
 
-  /** `statement`, a page of at most `items` rows (its `limit`), read as `readOnce` reads. */
-  read<R>(tenantId: number, items: number, statement: Statement<R>): Promise<R[]> {
+  /**
+   * `statement`, a page of at most `items` rows (its `limit`), read as `readOnce` reads, its part
+   * columns held (`holdPageParts`) as soon as they arrive.
+   */
+  read<R extends object>(tenantId: number, items: number, statement: Statement<R>): Promise<R[]> {
+    const readHeld = async (): Promise<R[]> => {
+      const rows = await this.tx.readOnce(tenantId, statement);
+      holdPageParts(rows);
+      return rows;
+    };
     // inside a transaction the read holds a connection already: it must not wait for a slot
-    if (items <= BIG_PAGE_ITEMS || this.tx.insideTransaction()) {
-      return this.tx.readOnce(tenantId, statement);
-    }
-    return this.bigPages.run(tenantId, () => this.tx.readOnce(tenantId, statement), callerSignal);
+    if (items <= BIG_PAGE_ITEMS || this.tx.insideTransaction()) return readHeld();
+    return this.bigPages.run(tenantId, readHeld, callerSignal);
   }
 
   /** Big pages waiting for their turn now, and those whose client left while they waited. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { JsonText } from './json-text.js';
+import { HeldText, JsonText } from './json-text.js';
 
 describe('JsonText', () => {
   it('sends the UTF-8 bytes of its whole text, however the text is cut into pieces', () => {
@@ -31,5 +31,34 @@ describe('JsonText', () => {
     expect(text.bytes().equals(Buffer.from(pieces.join('')))).toBe(true);
     expect(new JsonText().bytes()).toHaveLength(0);
     expect(new JsonText('[', ']').value()).toEqual([]);
+  });
+
+  it('writes held pieces as their texts, and lets every held text go on release', () => {
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.record({ text: fc.string({ unit: 'grapheme', maxLength: 200 }), held: fc.boolean() }),
+          {
+            maxLength: 12,
+          },
+        ),
+        (specs) => {
+          const whole = specs.map((p) => p.text).join('');
+          const held = specs.map((p) => (p.held ? new HeldText(p.text) : p.text));
+          const body = new JsonText(...held);
+          expect(body.text).toBe(whole);
+          expect(body.parts().join('')).toBe(whole);
+          expect(body.bytes().equals(Buffer.from(whole, 'utf8'))).toBe(true);
+          expect(body.byteLength()).toBe(Buffer.byteLength(whole, 'utf8'));
+          body.release();
+          const anyHeld = specs.some((p) => p.held);
+          // released, a held piece refuses to be read rather than send a shorter body
+          if (anyHeld) expect(() => body.parts()).toThrow(/released/);
+          else expect(body.text).toBe(whole);
+          for (const piece of held)
+            if (piece instanceof HeldText) expect(() => piece.text).toThrow();
+        },
+      ),
+    );
   });
 });

@@ -11,32 +11,65 @@
  *
  * `T` is the value the text encodes, for the controllers' and the OpenAPI types only.
  */
+/**
+ * A piece of a response's text that is let go once the response is written (`release`), while
+ * whatever refers to it may live on. A big page waits its turn long enough for its request's
+ * promises and frames to reach V8's old generation; a young string such an old object points to
+ * survives every scavenge until the next full collection, dead or not, so each page's texts were
+ * promoted, and the full collections that followed made the page's latency tail
+ * (bench/README.md, "Page texts let go once sent"). The old objects hold this small box instead.
+ */
+export class HeldText {
+  private held: string | null;
+
+  constructor(text: string) {
+    this.held = text;
+  }
+
+  get text(): string {
+    if (this.held === null) throw new Error('the text was released when its response was sent');
+    return this.held;
+  }
+
+  release(): void {
+    this.held = null;
+  }
+}
+
+const textOf = (piece: string | HeldText): string =>
+  typeof piece === 'string' ? piece : piece.text;
+
 /** The type both platforms give a value they serialise as JSON (`res.json`, Fastify's reply). */
 export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
 export class JsonText<T = unknown> {
   declare private readonly encodes?: T;
-  private readonly pieces: readonly string[];
+  private readonly pieces: readonly (string | HeldText)[];
 
   /** The text is the pieces one after the other. */
-  constructor(...pieces: string[]) {
+  constructor(...pieces: (string | HeldText)[]) {
     this.pieces = pieces;
   }
 
   /** The whole text, as one string: for callers inside the process, never on the send path. */
   get text(): string {
-    return this.pieces.join('');
+    return this.parts().join('');
   }
 
   /** The pieces, to be written one after the other (`byteLength` bytes in all). */
-  parts(): readonly string[] {
-    return this.pieces;
+  parts(): string[] {
+    return this.pieces.map(textOf);
+  }
+
+  /** Lets go of the held pieces' texts: the sender calls it once they are written. */
+  release(): void {
+    for (const piece of this.pieces) if (piece instanceof HeldText) piece.release();
   }
 
   /** The length of the text's UTF-8 encoding. */
   byteLength(): number {
     let size = 0;
-    for (const piece of this.pieces) size += Buffer.byteLength(piece, 'utf8');
+    for (const piece of this.pieces) size += Buffer.byteLength(textOf(piece), 'utf8');
     return size;
   }
 
@@ -44,7 +77,7 @@ export class JsonText<T = unknown> {
   bytes(): Buffer {
     const out = Buffer.allocUnsafe(this.byteLength());
     let at = 0;
-    for (const piece of this.pieces) at += out.write(piece, at, 'utf8');
+    for (const piece of this.pieces) at += out.write(textOf(piece), at, 'utf8');
     return out;
   }
 

@@ -1,6 +1,14 @@
 import { describe, expect, it } from '@jest/globals';
 import { sql } from '../database/statement.js';
-import { afterKey, childPage, keysetPage } from './keyset-page.js';
+import { HeldText, JsonText } from '../http/json-text.js';
+import {
+  afterKey,
+  childPage,
+  cursorPageOf,
+  holdPageParts,
+  type KeysetPageRow,
+  keysetPage,
+} from './keyset-page.js';
 
 const table = {
   table: 'project_files',
@@ -57,5 +65,32 @@ describe('keyset pages as statements', () => {
     expect(page.values).toEqual([3, 3, 5]);
     expect(page.text).toContain('count(*) > $1::int AS more');
     expect(page.text).toContain('ORDER BY r.k DESC) FILTER (WHERE r._part = 7) AS data_7');
+  });
+
+  it("holds a page's part columns, in place, and leaves every other column as the driver gave it", () => {
+    const row: Record<string, unknown> = {
+      found: true,
+      data_0: '{"id":1}',
+      data_1: '{"id":2}',
+      data_2: null,
+      last_key: '2',
+      more: false,
+      data: 'not a part',
+      data_8: 'not a part either',
+    };
+    holdPageParts([row]);
+    expect(row.data_0).toBeInstanceOf(HeldText);
+    expect(row.data_1).toBeInstanceOf(HeldText);
+    expect(row).toMatchObject({ found: true, data_2: null, last_key: '2', more: false });
+    expect(row.data).toBe('not a part');
+    expect(row.data_8).toBe('not a part either');
+    const body: JsonText = cursorPageOf(row as KeysetPageRow<unknown>, {
+      tenantId: 1,
+      list: 'x',
+      scope: [1],
+    });
+    expect(body.text).toBe('{"data":[{"id":1},{"id":2}],"next_cursor":null}');
+    body.release();
+    expect(() => body.text).toThrow(/released/);
   });
 });

@@ -1,5 +1,5 @@
 import { fragment, type Sql, sql } from '../database/statement.js';
-import { JsonText } from '../http/json-text.js';
+import { HeldText, JsonText } from '../http/json-text.js';
 import { Cursor, type CursorPage, type ListIdentity } from './cursor.js';
 import { MAX_PAGE_LIMIT } from './page-query.js';
 
@@ -130,14 +130,33 @@ export const PAGE_PART_ITEMS = 128;
 /** The part columns of a page: as many as the largest page needs. */
 const PARTS = Array.from({ length: Math.ceil(MAX_PAGE_LIMIT / PAGE_PART_ITEMS) }, (_, i) => i);
 
+const PART_NAMES = PARTS.map((i) => `data_${i}`);
+
 /** The part columns of the page `alias`, for a statement that selects them by name. */
 export const pageParts = (alias: string): Sql =>
-  fragment(PARTS.map((i) => `${alias}.data_${i}`).join(', '));
+  fragment(PART_NAMES.map((name) => `${alias}.${name}`).join(', '));
 
-/** A page's part columns: `data_0` … each the JSON text of some of its items, or null. */
+/**
+ * A page's part columns: `data_0` … each the JSON text of some of its items, or null; held
+ * (`holdPageParts`) from the moment the driver answers until the response is sent.
+ */
 export type PagePartColumns<T> = Partial<
-  Record<`data_${number}`, (string & { readonly __items?: T }) | null>
+  Record<`data_${number}`, (HeldText & { readonly __items?: T }) | null>
 >;
+
+/**
+ * Puts the part columns of the rows the driver answered (strings) in `HeldText`s, in place, before
+ * anything older than the rows refers to them; other columns are left as they are.
+ */
+export function holdPageParts(rows: readonly object[]): void {
+  for (const row of rows) {
+    const columns = row as Record<string, unknown>;
+    for (const name of PART_NAMES) {
+      const part = columns[name];
+      if (typeof part === 'string') columns[name] = new HeldText(part);
+    }
+  }
+}
 
 /**
  * What `keysetPage` answers, as the driver returns it (bigint keys arrive as strings). `T` is
@@ -152,8 +171,8 @@ export type KeysetPageRow<T> = PagePartColumns<T> & {
  * The JSON array of the page's items, as pieces of text (`[`, the parts with commas between,
  * `]`), for a `JsonText`: `[]` for no row or an empty page.
  */
-export function pageArray(row: PagePartColumns<unknown> | undefined): string[] {
-  const pieces = ['['];
+export function pageArray(row: PagePartColumns<unknown> | undefined): (string | HeldText)[] {
+  const pieces: (string | HeldText)[] = ['['];
   for (const i of PARTS) {
     const part = row?.[`data_${i}`];
     if (part == null) continue;

@@ -32,12 +32,17 @@ class JsonTextExpressAdapter extends ExpressAdapter {
     const res = response as Response;
     if (statusCode !== undefined) res.status(statusCode);
     // a type set by the handler gets the charset res.send adds to a string's type, as before
-    if (res.get('Content-Type')) return res.send(body.text);
+    if (res.get('Content-Type')) {
+      const text = body.text;
+      body.release();
+      return res.send(text);
+    }
     // what res.json sends: this type, the length, and the text's UTF-8 bytes, written piece by
     // piece (no Buffer of the whole page: bench/README.md, "Written piece by piece")
     res.set('Content-Type', JSON_CONTENT_TYPE);
     res.set('Content-Length', String(body.byteLength()));
     for (const part of body.parts()) res.write(part, 'utf8');
+    body.release();
     return res.end();
   }
 }

@@ -36,13 +36,14 @@ class JsonTextFastifyAdapter extends FastifyAdapter {
     // a raw ServerResponse (no Fastify reply) takes the JSON.stringify path: JsonText.toJSON
     if (body instanceof JsonText && 'header' in response) {
       const reply = response;
+      const typed = reply.getHeader('content-type') !== undefined;
+      const payload = typed ? body.text : body.bytes();
+      body.release();
       // a type set by the handler: the text, sent as a string with that type, as before
-      if (reply.getHeader('content-type') !== undefined) {
-        return super.reply(reply, body.text, statusCode);
-      }
+      if (typed) return super.reply(reply, payload, statusCode);
       // a Buffer is sent as is, with its length, and the type a serialised value gets
       reply.header('content-type', JSON_CONTENT_TYPE);
-      return super.reply(reply, body.bytes(), statusCode);
+      return super.reply(reply, payload, statusCode);
     }
     return super.reply(response, body, statusCode);
   }
