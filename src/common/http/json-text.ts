@@ -17,7 +17,7 @@
  * promises and frames to reach V8's old generation; a young string such an old object points to
  * survives every scavenge until the next full collection, dead or not, so each page's texts were
  * promoted, and the full collections that followed made the page's latency tail
- * (bench/README.md, "Page texts let go once sent"). The old objects hold this small box instead.
+ * (bench/README.md, "page texts let go once sent"). The old objects hold this small box instead.
  */
 export class HeldText {
   private held: string | null;
