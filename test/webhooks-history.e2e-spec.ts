@@ -1,11 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import fc from 'fast-check';
 import { DataSource } from 'typeorm';
+import { JsonText } from '../src/common/http/json-text.js';
 import { CATALOG_EVENT_TYPES } from '../src/modules/events/event-catalog.js';
 import { LocksService } from '../src/modules/locks/locks.service.js';
 import { RevisionDecisionService } from '../src/modules/revisions/revision-decision.service.js';
 import { startTestApp, type TestApp } from './support/app.js';
 import { documentedEventTypes, payloadProblem } from './support/event-schemas.js';
+import { withMessage } from './support/expect-message.js';
 import { createCaller, type TestCaller } from './support/factories.js';
 import { call } from './support/http.js';
 import { checkout, expireOpenLock } from './support/lock-factories.js';
@@ -467,6 +469,76 @@ describe('delivery history', () => {
       expect(numbers).toHaveLength(1000);
       expect(numbers[0]).toBe(6);
       expect(numbers.at(-1)).toBe(1005);
+      expect((await setStatus(hook.webhookId, 'revoked')).status).toBe(200);
+    });
+
+    it('sends the attempts as the text JSON.stringify writes, whatever the receiver answered', async () => {
+      const hook = await createWebhook(t.baseUrl, a.auth, receiver.url('/history/odd'));
+      expect((await setStatus(hook.webhookId, 'paused')).status).toBe(200);
+      await publishEvents(t.app, a.tenantId, 1);
+      const [delivery] = await walk(`limit=10&webhookId=${hook.webhookId}`);
+      const id = delivery!.deliveryId;
+      const db = t.app.get(DataSource);
+      // any text PostgreSQL can hold (no U+0000), as a receiver's body or an error could be
+      const text = fc.option(
+        fc.string({ unit: 'binary', maxLength: 80 }).map((x) => x.replace(/\0/g, '')),
+      );
+      const attempt = fc.record({
+        started: fc.integer({ min: 0, max: 10_000_000 }),
+        duration_ms: fc.integer({ min: 0, max: 600_000 }),
+        response_status: fc.option(fc.integer({ min: 100, max: 599 })),
+        error: text,
+        response_body_excerpt: text,
+      });
+      const release = jest.spyOn(JsonText.prototype, 'release');
+      await fc.assert(
+        fc.asyncProperty(fc.array(attempt, { minLength: 1, maxLength: 6 }), async (attempts) => {
+          await db.query('DELETE FROM webhook_delivery_attempts WHERE delivery_id = $1', [id]);
+          // distinct start times, so the numbering is the order they are listed in
+          const at = (i: number) =>
+            new Date(Date.UTC(2026, 0, 1) + i * 10_000_001 + attempts[i]!.started);
+          for (const [i, x] of attempts.entries()) {
+            await db.query(
+              `INSERT INTO webhook_delivery_attempts (tenant_id, delivery_id, attempted_at, duration_ms,
+                      response_status, error, response_body_excerpt)
+               VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+              [
+                a.tenantId,
+                id,
+                at(i),
+                x.duration_ms,
+                x.response_status,
+                x.error,
+                x.response_body_excerpt,
+              ],
+            );
+          }
+          release.mockClear();
+          const res = await get(`/webhook-deliveries/${id}/attempts`);
+          // read as a page (its texts held as they arrive) and sent as PostgreSQL wrote it
+          const sent = release.mock.contexts as JsonText[];
+          expect(sent).toHaveLength(1);
+          expect(() => sent[0]!.text).toThrow(/released/);
+          const expected = {
+            data: attempts.map((x, i) => ({
+              attempt: i + 1,
+              started_at: at(i).toISOString(),
+              duration_ms: x.duration_ms,
+              response_status: x.response_status,
+              error: x.error,
+              response_body_excerpt: x.response_body_excerpt,
+            })),
+          };
+          withMessage(res.text.slice(0, 500), () => {
+            expect(res.status).toBe(200);
+            expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
+            expect(res.headers.get('content-length')).toBe(String(Buffer.byteLength(res.text)));
+            expect(res.text).toBe(JSON.stringify(expected));
+          });
+        }),
+        { numRuns: 25 },
+      );
+      release.mockRestore();
       expect((await setStatus(hook.webhookId, 'revoked')).status).toBe(200);
     });
   });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import type { AppConfig } from '../config/app-config.js';
+import { HeldText } from '../http/json-text.js';
 import { BIG_PAGE_ITEMS, PageReads } from './page-reads.js';
 import { sql } from './statement.js';
 import type { TenantTransactions } from './tenant-transactions.js';
@@ -85,5 +86,21 @@ describe('PageReads', () => {
     void reads.read(1, BIG_PAGE_ITEMS + 1, sql`SELECT ${'y'}`);
     await settle();
     expect(started.map((s) => s.label)).toEqual(['x', 'y']);
+  });
+
+  it.each([
+    ['small', false, BIG_PAGE_ITEMS],
+    ['big', false, BIG_PAGE_ITEMS + 1],
+    ['in a transaction', true, BIG_PAGE_ITEMS + 1],
+  ])('holds the part columns of a %s page as the driver answers', async (_, inside, items) => {
+    const { tx, started } = recordingTransactions(inside);
+    const reads = new PageReads(tx, config);
+    const read = reads.read<Record<string, unknown>>(1, items, sql`SELECT ${'page'}`);
+    await settle();
+    started[0]!.answer([{ data_0: '{"id":1}', data_1: null, last_key: '1', more: false }]);
+    const [row] = await read;
+    expect(row!['data_0']).toBeInstanceOf(HeldText);
+    expect((row!['data_0'] as HeldText).text).toBe('{"id":1}');
+    expect(row).toMatchObject({ data_1: null, last_key: '1', more: false });
   });
 });

@@ -1,17 +1,4 @@
 /**
- * A response body that already is JSON text, written as `JSON.stringify` would write the value it
- * stands for (built by PostgreSQL for the big lists). Both HTTP platforms send it as is, with the
- * headers a JSON body gets, instead of parsing it and serialising it again.
- *
- * The text is kept in the pieces it arrived in (a page arrives as several columns of at most
- * PAGE_PART_ITEMS items) and is sent as `parts()` (Express writes them one by one) or `bytes()`
- * (Fastify): a page is never one JS string. V8 keeps every string over 128 KiB in its
- * large-object space, where making one costs as much as the rest of the page's work
- * (bench/README.md, "A 1,000-row page in pieces").
- *
- * `T` is the value the text encodes, for the controllers' and the OpenAPI types only.
- */
-/**
  * A piece of a response's text that is let go once the response is written (`release`), while
  * whatever refers to it may live on. A big page waits its turn long enough for its request's
  * promises and frames to reach V8's old generation; a young string such an old object points to
@@ -42,6 +29,21 @@ const textOf = (piece: string | HeldText): string =>
 /** The type both platforms give a value they serialise as JSON (`res.json`, Fastify's reply). */
 export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
+/**
+ * A response body that already is JSON text, written as `JSON.stringify` would write the value it
+ * stands for (built by PostgreSQL for the big lists). Both HTTP platforms send it as is, with the
+ * headers a JSON body gets, instead of parsing it and serialising it again.
+ *
+ * The text is kept in the pieces it arrived in (a page arrives as several columns of at most
+ * PAGE_PART_ITEMS items) and is sent as `parts()` (Express writes them one by one) or `bytes()`
+ * (Fastify): a page is never one JS string. V8 keeps every string over 128 KiB in its
+ * large-object space, where making one costs as much as the rest of the page's work
+ * (bench/README.md, "A 1,000-row page in pieces").
+ *
+ * A body with `HeldText` pieces can be read only until a platform has sent it (`release`).
+ *
+ * `T` is the value the text encodes, for the controllers' and the OpenAPI types only.
+ */
 export class JsonText<T = unknown> {
   declare private readonly encodes?: T;
   private readonly pieces: readonly (string | HeldText)[];
@@ -51,7 +53,10 @@ export class JsonText<T = unknown> {
     this.pieces = pieces;
   }
 
-  /** The whole text, as one string: for callers inside the process, never on the send path. */
+  /**
+   * The whole text, as one string: for callers inside the process, and for a body sent with a
+   * type its handler set; never on the page's own send path.
+   */
   get text(): string {
     return this.parts().join('');
   }
@@ -61,7 +66,7 @@ export class JsonText<T = unknown> {
     return this.pieces.map(textOf);
   }
 
-  /** Lets go of the held pieces' texts: the sender calls it once they are written. */
+  /** Lets go of the held pieces' texts: the platform calls it once they are written or encoded. */
   release(): void {
     for (const piece of this.pieces) if (piece instanceof HeldText) piece.release();
   }

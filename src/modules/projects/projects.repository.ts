@@ -89,8 +89,9 @@ export class ProjectsRepository {
     page: { limit: number; after: number; offset: number },
   ): Promise<ProjectPageRow | undefined> {
     const { limit, after, offset } = page;
-    const rows = await this.tx.readOnce(
+    const rows = await this.pages.read(
       tenantId,
+      limit,
       sql<ProjectPageRow>`
   SELECT page.*,
          (SELECT COALESCE(sum(c.total), 0) FROM project_counts c WHERE c.tenant_id = ${tenantId}) AS total

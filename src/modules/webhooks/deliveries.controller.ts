@@ -92,7 +92,7 @@ export class DeliveriesController {
   listAttempts(
     @CurrentPrincipal() principal: Principal,
     @Param('deliveryId', ParseIdPipe) deliveryId: number,
-  ): Promise<DeliveryAttemptListResponse> {
+  ): Promise<JsonText<DeliveryAttemptListResponse>> {
     return this.deliveries.listAttempts(principal.tenantId, deliveryId);
   }
 

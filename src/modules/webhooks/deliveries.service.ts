@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { TenantTransactions } from '../../common/database/tenant-transactions.js';
 import { NotFoundError } from '../../common/http/app-error.js';
-import type { JsonText } from '../../common/http/json-text.js';
+import { JsonText } from '../../common/http/json-text.js';
 import { Cursor, type CursorPage } from '../../common/pagination/cursor.js';
-import { cursorPageOf, firstKey } from '../../common/pagination/keyset-page.js';
+import { cursorPageOf, firstKey, pageArray } from '../../common/pagination/keyset-page.js';
 import {
   type DeliveryFilter,
   deliveryListIdentity,
@@ -51,10 +51,13 @@ export class DeliveriesService {
   }
 
   /** GET /webhook-deliveries/{deliveryId}/attempts: oldest first; 404 as `getDelivery`. */
-  async listAttempts(tenantId: number, deliveryId: number): Promise<DeliveryAttemptListResponse> {
-    const data = await this.history.attempts(tenantId, deliveryId);
-    if (!data) throw new NotFoundError('delivery');
-    return { data };
+  async listAttempts(
+    tenantId: number,
+    deliveryId: number,
+  ): Promise<JsonText<DeliveryAttemptListResponse>> {
+    const row = await this.history.attempts(tenantId, deliveryId);
+    if (!row?.found) throw new NotFoundError('delivery');
+    return new JsonText('{"data":', ...pageArray(row), '}');
   }
 
   /**

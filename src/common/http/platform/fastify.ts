@@ -33,7 +33,8 @@ class JsonTextFastifyAdapter extends FastifyAdapter {
     body: unknown,
     statusCode?: number,
   ): FastifyReply {
-    // a raw ServerResponse (no Fastify reply) takes the JSON.stringify path: JsonText.toJSON
+    // a raw ServerResponse (no Fastify reply) takes the JSON.stringify path: JsonText.toJSON,
+    // when Fastify serialises it, so that body is never released here
     if (body instanceof JsonText && 'header' in response) {
       const reply = response;
       const typed = reply.getHeader('content-type') !== undefined;
