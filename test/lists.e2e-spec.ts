@@ -728,7 +728,7 @@ describe('lists: bounded pages walked by cursor', () => {
     await fc.assert(fc.asyncProperty(fc.integer({ min: 60, max: 1000 }), walkAll), { numRuns: 6 });
   });
 
-  it("lets go of a page's texts once the page is sent, big (gated) or small", async () => {
+  it("lets go of a page's texts once the page is sent, big (gated) or small, and of a document's", async () => {
     const p = await createProject(t.app, a.tenantId);
     await db.query(
       `INSERT INTO documents (tenant_id, project_id, title)
@@ -750,6 +750,15 @@ describe('lists: bounded pages walked by cursor', () => {
           expect(() => released[0]!.text).toThrow(/released/);
         });
       }
+      // the document read holds its text the same way (its index is up to 1,000 entries)
+      const { documentId } = await createDocument(t.app, a.tenantId, p);
+      spy.mockClear();
+      const read = await get(`/documents/${documentId}`);
+      expect(read.status).toBe(200);
+      expect(read.text).toBe(JSON.stringify(read.body));
+      const sent = spy.mock.contexts as JsonText[];
+      expect(sent).toHaveLength(1);
+      expect(() => sent[0]!.text).toThrow(/released/);
     } finally {
       spy.mockRestore();
     }

@@ -12,6 +12,14 @@ const PREPARED = new PreparedStatements();
 
 export type Rows = Array<Record<string, unknown>>;
 
+/**
+ * Applied to a call's rows as soon as the driver answers, in the first frame younger than the
+ * wait for a connection: it boxes big texts (`holdColumns`) before the request's older promises
+ * and frames, which a scavenge keeps alive dead or not, can point to them (bench/README.md, "page
+ * texts let go once sent").
+ */
+export type RowsHold = (rows: Rows) => void;
+
 interface PgResult {
   rows: Rows;
 }
@@ -60,7 +68,8 @@ export class OpeningRoundTrip {
   }
 
   /**
-   * Sends the round trip on `client`; answers the rows of the pin, then of each call. On failure
+   * Sends the round trip on `client`; answers the rows of the pin, then of each call (each call's
+   * put through `hold` first, when given). On failure
    * it rolls back, re-reads the connection's prepared statements, gives the connection back
    * (discarded if it cannot even roll back) and rethrows.
    */
@@ -70,6 +79,7 @@ export class OpeningRoundTrip {
     tenantId: number,
     calls: readonly Sql[],
     readOnly: boolean,
+    hold?: RowsHold,
   ): Promise<Rows[]> {
     let compiled: CompiledCalls | undefined;
     try {
@@ -85,7 +95,9 @@ export class OpeningRoundTrip {
       this.prepared.confirm(client, compiled);
       // one result per statement: START, the SETs, the PREPAREs, then the pin and the calls
       const at = head.length;
-      return results.slice(at, at + 1 + calls.length).map((r) => r.rows);
+      const rows = results.slice(at, at + 1 + calls.length).map((r) => r.rows);
+      for (const call of rows.slice(1)) hold?.(call);
+      return rows;
     } catch (err) {
       // a failed statement leaves the transaction open and aborted on this connection
       const broken = await rollback(client);

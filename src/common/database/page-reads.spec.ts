@@ -14,9 +14,21 @@ function recordingTransactions(inside = false) {
   }> = [];
   const tx = {
     insideTransaction: () => inside,
-    readOnce: (_tenantId: number, statement: { values: unknown[] }) =>
+    // as TenantTransactions does, `hold` sees the rows before the caller does
+    readOnce: (
+      _tenantId: number,
+      statement: { values: unknown[] },
+      hold?: (rows: object[]) => void,
+    ) =>
       new Promise<unknown[]>((answer, fail) =>
-        started.push({ label: statement.values[0], answer, fail }),
+        started.push({
+          label: statement.values[0],
+          answer: (rows) => {
+            hold?.(rows as object[]);
+            answer(rows);
+          },
+          fail,
+        }),
       ),
   } as unknown as TenantTransactions;
   return { tx, started };

@@ -32,17 +32,13 @@ export class PageReads {
 
   /**
    * `statement`, a page of at most `items` rows (its `limit`), read as `readOnce` reads, its part
-   * columns held (`holdPageParts`) as soon as they arrive.
+   * columns held (`holdPageParts`) as the driver answers them.
    */
   read<R extends object>(tenantId: number, items: number, statement: Statement<R>): Promise<R[]> {
-    const readHeld = async (): Promise<R[]> => {
-      const rows = await this.tx.readOnce(tenantId, statement);
-      holdPageParts(rows);
-      return rows;
-    };
+    const read = () => this.tx.readOnce(tenantId, statement, holdPageParts);
     // inside a transaction the read holds a connection already: it must not wait for a slot
-    if (items <= BIG_PAGE_ITEMS || this.tx.insideTransaction()) return readHeld();
-    return this.bigPages.run(tenantId, readHeld, callerSignal);
+    if (items <= BIG_PAGE_ITEMS || this.tx.insideTransaction()) return read();
+    return this.bigPages.run(tenantId, read, callerSignal);
   }
 
   /** Big pages waiting for their turn now, and those whose client left while they waited. */

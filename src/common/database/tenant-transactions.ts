@@ -11,7 +11,12 @@ import type {
   Repository,
 } from 'typeorm';
 import { AppConfig } from '../config/app-config.js';
-import { type OpeningCheck, OpeningRoundTrip, type Rows } from './opening-round-trip.js';
+import {
+  type OpeningCheck,
+  OpeningRoundTrip,
+  type Rows,
+  type RowsHold,
+} from './opening-round-trip.js';
 import { driverStatementName } from './prepared-statements.js';
 import { timeoutStatements } from './statement-timeouts.js';
 import type { Batch, Sql, Statement } from './statement.js';
@@ -134,12 +139,19 @@ export class TenantTransactions {
    * (`START …; SET LOCAL ROLE …; EXECUTE <pin tenant>; EXECUTE <statement>; COMMIT`). The price:
    * the simple query protocol has no bind parameters, so `$n` placeholders may only stand for
    * integers, which are validated and inlined. The hot read paths use it; everything else `run`.
+   * `hold` is applied to the statement's rows as the driver answers (`RowsHold`).
    */
-  async readOnce<R>(tenantId: number, statement: Statement<R>): Promise<R[]> {
-    if (this.insideTransaction()) return this.run(tenantId, () => this.query(statement));
+  async readOnce<R>(tenantId: number, statement: Statement<R>, hold?: RowsHold): Promise<R[]> {
+    if (this.insideTransaction()) {
+      return this.run(tenantId, async () => {
+        const rows = await this.query(statement);
+        hold?.(rows as Rows);
+        return rows;
+      });
+    }
     if (!isTenantId(tenantId)) throw invalidTenant();
     for (let attempt = 1; ; attempt++) {
-      const [opened, rows] = await this.readOnceRaw(tenantId, statement);
+      const [opened, rows] = await this.readOnceRaw(tenantId, statement, hold);
       const refreshes = this.round.refreshes(opened);
       if (attempt > MAX_REOPEN || refreshes.length === 0) return rows as R[];
       for (const refresh of refreshes) await refresh();
@@ -180,9 +192,16 @@ export class TenantTransactions {
   }
 
   /** Returns the rows of the tenant pin and of `call`, read in one round trip that commits. */
-  private async readOnceRaw(tenantId: number, call: Sql): Promise<[Rows, Rows]> {
+  private async readOnceRaw(tenantId: number, call: Sql, hold?: RowsHold): Promise<[Rows, Rows]> {
     const [client, release] = await this.connection();
-    const [pinned = [], rows = []] = await this.round.send(client, release, tenantId, [call], true);
+    const [pinned = [], rows = []] = await this.round.send(
+      client,
+      release,
+      tenantId,
+      [call],
+      true,
+      hold,
+    );
     release();
     return [pinned, rows];
   }

@@ -23,6 +23,22 @@ export class HeldText {
   }
 }
 
+/**
+ * What holds the texts of some columns of the rows a statement answered: each of `columns` that
+ * is a string becomes a `HeldText`, in place; every other column stays as the driver gave it.
+ */
+export function holdColumns(columns: readonly string[]): (rows: readonly object[]) => void {
+  return (rows) => {
+    for (const row of rows) {
+      const values = row as Record<string, unknown>;
+      for (const name of columns) {
+        const value = values[name];
+        if (typeof value === 'string') values[name] = new HeldText(value);
+      }
+    }
+  };
+}
+
 const textOf = (piece: string | HeldText): string =>
   typeof piece === 'string' ? piece : piece.text;
 

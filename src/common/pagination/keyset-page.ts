@@ -1,5 +1,5 @@
 import { fragment, type Sql, sql } from '../database/statement.js';
-import { HeldText, JsonText } from '../http/json-text.js';
+import { type HeldText, holdColumns, JsonText } from '../http/json-text.js';
 import { Cursor, type CursorPage, type ListIdentity } from './cursor.js';
 import { MAX_PAGE_LIMIT } from './page-query.js';
 
@@ -132,6 +132,8 @@ const PARTS = Array.from({ length: Math.ceil(MAX_PAGE_LIMIT / PAGE_PART_ITEMS) }
 
 const PART_NAMES = PARTS.map((i) => `data_${i}`);
 
+const holdParts = holdColumns(PART_NAMES);
+
 /** The part columns of the page `alias`, for a statement that selects them by name. */
 export const pageParts = (alias: string): Sql =>
   fragment(PART_NAMES.map((name) => `${alias}.${name}`).join(', '));
@@ -148,15 +150,7 @@ export type PagePartColumns<T> = Partial<
  * Puts the part columns of the rows the driver answered (strings) in `HeldText`s, in place, before
  * anything older than the rows refers to them; other columns are left as they are.
  */
-export function holdPageParts(rows: readonly object[]): void {
-  for (const row of rows) {
-    const columns = row as Record<string, unknown>;
-    for (const name of PART_NAMES) {
-      const part = columns[name];
-      if (typeof part === 'string') columns[name] = new HeldText(part);
-    }
-  }
-}
+export const holdPageParts = (rows: readonly object[]): void => holdParts(rows);
 
 /**
  * What `keysetPage` answers, as the driver returns it (bigint keys arrive as strings). `T` is

@@ -3,6 +3,7 @@ import { jsonObjectText, jsonValue as v } from '../../common/database/sql-json.j
 import { fragment, type Sql, sql, type Statement } from '../../common/database/statement.js';
 import { TenantTransactions } from '../../common/database/tenant-transactions.js';
 import { PageReads } from '../../common/database/page-reads.js';
+import { type HeldText, holdColumns } from '../../common/http/json-text.js';
 import {
   afterKey,
   childPage,
@@ -28,7 +29,7 @@ export interface DocumentRefRow {
 /** What `documentView` answers. */
 export interface DocumentViewRow {
   /** The JSON text of the document up to its last member, `versions_next_cursor`. */
-  doc: string;
+  doc: HeldText;
   last_number: number | null;
   more: boolean;
 }
@@ -145,6 +146,7 @@ export class DocumentsRepository {
       tenantId,
       sql<DocumentViewRow>`${DOCUMENT_VIEW}
   WHERE d.tenant_id = ${tenantId} AND d.id = ${documentId}`,
+      holdDoc,
     );
     return rows[0];
   }
@@ -240,3 +242,6 @@ const DOCUMENT_VIEW = fragment(`
                      WHERE tenant_id = d.tenant_id AND document_id = d.id
                      ORDER BY number LIMIT ${VERSION_INDEX_LIMIT + 1}) v) v
   ) ix ON true`);
+
+/** Holds the document's text (up to ~180 KB with a full index) from the driver until it is sent. */
+const holdDoc = holdColumns(['doc']);
