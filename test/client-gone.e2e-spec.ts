@@ -42,9 +42,9 @@ describe('a big page whose client has gone', () => {
     const tx = t.app.get(TenantTransactions);
     const pageReads: string[] = [];
     const readOnce = tx.readOnce.bind(tx);
-    const spy = jest.spyOn(tx, 'readOnce').mockImplementation((tenantId, statement) => {
+    const spy = jest.spyOn(tx, 'readOnce').mockImplementation((tenantId, statement, hold) => {
       if (statement.text.includes('FROM documents d')) pageReads.push(statement.text);
-      return readOnce(tenantId, statement);
+      return readOnce(tenantId, statement, hold);
     });
     try {
       // the only slot, held by a read that waits on the test's lock

@@ -14,9 +14,10 @@ export type Rows = Array<Record<string, unknown>>;
 
 /**
  * Applied to a call's rows as soon as the driver answers, in the first frame younger than the
- * wait for a connection: it boxes big texts (`holdColumns`) before the request's older promises
- * and frames, which a scavenge keeps alive dead or not, can point to them (bench/README.md, "page
- * texts let go once sent").
+ * wait for a connection (`send`; inside an open transaction, right after the query): it boxes big
+ * texts (`holdColumns`) before the request's older promises and frames, which a scavenge keeps
+ * alive dead or not, can point to them (bench/README.md, "page texts let go once sent"). Applied
+ * to every attempt's rows, also one `readOnce` discards to refresh its opening.
  */
 export type RowsHold = (rows: Rows) => void;
 
@@ -68,10 +69,10 @@ export class OpeningRoundTrip {
   }
 
   /**
-   * Sends the round trip on `client`; answers the rows of the pin, then of each call (each call's
-   * put through `hold` first, when given). On failure
-   * it rolls back, re-reads the connection's prepared statements, gives the connection back
-   * (discarded if it cannot even roll back) and rethrows.
+   * Sends the round trip on `client`; answers the rows of the pin, then of each call, each call's
+   * put through `hold` first when one is given. If a statement fails, it rolls back, re-reads the
+   * connection's prepared statements, gives the connection back (discarded if it cannot even roll
+   * back) and rethrows; if `hold` fails, it gives the connection back and rethrows.
    */
   async send(
     client: PgClient,
@@ -82,6 +83,7 @@ export class OpeningRoundTrip {
     hold?: RowsHold,
   ): Promise<Rows[]> {
     let compiled: CompiledCalls | undefined;
+    let rows: Rows[];
     try {
       compiled = await this.compile(client, [this.pin(tenantId), ...calls]);
       const head = [
@@ -95,9 +97,7 @@ export class OpeningRoundTrip {
       this.prepared.confirm(client, compiled);
       // one result per statement: START, the SETs, the PREPAREs, then the pin and the calls
       const at = head.length;
-      const rows = results.slice(at, at + 1 + calls.length).map((r) => r.rows);
-      for (const call of rows.slice(1)) hold?.(call);
-      return rows;
+      rows = results.slice(at, at + 1 + calls.length).map((r) => r.rows);
     } catch (err) {
       // a failed statement leaves the transaction open and aborted on this connection
       const broken = await rollback(client);
@@ -105,6 +105,14 @@ export class OpeningRoundTrip {
       release(broken);
       throw err;
     }
+    try {
+      for (const call of rows.slice(1)) hold?.(call);
+    } catch (err) {
+      // a read's round trip has committed: its connection is clean; one left open is discarded
+      release(readOnly ? undefined : err);
+      throw err;
+    }
+    return rows;
   }
 
   /** Pins the tenant; answers one row with the registered checks' columns. */

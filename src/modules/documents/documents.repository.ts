@@ -28,7 +28,10 @@ export interface DocumentRefRow {
 
 /** What `documentView` answers. */
 export interface DocumentViewRow {
-  /** The JSON text of the document up to its last member, `versions_next_cursor`. */
+  /**
+   * The JSON text of the document up to its last member, `versions_next_cursor`; held
+   * (`holdDoc`), so readable only until its response is sent.
+   */
   doc: HeldText;
   last_number: number | null;
   more: boolean;
