@@ -1,10 +1,11 @@
 /**
  * A piece of a response's text that is let go once the response is written (`release`), while
  * whatever refers to it may live on. A big page waits its turn (and any read may wait for a pool
- * connection) long enough for its request's promises and frames to reach V8's old generation; a young string such an old object points to
- * survives every scavenge until the next full collection, dead or not, so each page's texts were
- * promoted, and the full collections that followed made the page's latency tail
- * (bench/README.md, "page texts let go once sent"). The old objects hold this small box instead.
+ * connection) long enough for its request's promises and frames to reach V8's old generation. A
+ * young string such an old object points to survives every scavenge until the next full
+ * collection, dead or not, so each page's texts were promoted, and the full collections that
+ * followed made the page's latency tail (bench/README.md, "page texts let go once sent"). The old
+ * objects hold this small box instead.
  */
 export class HeldText {
   private held: string | null;
