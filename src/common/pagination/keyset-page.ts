@@ -132,8 +132,6 @@ const PARTS = Array.from({ length: Math.ceil(MAX_PAGE_LIMIT / PAGE_PART_ITEMS) }
 
 const PART_NAMES = PARTS.map((i) => `data_${i}`);
 
-const holdParts = holdColumns(PART_NAMES);
-
 /** The part columns of the page `alias`, for a statement that selects them by name. */
 export const pageParts = (alias: string): Sql =>
   fragment(PART_NAMES.map((name) => `${alias}.${name}`).join(', '));
@@ -150,7 +148,7 @@ export type PagePartColumns<T> = Partial<
  * Puts the part columns of the rows the driver answered (strings) in `HeldText`s, in place, before
  * anything older than the rows refers to them; other columns are left as they are.
  */
-export const holdPageParts = (rows: readonly object[]): void => holdParts(rows);
+export const holdPageParts = holdColumns(PART_NAMES);
 
 /**
  * What `keysetPage` answers, as the driver returns it (bigint keys arrive as strings). `T` is
