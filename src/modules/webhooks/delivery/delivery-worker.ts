@@ -37,7 +37,9 @@ const MIN_CLAIM = MAX_IN_FLIGHT / 4;
  * another: a slot then costs one claim and one result write per chain instead of per delivery.
  */
 export const CHAIN_LENGTH = 16;
-const POLL_INTERVAL_MS = 1_000;
+/** The scheduler's name for the 1 s poll that backs up LISTEN. */
+export const DELIVERY_POLL = 'webhook-delivery-poll';
+export const POLL_INTERVAL_MS = 1_000;
 const LISTEN_RECONNECT_MS = 1_000;
 
 /**
@@ -154,7 +156,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
     this.sender = null;
   }
 
-  @Interval('webhook-delivery-poll', POLL_INTERVAL_MS)
+  @Interval(DELIVERY_POLL, POLL_INTERVAL_MS)
   poll(): void {
     this.versions.forgetStale();
     this.wake();
