@@ -2,7 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { callerSignal } from '../concurrency/caller-signal.js';
 import { FairSlots } from '../concurrency/fair-slots.js';
 import { AppConfig } from '../config/app-config.js';
-import { holdPageParts } from '../pagination/keyset-page.js';
+import type { Held } from '../http/json-text.js';
+import { holdPageParts, type PartName } from '../pagination/keyset-page.js';
 import type { Statement } from './statement.js';
 import { TenantTransactions } from './tenant-transactions.js';
 
@@ -34,7 +35,11 @@ export class PageReads {
    * `statement`, a page of at most `items` rows (its `limit`), read as `readOnce` reads, its part
    * columns held (`holdPageParts`) as the driver answers them.
    */
-  read<R extends object>(tenantId: number, items: number, statement: Statement<R>): Promise<R[]> {
+  read<R extends object>(
+    tenantId: number,
+    items: number,
+    statement: Statement<R>,
+  ): Promise<Held<R, PartName>[]> {
     const read = () => this.tx.readOnce(tenantId, statement, holdPageParts);
     // inside a transaction the read holds a connection already: it must not wait for a slot
     if (items <= BIG_PAGE_ITEMS || this.tx.insideTransaction()) return read();

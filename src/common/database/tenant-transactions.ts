@@ -11,6 +11,7 @@ import type {
   Repository,
 } from 'typeorm';
 import { AppConfig } from '../config/app-config.js';
+import type { ColumnsHold, Held } from '../http/json-text.js';
 import {
   type OpeningCheck,
   OpeningRoundTrip,
@@ -139,8 +140,15 @@ export class TenantTransactions {
    * (`START …; SET LOCAL ROLE …; EXECUTE <pin tenant>; EXECUTE <statement>; COMMIT`). The price:
    * the simple query protocol has no bind parameters, so `$n` placeholders may only stand for
    * integers, which are validated and inlined. The hot read paths use it; everything else `run`.
-   * `hold` is applied to the statement's rows as the driver answers (`RowsHold`).
+   * `hold` holds texts of the statement's rows as the driver answers them, and the rows' type says
+   * which (`Held`).
    */
+  readOnce<R>(tenantId: number, statement: Statement<R>): Promise<R[]>;
+  readOnce<R, K extends string>(
+    tenantId: number,
+    statement: Statement<R>,
+    hold: ColumnsHold<K>,
+  ): Promise<Held<R, K>[]>;
   async readOnce<R>(tenantId: number, statement: Statement<R>, hold?: RowsHold): Promise<R[]> {
     if (this.insideTransaction()) {
       return this.run(tenantId, async () => {

@@ -24,12 +24,30 @@ export class HeldText {
   }
 }
 
+/** A column's type once held: a text becomes a `HeldText` (keeping any brand on the text). */
+export type HeldColumn<V> = V extends string ? HeldText & Omit<V, keyof string> : V;
+
+/** A row `R` as a statement answered it, once its columns `K` are held (`holdColumns`). */
+export type Held<R, K extends PropertyKey> = {
+  [P in keyof R]: P extends K ? HeldColumn<R[P]> : R[P];
+};
+
 /**
- * What holds the texts of some columns of the rows a statement answered: each of `columns` that
- * is a string becomes a `HeldText`, in place; every other column stays as the driver gave it.
+ * What holds the texts of the columns `K` of the rows a statement answered, in place. A read that
+ * takes one answers its rows typed as `Held` (`TenantTransactions.readOnce`), so a row's type
+ * says which of its texts are held.
  */
-export function holdColumns(columns: readonly string[]): (rows: readonly object[]) => void {
-  return (rows) => {
+export interface ColumnsHold<K extends string> {
+  (rows: readonly object[]): void;
+  readonly columns: readonly K[];
+}
+
+/**
+ * Holds the texts of `columns`: each of them that is a string becomes a `HeldText`; every other
+ * column stays as the driver gave it.
+ */
+export function holdColumns<K extends string>(columns: readonly K[]): ColumnsHold<K> {
+  const hold = (rows: readonly object[]): void => {
     for (const row of rows) {
       const values = row as Record<string, unknown>;
       for (const name of columns) {
@@ -38,6 +56,7 @@ export function holdColumns(columns: readonly string[]): (rows: readonly object[
       }
     }
   };
+  return Object.assign(hold, { columns });
 }
 
 const textOf = (piece: string | HeldText): string =>

@@ -1,5 +1,5 @@
 import { fragment, type Sql, sql } from '../database/statement.js';
-import { type HeldText, holdColumns, JsonText } from '../http/json-text.js';
+import { type Held, type HeldText, holdColumns, JsonText } from '../http/json-text.js';
 import { Cursor, type CursorPage, type ListIdentity } from './cursor.js';
 import { MAX_PAGE_LIMIT } from './page-query.js';
 
@@ -130,19 +130,25 @@ export const PAGE_PART_ITEMS = 128;
 /** The part columns of a page: as many as the largest page needs. */
 const PARTS = Array.from({ length: Math.ceil(MAX_PAGE_LIMIT / PAGE_PART_ITEMS) }, (_, i) => i);
 
-const PART_NAMES = PARTS.map((i) => `data_${i}`);
+/** The name of a page's part column. */
+export type PartName = `data_${number}`;
+
+const PART_NAMES = PARTS.map((i): PartName => `data_${i}`);
 
 /** The part columns of the page `alias`, for a statement that selects them by name. */
 export const pageParts = (alias: string): Sql =>
   fragment(PART_NAMES.map((name) => `${alias}.${name}`).join(', '));
 
 /**
- * A page's part columns: `data_0` … each the JSON text of some of its items, or null; held
- * (`holdPageParts`) from the moment the driver answers until the response is sent.
+ * A page's part columns as the driver answers them: `data_0` … each the JSON text of some of its
+ * items (`T`), or null.
  */
-export type PagePartColumns<T> = Partial<
-  Record<`data_${number}`, (HeldText & { readonly __items?: T }) | null>
+export type PagePartTexts<T> = Partial<
+  Record<PartName, (string & { readonly __items?: T }) | null>
 >;
+
+/** A page's part columns once held (`holdPageParts`), from the driver's answer until the response is sent. */
+export type PagePartColumns<T> = Held<PagePartTexts<T>, PartName>;
 
 /**
  * Puts the part columns of the rows the driver answered (strings) in `HeldText`s, in place, before
@@ -151,13 +157,19 @@ export type PagePartColumns<T> = Partial<
 export const holdPageParts = holdColumns(PART_NAMES);
 
 /**
- * What `keysetPage` answers, as the driver returns it (bigint keys arrive as strings). `T` is
- * the type of an item the parts encode.
+ * The row of a `keysetPage` statement, as the driver returns it (bigint keys arrive as strings).
+ * `T` is the type of an item the parts encode.
  */
-export type KeysetPageRow<T> = PagePartColumns<T> & {
+export type KeysetPageText<T> = PagePartTexts<T> & {
   last_key: number | string | null;
   more: boolean;
 };
+
+/** A page statement's row `R` as a page read answers it (`PageReads`): its parts held. */
+export type PageRow<R> = Held<R, PartName>;
+
+/** A `keysetPage` row as a page read answers it. */
+export type KeysetPageRow<T> = PageRow<KeysetPageText<T>>;
 
 /**
  * The JSON array of the page's items, as pieces of text (`[`, the parts with commas between,

@@ -3,11 +3,12 @@ import { jsonObjectText, jsonValue as v } from '../../common/database/sql-json.j
 import { fragment, type Sql, sql, type Statement } from '../../common/database/statement.js';
 import { TenantTransactions } from '../../common/database/tenant-transactions.js';
 import { PageReads } from '../../common/database/page-reads.js';
-import { type HeldText, holdColumns } from '../../common/http/json-text.js';
+import { type Held, holdColumns } from '../../common/http/json-text.js';
 import {
   afterKey,
   childPage,
-  type KeysetPageRow,
+  type KeysetPageText,
+  type PageRow,
   keysetPage,
 } from '../../common/pagination/keyset-page.js';
 import {
@@ -26,22 +27,24 @@ export interface DocumentRefRow {
   hash: string;
 }
 
-/** What `documentView` answers. */
-export interface DocumentViewRow {
-  /**
-   * The JSON text of the document up to its last member, `versions_next_cursor`; held
-   * (`holdDoc`), so readable only until its response is sent.
-   */
-  doc: HeldText;
+/** The row of `DOCUMENT_VIEW`. */
+interface DocumentViewText {
+  /** The JSON text of the document up to its last member, `versions_next_cursor`. */
+  doc: string;
   last_number: number | null;
   more: boolean;
 }
 
+/** What `documentView` answers: `doc` held (`holdDoc`), readable only until its response is sent. */
+export type DocumentViewRow = Held<DocumentViewText, 'doc'>;
+
 /** A page of a document's version index, and whether the document is the tenant's. */
-export type VersionPageRow = KeysetPageRow<VersionIndexEntry> & { found: boolean };
+type VersionPageText = KeysetPageText<VersionIndexEntry> & { found: boolean };
+export type VersionPageRow = PageRow<VersionPageText>;
 
 /** A page of a project's documents, and whether the project is the tenant's. */
-export type DocumentPageRow = KeysetPageRow<DocumentSummary> & { found: boolean };
+type DocumentPageText = KeysetPageText<DocumentSummary> & { found: boolean };
+export type DocumentPageRow = PageRow<DocumentPageText>;
 
 /** A version as its insert returns it. */
 export interface InsertedVersionRow {
@@ -147,7 +150,7 @@ export class DocumentsRepository {
   async documentView(tenantId: number, documentId: number): Promise<DocumentViewRow | undefined> {
     const rows = await this.tx.readOnce(
       tenantId,
-      sql<DocumentViewRow>`${DOCUMENT_VIEW}
+      sql<DocumentViewText>`${DOCUMENT_VIEW}
   WHERE d.tenant_id = ${tenantId} AND d.id = ${documentId}`,
       holdDoc,
     );
@@ -168,7 +171,7 @@ export class DocumentsRepository {
     const rows = await this.pages.read(
       tenantId,
       limit,
-      sql<VersionPageRow>`
+      sql<VersionPageText>`
   SELECT ${this.documentExists(tenantId, documentId)} AS found, page.*
     FROM (${keysetPage({
       rows: sql`SELECT v.number AS k, v.index_json
@@ -200,7 +203,7 @@ export class DocumentsRepository {
     const rows = await this.pages.read(
       tenantId,
       page.limit,
-      sql<DocumentPageRow>`${childPage({
+      sql<DocumentPageText>`${childPage({
         parentFound: projectExists,
         table: 'documents',
         alias: 'd',

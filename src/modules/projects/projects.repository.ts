@@ -6,7 +6,8 @@ import { PageReads } from '../../common/database/page-reads.js';
 import {
   afterKey,
   childPage,
-  type KeysetPageRow,
+  type KeysetPageText,
+  type PageRow,
   keysetPage,
 } from '../../common/pagination/keyset-page.js';
 import { ProjectFile } from './entities/project-file.entity.js';
@@ -14,10 +15,12 @@ import { Project } from './entities/project.entity.js';
 import type { NewProjectFile, ProjectFileView, ProjectView } from './projects.service.js';
 
 /** What the project page statement answers: the page, and the tenant's total (bigint text). */
-export type ProjectPageRow = KeysetPageRow<ProjectView> & { total: string };
+type ProjectPageText = KeysetPageText<ProjectView> & { total: string };
+export type ProjectPageRow = PageRow<ProjectPageText>;
 
 /** What the file page statement answers: the page, and whether the project is the tenant's. */
-export type FilePageRow = KeysetPageRow<ProjectFileView> & { found: boolean };
+type FilePageText = KeysetPageText<ProjectFileView> & { found: boolean };
+export type FilePageRow = PageRow<FilePageText>;
 
 const PROJECT_ITEM = jsonObjectText({
   projectId: v.integer('r.id'),
@@ -92,7 +95,7 @@ export class ProjectsRepository {
     const rows = await this.pages.read(
       tenantId,
       limit,
-      sql<ProjectPageRow>`
+      sql<ProjectPageText>`
   SELECT page.*,
          (SELECT COALESCE(sum(c.total), 0) FROM project_counts c WHERE c.tenant_id = ${tenantId}) AS total
     FROM (${keysetPage({
@@ -122,7 +125,7 @@ export class ProjectsRepository {
     const rows = await this.pages.read(
       tenantId,
       page.limit,
-      sql<FilePageRow>`${childPage({
+      sql<FilePageText>`${childPage({
         parentFound: this.projectExists(tenantId, projectId),
         table: 'project_files',
         alias: 'f',

@@ -10,7 +10,11 @@ import {
 } from '../../../common/database/statement.js';
 import { TenantTransactions } from '../../../common/database/tenant-transactions.js';
 import { PageReads } from '../../../common/database/page-reads.js';
-import { childPage, type KeysetPageRow } from '../../../common/pagination/keyset-page.js';
+import {
+  childPage,
+  type KeysetPageText,
+  type PageRow,
+} from '../../../common/pagination/keyset-page.js';
 import type { RevisionSummaryResponse } from '../dto/revision.response.js';
 import { ExternalRevision } from '../entities/external-revision.entity.js';
 
@@ -28,7 +32,8 @@ export interface StagedCandidate {
   credentialRef: string;
 }
 
-export type RevisionPageRow = KeysetPageRow<RevisionSummaryResponse> & { found: boolean };
+type RevisionPageText = KeysetPageText<RevisionSummaryResponse> & { found: boolean };
+export type RevisionPageRow = PageRow<RevisionPageText>;
 
 export interface SupersededRow {
   id: number;
@@ -88,7 +93,7 @@ export class RevisionsRepository {
     documentId: number,
     page: { after: number; limit: number },
   ): Promise<RevisionPageRow | undefined> {
-    const [row] = await this.pages.read<RevisionPageRow>(
+    const [row] = await this.pages.read<RevisionPageText>(
       tenantId,
       page.limit,
       childPage({

@@ -7,6 +7,8 @@ import {
   afterKey,
   keysetPage,
   type KeysetPageRow,
+  type KeysetPageText,
+  type PageRow,
   pageParts,
 } from '../../../common/pagination/keyset-page.js';
 import { CATALOG_EVENT_TYPES } from '../../events/event-catalog.js';
@@ -137,7 +139,7 @@ export class DeliveryHistoryRepository {
     const [row] = await this.pages.read(
       tenantId,
       limit,
-      sql<KeysetPageRow<DeliveryResponse>>`${statement}`,
+      sql<KeysetPageText<DeliveryResponse>>`${statement}`,
     );
     return row;
   }
@@ -166,7 +168,7 @@ export class DeliveryHistoryRepository {
     const [row] = await this.pages.read(
       tenantId,
       MAX_ATTEMPTS_LISTED,
-      sql<AttemptPageRow>`
+      sql<AttemptPageText>`
   SELECT EXISTS (SELECT 1 FROM webhook_deliveries
                   WHERE tenant_id = ${tenantId} AND id = ${deliveryId}::bigint) AS found, page.*
     FROM (${keysetPage({
@@ -188,7 +190,8 @@ export class DeliveryHistoryRepository {
 }
 
 /** A delivery's attempts as `attempts` reads them, and whether the delivery is the tenant's. */
-export type AttemptPageRow = KeysetPageRow<DeliveryAttemptResponse> & { found: boolean };
+type AttemptPageText = KeysetPageText<DeliveryAttemptResponse> & { found: boolean };
+export type AttemptPageRow = PageRow<AttemptPageText>;
 
 /** One attempt as listed, as the JSON text of its view (fields in the view's order). */
 const ATTEMPT_ITEM = jsonObjectText({

@@ -7,6 +7,7 @@ import {
   afterKey,
   keysetPage,
   type KeysetPageRow,
+  type KeysetPageText,
 } from '../../../common/pagination/keyset-page.js';
 import type { WebhookResponse } from '../dto/webhook.response.js';
 import type { WebhookStatus, WebhookStatusReason } from '../entities/webhook.entity.js';
@@ -95,7 +96,7 @@ export class WebhooksRepository {
     const [row] = await this.pages.read(
       tenantId,
       limit,
-      sql<KeysetPageRow<WebhookResponse>>`${keysetPage({
+      sql<KeysetPageText<WebhookResponse>>`${keysetPage({
         rows: sql`SELECT w.id AS k, w.id, w.name, w.endpoint_url, w.events, w.status, w.status_reason,
                 w.created_at, w.updated_at
            FROM webhooks w
