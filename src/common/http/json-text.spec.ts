@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { HeldText, JsonText } from './json-text.js';
+import { type Held, HeldText, holdColumns, JsonText } from './json-text.js';
 
 describe('JsonText', () => {
   it('sends the UTF-8 bytes of its whole text, however the text is cut into pieces', () => {
@@ -60,5 +60,28 @@ describe('JsonText', () => {
         },
       ),
     );
+  });
+});
+
+describe('holdColumns', () => {
+  it('holds the named text columns in place, leaves the rest, and types the rows as held', () => {
+    type Row = { doc: string; note: string | null; n: number };
+    const rows: Row[] = [
+      { doc: 'a', note: 'b', n: 1 },
+      { doc: 'c', note: null, n: 2 },
+    ];
+    const hold = holdColumns(['doc', 'note'] as const);
+    hold(rows);
+    const held = rows as unknown as Held<Row, (typeof hold.columns)[number]>[];
+    expect(held.map((r) => [r.doc.text, r.note?.text ?? null, r.n])).toEqual([
+      ['a', 'b', 1],
+      ['c', null, 2],
+    ]);
+    expect(held[0]!.doc).toBeInstanceOf(HeldText);
+    // @ts-expect-error a held column is no longer a string
+    const asText: string = held[0]!.doc;
+    // @ts-expect-error a column that was not held keeps its type
+    const asHeld: HeldText = held[0]!.n;
+    expect([typeof asText, typeof asHeld]).toEqual(['object', 'number']);
   });
 });
