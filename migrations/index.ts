@@ -11,6 +11,7 @@ import { WebhookSecretRotation1764002700000 } from './1764002700000-webhook-secr
 import { DeliveryHistory1764002800000 } from './1764002800000-delivery-history.js';
 import { DocumentSummaryJson1764002900000 } from './1764002900000-document-summary-json.js';
 import { VersionIndexJson1764003000000 } from './1764003000000-version-index-json.js';
+import { ProjectSummaryJson1764003100000 } from './1764003100000-project-summary-json.js';
 
 /** Every migration, in order. Listed explicitly so the build, the CLI and the tests agree. */
 export const MIGRATIONS = [
@@ -27,4 +28,5 @@ export const MIGRATIONS = [
   DeliveryHistory1764002800000,
   DocumentSummaryJson1764002900000,
   VersionIndexJson1764003000000,
+  ProjectSummaryJson1764003100000,
 ];

@@ -626,6 +626,38 @@ describe('lists: bounded pages walked by cursor', () => {
     await agrees('title and status changed by SQL');
   });
 
+  it('the projects page follows every write to a project (its stored summary_json)', async () => {
+    const caller = await createCaller(t.app);
+    const p = await createProject(t.app, caller.tenantId, { name: 'before' });
+    const as = { auth: caller.auth };
+    // the list item is the project's own read, member for member and byte for byte
+    const agrees = async (step: string): Promise<void> => {
+      const list = await call(t.baseUrl, 'GET', '/projects', as);
+      const read = await call(t.baseUrl, 'GET', `/projects/${p}`, as);
+      withMessage(`${step}: ${list.text} ${read.text}`, () => {
+        expect(list.status).toBe(200);
+        expect(read.status).toBe(200);
+        expect(list.body.data).toEqual([read.body]);
+        expect(JSON.stringify(list.body.data[0])).toBe(read.text);
+      });
+    };
+    await agrees('created');
+    await db.query(
+      `UPDATE projects SET name = $2, description = $3, status = 'archived',
+              updated_at = '2026-01-02 03:04:05.678901+00' WHERE id = $1`,
+      [p, 'after "q" \\ \u2028 中😀', 'line\nbreak \u0001'],
+    );
+    await agrees('name, description, status and updated_at changed by SQL');
+    const after = (await call(t.baseUrl, 'GET', '/projects', as)).body.data[0];
+    // microseconds are cut to milliseconds as the driver's Date cuts them
+    expect(after).toMatchObject({
+      name: 'after "q" \\ \u2028 中😀',
+      description: 'line\nbreak \u0001',
+      status: 'archived',
+      updated_at: '2026-01-02T03:04:05.678Z',
+    });
+  });
+
   it("a document's version index follows every write to a version (its stored index_json)", async () => {
     const p = await createProject(t.app, a.tenantId);
     const { documentId: d } = await createDocument(t.app, a.tenantId, p, { title: 'versions' });

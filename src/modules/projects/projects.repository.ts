@@ -22,15 +22,6 @@ export type ProjectPageRow = PageRow<ProjectPageText>;
 type FilePageText = KeysetPageText<ProjectFileView> & { found: boolean };
 export type FilePageRow = PageRow<FilePageText>;
 
-const PROJECT_ITEM = jsonObjectText({
-  projectId: v.integer('r.id'),
-  name: v.text('r.name'),
-  description: v.text('r.description'),
-  status: v.text('r.status'),
-  created_at: v.timestamp('r.created_at'),
-  updated_at: v.timestamp('r.updated_at'),
-});
-
 const FILE_ITEM = jsonObjectText({
   fileId: v.integer('r.id'),
   name: v.text('r.name'),
@@ -85,7 +76,9 @@ export class ProjectsRepository {
    * read in one round trip. The page's ids come from the index alone (an index-only scan, also
    * through a deep offset); only the page's own rows are read from the table. The total is the
    * sum of the tenant's `project_counts` rows (migration 1764002400000), kept by triggers in the
-   * same transaction as every insert and delete: its cost does not grow with the tenant.
+   * same transaction as every insert and delete: its cost does not grow with the tenant. Each item
+   * is the row's `summary_json`, the `ProjectView` JSON text the projects trigger of migration
+   * 1764003100000 keeps at every write: the page only concatenates stored texts.
    */
   async projectPage(
     tenantId: number,
@@ -99,13 +92,13 @@ export class ProjectsRepository {
   SELECT page.*,
          (SELECT COALESCE(sum(c.total), 0) FROM project_counts c WHERE c.tenant_id = ${tenantId}) AS total
     FROM (${keysetPage({
-      rows: sql`SELECT p.*, p.id AS k
+      rows: sql`SELECT p.summary_json, p.id AS k
                FROM (SELECT id FROM projects
                       WHERE tenant_id = ${tenantId} AND ${afterKey('id', 'ASC', after)}
                       ORDER BY id LIMIT ${limit}::int + 1 OFFSET ${offset}::int) ids
                JOIN projects p ON p.id = ids.id
               WHERE p.tenant_id = ${tenantId}`,
-      item: PROJECT_ITEM,
+      item: 'r.summary_json',
       order: 'ASC',
       limit,
     })}) page`,

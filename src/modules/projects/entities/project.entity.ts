@@ -33,4 +33,11 @@ export class Project {
 
   @UpdatedAtColumn()
   updatedAt!: Date;
+
+  /**
+   * The row's `GET /projects` item as JSON text, written only by the trigger of migration
+   * 1764003100000 (never by TypeORM) and read only by the page's SQL.
+   */
+  @Column({ name: 'summary_json', type: 'text', select: false, insert: false, update: false })
+  summaryJson!: string;
 }
