@@ -8,6 +8,7 @@ import { closeAfterResponse, whenResponseClosed } from '../lingering-close.js';
 import { JSON_CONTENT_TYPE, JsonText } from '../json-text.js';
 import { readRequestBody } from '../request-body.js';
 import { requestIdFor } from '../request-id.js';
+import { ExpressRoutes, type RouteLayer } from './express-routes.js';
 import type {
   FrameworkRefusal,
   HttpPlatform,
@@ -15,12 +16,6 @@ import type {
   PlatformMiddleware,
   RequestHooks,
 } from './http-platform.js';
-
-/** The parts of Express's router `routeOf` reads. */
-interface RouteLayer {
-  route?: { path?: unknown; methods?: Record<string, boolean | undefined> };
-  match(path: string): boolean;
-}
 
 /**
  * Nest's Express adapter, sending a `JsonText` body as `res.json` sends the value it encodes (the
@@ -60,6 +55,8 @@ export class ExpressPlatform implements HttpPlatform {
   readonly catchAllPaths = ['', '{*path}'];
   private hooks: RequestHooks | undefined;
   private express: express.Express | undefined;
+  private readonly routes = new ExpressRoutes();
+  private readonly routesFound = new WeakMap<object, string | undefined>();
 
   constructor(private readonly config: AppConfig) {}
 
@@ -142,21 +139,14 @@ export class ExpressPlatform implements HttpPlatform {
    * depend on the route, so Express looks it up the same way.
    */
   private routeFor(req: HttpRequest): string | undefined {
+    // asked up to three times a request (body, rate limit, metrics), the same answer each time
+    if (this.routesFound.has(req)) return this.routesFound.get(req);
     const url = (req as { originalUrl?: string }).originalUrl ?? req.url;
     const path = url.split('?')[0] ?? '';
-    const method = req.method === 'HEAD' ? 'get' : req.method.toLowerCase();
     const router = this.express?.router as unknown as { stack?: RouteLayer[] } | undefined;
-    for (const layer of router?.stack ?? []) {
-      const route = layer.route;
-      if (typeof route?.path !== 'string' || route.path.includes('*')) continue;
-      if (!route.methods?._all && !route.methods?.[method]) continue;
-      try {
-        if (layer.match(path)) return route.path;
-      } catch {
-        // a path whose parameters are not valid percent-encoding matches no route
-      }
-    }
-    return undefined;
+    const route = this.routes.lookup(router?.stack ?? [], req.method, path);
+    this.routesFound.set(req, route);
+    return route;
   }
 
   refusalOf(err: unknown): FrameworkRefusal | undefined {
