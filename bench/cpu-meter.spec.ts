@@ -14,7 +14,10 @@ function burn(ms: number): void {
   if (Number.isNaN(x)) throw new Error('unreachable');
 }
 
-/** /proc counts in whole 10 ms ticks: each end of a span may be off by one tick. */
+/**
+ * /proc gives user and system time each in whole 10 ms ticks, rounded down: a difference of two
+ * readings is off by less than two ticks.
+ */
 const TICK_SLACK_MS = 20;
 
 /**

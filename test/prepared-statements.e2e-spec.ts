@@ -4,6 +4,7 @@ import { DataSource } from 'typeorm';
 import { PreparedStatements } from '../src/common/database/prepared-statements.js';
 import { batchOf, sql, type Sql } from '../src/common/database/statement.js';
 import { TenantTransactions } from '../src/common/database/tenant-transactions.js';
+import { HeldText, holdColumns } from '../src/common/http/json-text.js';
 import { startTestApp, type TestApp } from './support/app.js';
 import { createTestDatabase, type TestDatabase } from './support/database.js';
 import { createTenant } from './support/factories.js';
@@ -165,6 +166,32 @@ describe('prepared statements', () => {
       });
       expect(seen.rows).toEqual([{ tenant: String(a) }]);
       expect(seen.named).toBeGreaterThanOrEqual(1);
+    });
+
+    it('readOnce answers held texts only where a hold was given, and its types say which', async () => {
+      const a = await createTenant(t.app);
+      const tx = t.app.get(TenantTransactions);
+      const row = sql<{ doc: string; n: number }>`SELECT 'text' AS doc, ${7}::int AS n`;
+      const [plain] = await tx.readOnce(a, row);
+      const [held] = await tx.readOnce(a, row, holdColumns(['doc'] as const));
+      const inside = await tx.run(a, () => tx.readOnce(a, row, holdColumns(['doc'] as const)));
+      expect(plain).toEqual({ doc: 'text', n: 7 });
+      expect(held!.doc).toBeInstanceOf(HeldText);
+      expect([held!.doc.text, held!.n]).toEqual(['text', 7]);
+      expect(inside[0]!.doc.text).toBe('text');
+      // @ts-expect-error a held text is not a string
+      const asText: string = held!.doc;
+      // @ts-expect-error a read without a hold has no held text
+      const asHeld: HeldText = plain!.doc;
+      // @ts-expect-error a statement's row never claims a held text: only a hold makes one
+      const claimed = await tx.readOnce(a, sql<{ doc: HeldText }>`SELECT 'text' AS doc`);
+      // @ts-expect-error a hold names its columns by literal types, not any string
+      holdColumns(['doc'] as string[]);
+      expect([typeof asText, typeof asHeld, typeof claimed[0]!.doc]).toEqual([
+        'object',
+        'string',
+        'string',
+      ]);
     });
   });
 });

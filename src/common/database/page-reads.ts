@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { callerSignal } from '../concurrency/caller-signal.js';
 import { FairSlots } from '../concurrency/fair-slots.js';
 import { AppConfig } from '../config/app-config.js';
-import type { Held } from '../http/json-text.js';
+import type { DriverRow, Held } from '../http/json-text.js';
 import { holdPageParts, type PartName } from '../pagination/keyset-page.js';
 import type { Statement } from './statement.js';
 import { TenantTransactions } from './tenant-transactions.js';
@@ -35,7 +35,7 @@ export class PageReads {
    * `statement`, a page of at most `items` rows (its `limit`), read as `readOnce` reads, its part
    * columns held (`holdPageParts`) as the driver answers them.
    */
-  read<R extends object>(
+  read<R extends DriverRow<R>>(
     tenantId: number,
     items: number,
     statement: Statement<R>,

@@ -11,7 +11,7 @@ import type {
   Repository,
 } from 'typeorm';
 import { AppConfig } from '../config/app-config.js';
-import type { ColumnsHold, Held } from '../http/json-text.js';
+import type { ColumnsHold, DriverRow, Held } from '../http/json-text.js';
 import {
   type OpeningCheck,
   OpeningRoundTrip,
@@ -143,8 +143,8 @@ export class TenantTransactions {
    * `hold` holds texts of the statement's rows as the driver answers them, and the rows' type says
    * which (`Held`).
    */
-  readOnce<R>(tenantId: number, statement: Statement<R>): Promise<R[]>;
-  readOnce<R, K extends string>(
+  readOnce<R extends DriverRow<R>>(tenantId: number, statement: Statement<R>): Promise<R[]>;
+  readOnce<R extends DriverRow<R>, K extends string>(
     tenantId: number,
     statement: Statement<R>,
     hold: ColumnsHold<K>,

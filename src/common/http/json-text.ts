@@ -33,20 +33,34 @@ export type Held<R, K extends PropertyKey> = {
 };
 
 /**
+ * A statement's row type as the driver answers it: no member may claim a `HeldText`, which only a
+ * hold makes (`never` in the place of such a member, so the statement does not type-check).
+ */
+export type DriverRow<R> = {
+  [P in keyof R]: Extract<R[P], HeldText> extends never ? R[P] : never;
+};
+
+declare const HOLDS: unique symbol;
+
+/**
  * What holds the texts of the columns `K` of the rows a statement answered, in place. A read that
  * takes one answers its rows typed as `Held` (`TenantTransactions.readOnce`), so a row's type
- * says which of its texts are held.
+ * says which of its texts are held. Only `holdColumns` makes one.
  */
 export interface ColumnsHold<K extends string> {
   (rows: readonly object[]): void;
   readonly columns: readonly K[];
+  readonly [HOLDS]: true;
 }
 
 /**
- * Holds the texts of `columns`: each of them that is a string becomes a `HeldText`; every other
- * column stays as the driver gave it.
+ * Holds the texts of `columns`, named by literal types (a `string[]` would type every column as
+ * held): each of them that is a string becomes a `HeldText`; every other column stays as the
+ * driver gave it.
  */
-export function holdColumns<K extends string>(columns: readonly K[]): ColumnsHold<K> {
+export function holdColumns<K extends string>(
+  columns: readonly (string extends K ? never : K)[],
+): ColumnsHold<K> {
   const hold = (rows: readonly object[]): void => {
     for (const row of rows) {
       const values = row as Record<string, unknown>;
@@ -56,7 +70,7 @@ export function holdColumns<K extends string>(columns: readonly K[]): ColumnsHol
       }
     }
   };
-  return Object.assign(hold, { columns });
+  return Object.assign(hold, { columns }) as unknown as ColumnsHold<K>;
 }
 
 const textOf = (piece: string | HeldText): string =>
