@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import fc from 'fast-check';
 import { DataSource } from 'typeorm';
+import { MAX_BODY_MEMBERS } from '../src/common/http/validation.js';
 import { contentHash } from '../src/modules/documents/content-hash.js';
 import { startTestApp, type TestApp } from './support/app.js';
 import { createPat } from './support/auth-factories.js';
@@ -725,6 +726,58 @@ describe('hostile input over every operation of the OpenAPI document', () => {
         expect(alive.status).toBe(200);
       }
     }
+  });
+
+  it(`refuses objects and arrays wider than ${MAX_BODY_MEMBERS} members outside free JSON, naming them; free JSON may be wider`, async () => {
+    const wide = (n: number, prefix = 'k') =>
+      `{${Array.from({ length: n }, (_, i) => `"${prefix}${i}":${i}`).join(',')}}`;
+    const tooWide = `must not have more than ${MAX_BODY_MEMBERS} members`;
+    let checked = 0;
+    for (const op of routes.filter((r) => r.body && r.secured)) {
+      const path = fillPath(
+        op.template,
+        Object.fromEntries(op.pathParams.map((p) => [p, String(real.ids[p]![0])])),
+      );
+      const fields = Object.keys(op.body!.schema.properties ?? {});
+      const bodies: Array<[string, string]> = [
+        ['body', wide(MAX_BODY_MEMBERS + 1)],
+        ...fields
+          .filter((f) => f !== 'content')
+          .map((f): [string, string] => [f, `{"${f}":${wide(MAX_BODY_MEMBERS + 1)}}`]),
+        ...fields
+          .filter((f) => f !== 'content')
+          .map((f): [string, string] => [
+            f,
+            `{"${f}":[${Array.from({ length: MAX_BODY_MEMBERS + 1 }, () => '0').join(',')}]}`,
+          ]),
+      ];
+      for (const [field, body] of bodies) {
+        const req: Sent = {
+          method: op.method,
+          path,
+          headers: { authorization: caller.auth, 'content-type': 'application/json' },
+          body,
+        };
+        const res = await send(t.baseUrl, req);
+        withMessage(describeExchange(req, res), () => {
+          expect(res.status).toBe(400);
+          expect((JSON.parse(res.text) as { errors?: unknown }).errors).toEqual([
+            { field, message: tooWide },
+          ]);
+        });
+        assertWellBehaved(req, res, op, true);
+        checked++;
+      }
+    }
+    expect(checked).toBeGreaterThan(10);
+    // a document's content is free JSON: as wide as the body limit lets it be
+    const staged = await send(t.baseUrl, {
+      method: 'POST',
+      path: `/documents/${real.ids['documentId']![0]}/external-revisions`,
+      headers: { authorization: caller.auth, 'content-type': 'application/json' },
+      body: `{"content":{"a":${wide(3_000)},"b":[${new Array(3_000).fill(0).join(',')}]}}`,
+    });
+    withMessage(staged.text, () => expect(staged.status).toBe(201));
   });
 
   it('lets no __proto__ or constructor key pollute anything', async () => {

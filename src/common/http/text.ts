@@ -1,5 +1,6 @@
 import { isUtf8 } from 'node:buffer';
 import type { FieldError } from './app-error.js';
+import { memberPath, walkJson } from './json-walk.js';
 
 /**
  * Text the service cannot keep as sent: PostgreSQL's `text` and `jsonb` refuse U+0000, and a lone
@@ -17,49 +18,24 @@ export function textProblem(text: string): string | null {
   return null;
 }
 
+/** `textProblem` of an object's key, said to be about a key. */
+export function keyTextProblem(key: string): string | null {
+  const message = textProblem(key);
+  return message ? `(a key) ${message}` : null;
+}
+
 /** A high surrogate not followed by a low one, or a low one not preceded by a high one. */
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /**
- * The name of a member in a field path: `content.title`, `events[0]`, `content["a b"]` (any key
- * that is not a plain identifier is quoted as a JSON string, so a NUL or a lone surrogate in it
- * is written as an escape, never sent raw).
- */
-export function memberPath(parent: string, key: string | number): string {
-  if (typeof key === 'number') return `${parent}[${key}]`;
-  if (/^[A-Za-z_$][\w$]*$/.test(key)) return parent ? `${parent}.${key}` : key;
-  return `${parent}[${JSON.stringify(key)}]`;
-}
-
-/**
  * The first string or key under `value` that `textProblem` refuses, named by its path from `root`
- * (`''` for a body: its members are named by their own names). Walks without recursion.
+ * (`''` for a body: its members are named by their own names).
  */
 export function findTextProblem(value: unknown, root: string): FieldError | null {
-  const stack: Array<{ value: unknown; field: string }> = [{ value, field: root }];
-  while (stack.length > 0) {
-    const { value: v, field } = stack.pop()!;
-    if (typeof v === 'string') {
-      const message = textProblem(v);
-      if (message) return { field: field || 'body', message };
-      continue;
-    }
-    if (v === null || typeof v !== 'object') continue;
-    if (Array.isArray(v)) {
-      for (let i = v.length - 1; i >= 0; i--)
-        stack.push({ value: v[i], field: memberPath(field, i) });
-      continue;
-    }
-    const keys = Object.keys(v);
-    for (let i = keys.length - 1; i >= 0; i--) {
-      const key = keys[i]!;
-      const path = memberPath(field, key);
-      const message = textProblem(key);
-      if (message) return { field: path, message: `(a key) ${message}` };
-      stack.push({ value: (v as Record<string, unknown>)[key], field: path });
-    }
-  }
-  return null;
+  return walkJson(value, root, {
+    leaf: (v) => (typeof v === 'string' ? textProblem(v) : null),
+    key: keyTextProblem,
+  });
 }
 
 /**

@@ -1,6 +1,7 @@
 import { type ArgumentMetadata, ValidationPipe, type ValidationError } from '@nestjs/common';
 import { type FieldError, ValidationFailedError } from './app-error.js';
-import { findTextProblem, memberPath, textProblem } from './text.js';
+import { walkJson } from './json-walk.js';
+import { findTextProblem, keyTextProblem, textProblem } from './text.js';
 
 function flatten(errors: ValidationError[], parent = ''): FieldError[] {
   return errors.flatMap((e) => {
@@ -50,8 +51,16 @@ function isHiddenMember(metatype: unknown, key: string): boolean {
 }
 
 /**
- * Walks a parsed body without recursion and returns its first problem:
+ * Members an object or array outside free JSON may have: far more than any request's fields or
+ * lists need. class-transformer's copy of an object, and the list of its unknown fields, grow
+ * with the square of its width: a 1 MB body of 100,000 keys held the event loop for seconds.
+ */
+export const MAX_BODY_MEMBERS = 1_000;
+
+/**
+ * Walks a parsed body once, in time linear in its size, and returns its first problem:
  * - nested deeper than MAX_BODY_DEPTH (the transformer's recursion would overflow: a 500);
+ * - an object or array outside free JSON with more than MAX_BODY_MEMBERS members;
  * - a top-level field named like an inherited member (`constructor`, `toString`, …): an unknown
  *   field like any other, which the stock pipe would drop silently instead;
  * - an own `__proto__` key outside free JSON (copying the body into a DTO would drop it or turn it
@@ -64,43 +73,27 @@ export function checkBodyShape(
   metatype?: unknown,
   free: ReadonlySet<string> = freeJsonProperties(metatype),
 ): FieldError | null {
-  const stack: Array<{ value: unknown; depth: number; field: string; free: boolean }> = [
-    { value: body, depth: 0, field: '', free: false },
-  ];
-  while (stack.length > 0) {
-    const { value, depth, field, free: inFree } = stack.pop()!;
-    if (typeof value === 'string') {
-      const message = textProblem(value);
-      if (message) return { field: field || 'body', message };
-      continue;
-    }
-    if (value === null || typeof value !== 'object') continue;
-    if (depth >= MAX_BODY_DEPTH) {
-      return { field: 'body', message: `is nested deeper than ${MAX_BODY_DEPTH} levels` };
-    }
-    const array = Array.isArray(value);
-    const keys = Object.keys(value);
-    for (let i = keys.length - 1; i >= 0; i--) {
-      const key = keys[i]!;
-      const path = memberPath(field, array ? Number(key) : key);
-      if (!array) {
-        if (depth === 0 && isHiddenMember(metatype, key)) {
-          return { field: path, message: 'should not exist' };
-        }
-        if (key === '__proto__' && !inFree)
-          return { field: path, message: 'is not an allowed key' };
-        const message = textProblem(key);
-        if (message) return { field: path, message: `(a key) ${message}` };
+  let tooDeep = false;
+  const problem = walkJson(body, '', {
+    leaf: (value) => (typeof value === 'string' ? textProblem(value) : null),
+    container: (depth, inFree, size) => {
+      if (depth >= MAX_BODY_DEPTH) {
+        tooDeep = true;
+        return `is nested deeper than ${MAX_BODY_DEPTH} levels`;
       }
-      stack.push({
-        value: (value as Record<string, unknown>)[key],
-        depth: depth + 1,
-        field: path,
-        free: inFree || (depth === 0 && !array && free.has(key)),
-      });
-    }
-  }
-  return null;
+      return !inFree && size > MAX_BODY_MEMBERS
+        ? `must not have more than ${MAX_BODY_MEMBERS} members`
+        : null;
+    },
+    key: (key, depth, inFree) => {
+      if (depth === 0 && isHiddenMember(metatype, key)) return 'should not exist';
+      if (key === '__proto__' && !inFree) return 'is not an allowed key';
+      return keyTextProblem(key);
+    },
+    startsFree: (key) => free.has(key),
+  });
+  if (!problem) return null;
+  return { field: tooDeep || !problem.field ? 'body' : problem.field, message: problem.message };
 }
 
 /**
@@ -163,11 +156,16 @@ export function createValidationPipe(): ValidationPipe {
     validationError: { target: false, value: false },
     // one message per field and wording: a value failing several constraints that share one
     // message (e.g. "must be an integer from 0 to N") names it once
-    exceptionFactory: (errors) =>
-      new ValidationFailedError(
-        flatten(errors).filter(
-          (e, i, all) => all.findIndex((o) => o.field === e.field && o.message === e.message) === i,
-        ),
-      ),
+    exceptionFactory: (errors) => {
+      const seen = new Set<string>();
+      return new ValidationFailedError(
+        flatten(errors).filter((e) => {
+          const key = JSON.stringify([e.field, e.message]);
+          if (seen.has(key)) return false;
+          seen.add(key);
+          return true;
+        }),
+      );
+    },
   });
 }

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import canonicalize from 'canonicalize';
 import { type FieldError, ValidationFailedError } from '../../common/http/app-error.js';
-import { findTextProblem, memberPath } from '../../common/http/text.js';
+import { walkJson } from '../../common/http/json-walk.js';
+import { keyTextProblem, textProblem } from '../../common/http/text.js';
 import { canonicalJson, hashOfCanonical } from '../documents/content-hash.js';
 import type { StageRevisionRequest } from './dto/stage-revision.request.js';
 import type { IfMatch } from './staging-headers.js';
@@ -26,25 +27,18 @@ export function storableContent(content: Record<string, unknown>): { json: strin
   return { json, hash: hashOfCanonical(json) };
 }
 
+/** A string or key `textProblem` refuses, or a number JSON.parse turned into Infinity. */
 function contentProblem(content: unknown): FieldError | null {
-  const text = findTextProblem(content, 'content');
-  if (text) return text;
-  const stack: Array<{ value: unknown; field: string }> = [{ value: content, field: 'content' }];
-  while (stack.length > 0) {
-    const { value, field } = stack.pop()!;
-    if (typeof value === 'number' && !Number.isFinite(value)) {
-      return { field, message: 'must be a finite number within the range of a double' };
-    }
-    if (value === null || typeof value !== 'object') continue;
-    const array = Array.isArray(value);
-    for (const key of Object.keys(value)) {
-      stack.push({
-        value: (value as Record<string, unknown>)[key],
-        field: memberPath(field, array ? Number(key) : key),
-      });
-    }
-  }
-  return null;
+  return walkJson(content, 'content', {
+    leaf: (value) => {
+      if (typeof value === 'string') return textProblem(value);
+      if (typeof value === 'number' && !Number.isFinite(value)) {
+        return 'must be a finite number within the range of a double';
+      }
+      return null;
+    },
+    key: keyTextProblem,
+  });
 }
 
 /**
