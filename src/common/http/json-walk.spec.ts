@@ -14,7 +14,7 @@ const planted: fc.Arbitrary<{ value: unknown; path: string }> = fc
   .map(([clean, route]) => {
     // follow `route` into containers made along the way; put the bad string at its end
     const root: { v: unknown } = { v: structuredClone(clean) };
-    let holder: Record<string | number, unknown> = root as unknown as Record<string, unknown>;
+    let holder: Record<string | number, unknown> = root;
     let slot: string | number = 'v';
     let path = 'root';
     for (const step of route) {
