@@ -168,6 +168,38 @@ describe('request bodies at the edge (CONTRACT.md §10 "Edge")', () => {
       },
     );
 
+    it('answers a framing the HTTP parser refuses with a 400 and no error in the log, also for a known caller', async () => {
+      const framings: Array<Record<string, string>> = [
+        { 'transfer-encoding': 'identity' },
+        { 'transfer-encoding': 'gzip' },
+        { 'transfer-encoding': 'chunked, gzip' },
+      ];
+      const before = t.logs.length;
+      for (const path of bodyRoutes) {
+        for (const framing of framings) {
+          for (const auth of [{}, { authorization: caller.auth }]) {
+            const answer = await rawRequest(t.baseUrl, {
+              path,
+              headers: { 'content-type': 'application/json', ...framing, ...auth },
+              body: Buffer.from('{}'),
+            });
+            withMessage(
+              `${path} ${JSON.stringify(framing)} → ${answer.status} ${answer.body}`,
+              () => expect(answer.status).toBe(400),
+            );
+          }
+        }
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const errors = t.logs
+        .slice(before)
+        .flatMap((chunk) => chunk.split('\n'))
+        .filter(
+          (line) => line.startsWith('{') && (JSON.parse(line) as { level: number }).level >= 50,
+        );
+      expect(errors).toEqual([]);
+    });
+
     it('waits for the body of a caller whose token is valid (the gate is the credential)', async () => {
       const body = Buffer.from(JSON.stringify({ name: 'late body', events: ['*'] }));
       const answer = await rawRequest(t.baseUrl, {

@@ -129,5 +129,10 @@ function bodyErrorOf(err: unknown): Error {
   if (type === 'request.size.invalid' || type === 'request.aborted') {
     return new BodyError('request.size.invalid', 'the body ended before its Content-Length');
   }
+  // the HTTP parser refused the framing (e.g. `Transfer-Encoding: identity`) after the head: the
+  // client was answered 400 by it already, and the stream has nothing to read
+  if (type === 'stream.not.readable') {
+    return new BodyError('request.size.invalid', 'the request body could not be read');
+  }
   return err instanceof Error ? err : new BodyError('entity.parse.failed', String(err));
 }
