@@ -177,7 +177,9 @@ describe('request bodies at the edge (CONTRACT.md §10 "Edge")', () => {
       const before = t.logs.length;
       for (const path of bodyRoutes) {
         for (const framing of framings) {
-          for (const auth of [{}, { authorization: caller.auth }]) {
+          for (const auth of [{}, { authorization: caller.auth }] as Array<
+            Record<string, string>
+          >) {
             const answer = await rawRequest(t.baseUrl, {
               path,
               headers: { 'content-type': 'application/json', ...framing, ...auth },
