@@ -117,6 +117,50 @@ describe('secret hygiene', () => {
       await t?.close();
     });
 
+    it('answers every response that shows a secret with Cache-Control: no-store, and no other', async () => {
+      const caller = await createCaller(t.app);
+      const { clientId, clientSecret } = caller.client;
+      const token = await call(t.baseUrl, 'POST', '/oauth/token', {
+        body: {
+          grant_type: 'client_credentials',
+          client_id: clientId,
+          client_secret: clientSecret,
+        },
+      });
+      const created = await call(t.baseUrl, 'POST', '/webhooks', {
+        auth: caller.auth,
+        body: { name: 'no-store', endpoint_url: receiver.url('/no-store'), events: ['*'] },
+      });
+      const webhookId = created.body.webhookId as number;
+      const rotated = await call(t.baseUrl, 'POST', `/webhooks/${webhookId}/secret/rotate`, {
+        auth: caller.auth,
+        body: {},
+      });
+      const { documentId } = await createLockableDocument(t.app, caller.tenantId);
+      const lock = await call(t.baseUrl, 'POST', `/documents/${documentId}/checkout`, {
+        auth: caller.auth,
+        body: {},
+      });
+      const shown: Array<[string, Awaited<ReturnType<typeof call>>, string]> = [
+        ['token', token, 'access_token'],
+        ['webhook', created, 'secret'],
+        ['rotation', rotated, 'secret'],
+        ['checkout', lock, 'lock_token'],
+      ];
+      for (const [what, res, field] of shown) {
+        withMessage(`${what}: ${res.status} ${JSON.stringify([...res.headers])}`, () => {
+          expect(res.status).toBeLessThan(300);
+          expect(typeof res.body[field]).toBe('string');
+          expect(res.headers.get('cache-control')).toBe('no-store');
+          expect(res.headers.get('pragma')).toBe('no-cache');
+        });
+      }
+      // a read of what holds no secret may be cached as usual
+      const read = await call(t.baseUrl, 'GET', `/webhooks/${webhookId}`, { auth: caller.auth });
+      expect(read.status).toBe(200);
+      expect(read.headers.get('cache-control')).toBeNull();
+    });
+
     it('no client secret, token, PAT, lock token, webhook secret, key or storage path reaches a log line', async () => {
       const caller = await createCaller(t.app);
       const { clientId, clientSecret } = caller.client;

@@ -1,4 +1,5 @@
-import { Controller, Header, HttpCode, Post, Req } from '@nestjs/common';
+import { Controller, HttpCode, Post, Req } from '@nestjs/common';
+import { NoStore } from '../../common/http/no-store.decorator.js';
 import {
   ApiBadRequestResponse,
   ApiBody,
@@ -42,8 +43,7 @@ export class OAuthController {
   @Public()
   @Audited('token.issue', () => null)
   @HttpCode(200)
-  @Header('Cache-Control', 'no-store')
-  @Header('Pragma', 'no-cache')
+  @NoStore()
   @ApiOperation({
     summary: 'Obtain a bearer token (OAuth 2.0 client credentials)',
     description:

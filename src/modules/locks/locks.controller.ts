@@ -1,4 +1,5 @@
 import { Body, Controller, HttpCode, Param, Post } from '@nestjs/common';
+import { NoStore } from '../../common/http/no-store.decorator.js';
 import { ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiProblemResponses } from '../../common/http/api-problem-responses.js';
 import { ParseIdPipe } from '../../common/http/params.js';
@@ -16,6 +17,7 @@ export class LocksController {
   constructor(private readonly locks: LocksService) {}
 
   @Post('checkout')
+  @NoStore()
   @Audited('document.checkout', documentTarget)
   @Authorized({ scope: 'locks:write', entitlement: 'api.locks' })
   @ApiOperation({

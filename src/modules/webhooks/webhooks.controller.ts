@@ -1,4 +1,5 @@
 import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
+import { NoStore } from '../../common/http/no-store.decorator.js';
 import { ApiBody, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { ApiProblemResponses } from '../../common/http/api-problem-responses.js';
 import { ParseIdPipe } from '../../common/http/params.js';
@@ -51,6 +52,7 @@ export class WebhooksController {
   }
 
   @Post('webhooks')
+  @NoStore()
   @Audited(
     'webhook.create',
     (_req, body) =>
@@ -171,6 +173,7 @@ export class WebhooksController {
   }
 
   @Post('webhooks/:webhookId/secret/rotate')
+  @NoStore()
   @Audited('webhook.rotate_secret', (req) => `webhook:${String(req.params['webhookId'])}`)
   @HttpCode(200)
   @Authorized(WRITE)
