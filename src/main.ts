@@ -41,6 +41,8 @@ async function main(): Promise<void> {
     logStream(config),
   );
   const started = Date.now();
+  // decided by the settings as given: embedded mode fills in DATABASE_URL below
+  const socketPath = adminSocketPath(config);
   let embedded: EmbeddedDatabase | undefined;
   if (config.embedded) {
     embedded = await startEmbeddedDatabase(config.DATA_DIR, config.EMBEDDED_PG_PORT, log);
@@ -84,7 +86,6 @@ async function main(): Promise<void> {
   if (process.channel) process.on('disconnect', () => shutdown('parent exited'));
 
   await app.listen(config.PORT, anyAddress());
-  const socketPath = adminSocketPath(config);
   if (socketPath) admin = await startAdminServer(socketPath, config, log);
   const { port } = (app.getHttpServer() as Server).address() as AddressInfo;
   await announceReady(port, config.READY_FILE);

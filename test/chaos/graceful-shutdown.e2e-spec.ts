@@ -1,4 +1,4 @@
-import { chmod, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { chmod, mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -203,7 +203,7 @@ describe('graceful shutdown on SIGTERM', () => {
     expect(duplicates).toBe(0);
   });
 
-  it('stops its embedded PostgreSQL too: no postgres process is left behind', async () => {
+  it('stops its embedded PostgreSQL too: no postgres process is left behind; its admin socket was there while it ran', async () => {
     // under the system temp dir: the embedded server runs as the postgres user and must reach it
     dataDir = await mkdtemp(join(tmpdir(), 'grc-chaos-data-'));
     await chmod(dataDir, 0o755);
@@ -216,6 +216,10 @@ describe('graceful shutdown on SIGTERM', () => {
       { readyTimeoutMs: 90_000 },
     );
     services.push(service);
+    // the CLI's way in while the service runs: <DATA_DIR>/admin.sock, owner-only
+    const socket = await stat(join(dataDir, 'admin.sock'));
+    expect(socket.isSocket()).toBe(true);
+    expect(socket.mode & 0o777).toBe(0o600);
     const postmaster = runningPostmaster(embeddedDatabaseDir(dataDir));
     expect(postmaster).not.toBeNull();
     expect(await processesMentioning(dataDir)).not.toEqual([]);
@@ -268,5 +272,6 @@ describe('graceful shutdown on SIGTERM', () => {
     expect(postmasterAlive).toBe(false);
     expect(left).toEqual([]);
     expect(runningPostmaster(embeddedDatabaseDir(dataDir))).toBeNull();
+    await expect(stat(join(dataDir, 'admin.sock'))).rejects.toThrow(/ENOENT/);
   });
 });
