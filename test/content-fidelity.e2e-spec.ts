@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import canonicalize from 'canonicalize';
 import fc from 'fast-check';
+import { DataSource } from 'typeorm';
 import { RevisionDecisionService } from '../src/modules/revisions/revision-decision.service.js';
 import { startTestApp, type TestApp } from './support/app.js';
 import { withMessage } from './support/expect-message.js';
@@ -161,6 +162,48 @@ describe('content keeps every key (issue 18 item 2)', () => {
     );
   });
 
+  it('refuses a number it could not give back as sent (400, nothing staged), and keeps every other', async () => {
+    const revisions = async () =>
+      Number(
+        (
+          await t.app
+            .get(DataSource)
+            .query<Array<{ n: string }>>(
+              `SELECT count(*) AS n FROM external_revisions WHERE document_id = $1`,
+              [documentId],
+            )
+        )[0]!.n,
+      );
+    // integers past 2^53, and decimals of up to 22 significant digits
+    const spelled = fc.oneof(
+      fc.bigInt({ min: 2n ** 53n, max: 10n ** 24n }).map(String),
+      fc
+        .tuple(fc.bigInt({ min: 1n, max: 10n ** 22n }), fc.integer({ min: -30, max: 30 }))
+        .map(([digits, exponent]) => `${digits}e${exponent}`),
+    );
+    await fc.assert(
+      fc.asyncProperty(spelled, async (number) => {
+        const before = await revisions();
+        const staged = await stageRaw(`{"content":{"n":${number}}}`);
+        const value = Number(number);
+        // what the service keeps is a double: exact when its shortest spelling is the number sent
+        const exact = keptAsSent(number, value);
+        withMessage(`${number} → ${staged.status} ${staged.text}`, () => {
+          if (exact) {
+            expect(staged.status).toBe(201);
+            expect(staged.body.content_hash).toBe(jcsHash({ n: value }));
+          } else {
+            expect(staged.status).toBe(400);
+            expect(staged.body.code).toBe('validation_failed');
+            expect(staged.body.errors[0].message).toContain('cannot keep exactly');
+          }
+        });
+        expect(await revisions()).toBe(before + (exact ? 1 : 0));
+      }),
+      { seed: SEED, numRuns: 40 },
+    );
+  });
+
   it('keeps such keys at any depth, hashed over all of them', async () => {
     for (const name of BUILT_IN_NAMES) {
       const body = `{"content":{${JSON.stringify(name)}:{${JSON.stringify(name)}:[{${JSON.stringify(name)}:1}]},"x":2}}`;
@@ -257,3 +300,17 @@ describe('top-level fields named like built-in members are unknown fields (400)'
     expect(after.body.data).toHaveLength(before);
   });
 });
+
+/** Whether the decimal `spelled` is exactly the decimal JSON.stringify writes for `value`. */
+function keptAsSent(spelled: string, value: number): boolean {
+  const asInteger = (text: string): [bigint, number] => {
+    const [mantissa, exponent = '0'] = text.toLowerCase().split('e');
+    const [whole, fraction = ''] = mantissa!.split('.');
+    return [BigInt(`${whole}${fraction}`), Number(exponent) - fraction.length];
+  };
+  const [a, ea] = asInteger(spelled);
+  const [b, eb] = asInteger(JSON.stringify(value));
+  // compare a·10^ea with b·10^eb exactly
+  const shift = ea - eb;
+  return shift >= 0 ? a * 10n ** BigInt(shift) === b : a === b * 10n ** BigInt(-shift);
+}

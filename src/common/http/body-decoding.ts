@@ -2,6 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { parse as parseForm } from 'node:querystring';
 import { brotliDecompressSync, gunzipSync, inflateSync, type ZlibOptions } from 'node:zlib';
 import { utf8Problem } from './text.js';
+import { inexactNumber } from './json-numbers.js';
 
 export type BodyErrorType =
   | 'entity.parse.failed'
@@ -95,11 +96,20 @@ function parseJson(text: string): unknown {
   if (trimmed[0] !== '{' && trimmed[0] !== '[') {
     throw new BodyError('entity.parse.failed', 'the body is not a JSON object or array');
   }
+  let value: unknown;
   try {
-    return JSON.parse(trimmed);
+    value = JSON.parse(trimmed);
   } catch {
     throw new BodyError('entity.parse.failed', 'malformed JSON');
   }
+  const inexact = inexactNumber(trimmed);
+  if (inexact) {
+    throw Object.assign(
+      new BodyError('entity.parse.failed', `${inexact.field}: ${inexact.message}`),
+      { errors: [inexact] },
+    );
+  }
+  return value;
 }
 
 /**
