@@ -254,6 +254,60 @@ describe('request bodies at the edge (CONTRACT.md §10 "Edge")', () => {
       }
     });
 
+    it('answers 403 to a token lacking the scope before one byte of its body arrives, once the route has been met', async () => {
+      const routes = [
+        '/api/v1/webhooks',
+        `/api/v1/documents/${documentId}/external-revisions`,
+        `/api/v1/documents/${documentId}/checkout`,
+      ];
+      for (const path of routes) {
+        // the route's first request, answered by the guard: it learns what the route needs
+        const first = await call(t.baseUrl, 'POST', path.replace('/api/v1', ''), {
+          auth: reader.auth,
+          body: {},
+        });
+        expect(first.status).toBe(403);
+        const framings: Array<Record<string, string>> = [
+          { 'content-length': String(5 * MIB) },
+          { 'transfer-encoding': 'chunked' },
+        ];
+        for (const framing of framings) {
+          const answer = await rawRequest(t.baseUrl, {
+            path,
+            headers: { 'content-type': 'application/json', ...framing, authorization: reader.auth },
+          });
+          withMessage(
+            `${path} ${JSON.stringify(framing)} → ${answer.status} ${answer.body}`,
+            () => {
+              expect(answer.status).toBe(403);
+              expect(answer.answeredBeforeBody).toBe(true);
+              expect(answer.headers.connection).toBe('close');
+              expect(JSON.parse(answer.body).code).toBe('insufficient_scope');
+            },
+          );
+        }
+      }
+      // a caller holding the scope is still read
+      const body = Buffer.from(JSON.stringify({ ttl_minutes: 5 }));
+      const allowed = await rawRequest(t.baseUrl, {
+        path: routes[2]!,
+        headers: {
+          'content-type': 'application/json',
+          'content-length': String(body.length),
+          authorization: caller.auth,
+        },
+        body,
+        bodyAfterMs: 200,
+      });
+      expect(allowed.answeredBeforeBody).toBe(false);
+      expect(allowed.status).toBe(201);
+      const released = await call(t.baseUrl, 'POST', `/documents/${documentId}/checkin`, {
+        auth: caller.auth,
+        body: { lock_token: JSON.parse(allowed.body).lock_token as string },
+      });
+      expect(released.status).toBe(200);
+    });
+
     it('reads the token endpoint’s body without a credential, and bounds its decompression', async () => {
       const form = new URLSearchParams({
         grant_type: 'client_credentials',

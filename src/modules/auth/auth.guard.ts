@@ -1,14 +1,13 @@
-import { type ExecutionContext, Injectable } from '@nestjs/common';
+import { type ExecutionContext, Inject, Injectable, Optional } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { AuthGuard } from '@nestjs/passport';
-import type { HttpRequest as Request } from '../../common/http/platform/http-platform.js';
-import { EntitlementRequiredError } from '../tenancy/tenancy.errors.js';
-import {
-  InsufficientScopeError,
-  InvalidTokenError,
-  IpNotAllowedError,
-  UnauthenticatedError,
-} from './auth.errors.js';
+import type {
+  HttpPlatform,
+  HttpRequest as Request,
+} from '../../common/http/platform/http-platform.js';
+import { HTTP_PLATFORM } from '../../common/http/platform/http-platform.module.js';
+import { InvalidTokenError, UnauthenticatedError } from './auth.errors.js';
+import { authorize } from './authorization.js';
 import { bearerToken } from './bearer-header.js';
 import {
   AUTHORIZATION,
@@ -16,7 +15,7 @@ import {
 } from '../../common/access/authorized.decorator.js';
 import { recordVerifiedCredential } from './credential-freshness.js';
 import { CredentialsService } from './credentials.service.js';
-import { ipAllowed } from './ip-allowlist.js';
+import { RouteRequirements } from './route-requirements.js';
 import type { Principal } from '../../common/access/principal.js';
 import { IS_PUBLIC } from '../../common/access/public.decorator.js';
 
@@ -29,6 +28,9 @@ export class ApiAuthGuard extends AuthGuard('bearer') {
   constructor(
     private readonly reflector: Reflector,
     private readonly credentials: CredentialsService,
+    private readonly requirements: RouteRequirements,
+    // absent where no HTTP server runs (the CLI's modules)
+    @Optional() @Inject(HTTP_PLATFORM) private readonly platform?: HttpPlatform,
   ) {
     super();
   }
@@ -51,6 +53,8 @@ export class ApiAuthGuard extends AuthGuard('bearer') {
       AUTHORIZATION,
       targets,
     );
+    // the body admission refuses the next caller lacking it before reading their body
+    this.requirements.learn(req.method, this.platform?.routeOf(req), requirement);
     authorize(req.ip, principal, requirement);
     recordVerifiedCredential({
       generation: principal.generation,
@@ -69,23 +73,5 @@ export class ApiAuthGuard extends AuthGuard('bearer') {
     if (err) throw err instanceof Error ? err : new InvalidTokenError();
     if (!user) throw new InvalidTokenError();
     return user;
-  }
-}
-
-/** CONTRACT.md §2 order after authentication: IP allowlist, scope, entitlement. */
-function authorize(
-  ip: string | undefined,
-  principal: Principal,
-  requirement: AuthorizationRequirement | undefined,
-): void {
-  if (!ipAllowed(ip, principal.allowedIps)) throw new IpNotAllowedError();
-  if (requirement && !principal.scopes.has(requirement.scope)) {
-    throw new InsufficientScopeError(requirement.scope);
-  }
-  if (principal.credential.kind === 'pat' && !principal.entitlements.has('auth.pat')) {
-    throw new EntitlementRequiredError('auth.pat');
-  }
-  if (requirement && !principal.entitlements.has(requirement.entitlement)) {
-    throw new EntitlementRequiredError(requirement.entitlement);
   }
 }

@@ -7,6 +7,7 @@ import { TenancyModule } from '../tenancy/tenancy.module.js';
 import { ApiAuthGuard } from './auth.guard.js';
 import { BearerStrategy } from './bearer.strategy.js';
 import { BodyAdmissionService } from './body-admission.service.js';
+import { RouteRequirements } from './route-requirements.js';
 import { AuthRepository } from './auth.repository.js';
 import { CredentialAdminService } from './credential-admin.service.js';
 import { CredentialCache } from './credential-cache.js';
@@ -35,6 +36,7 @@ import { OAuthTokenService } from './token.service.js';
     OAuthTokenService,
     BearerStrategy,
     BodyAdmissionService,
+    RouteRequirements,
     { provide: APP_GUARD, useClass: ApiAuthGuard },
   ],
   exports: [CredentialsService, CredentialAdminService, BodyAdmissionService, TokenRetention],
