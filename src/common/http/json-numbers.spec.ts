@@ -50,7 +50,36 @@ describe('JSON numbers kept exactly', () => {
     );
   });
 
+  it('refuses a decimal, point anywhere, exactly when its double is written back otherwise', () => {
+    const decimal = fc
+      .tuple(fc.bigInt({ min: 1n, max: 10n ** 25n }), fc.nat({ max: 26 }), fc.boolean())
+      .map(([digits, point, negative]) => {
+        const text = String(digits);
+        const at = Math.min(point, text.length - 1);
+        const spelled = at === 0 ? text : `${text.slice(0, text.length - at)}.${text.slice(-at)}`;
+        return { spelled: `${negative ? '-' : ''}${spelled}`, digits, scale: at, negative };
+      });
+    fc.assert(
+      fc.property(decimal, ({ spelled, digits, scale, negative }) => {
+        const value = Number(spelled);
+        // the decimal JSON.stringify writes for the double, against digits·10^-scale, exactly
+        const [mantissa, exponent = '0'] = JSON.stringify(Math.abs(value)).split('e');
+        const [whole, fraction = ''] = mantissa!.split('.');
+        const back = BigInt(`${whole}${fraction}`);
+        const shift = -scale - (Number(exponent) - fraction.length);
+        const exact =
+          Math.sign(value) === (negative ? -1 : 1) &&
+          (shift >= 0
+            ? digits * 10n ** BigInt(shift) === back
+            : digits === back * 10n ** BigInt(-shift));
+        expect(inexactNumber(`[${spelled}]`) === null).toBe(exact);
+      }),
+      { numRuns: 5_000 },
+    );
+  });
+
   it('refuses a fraction with more digits than a double keeps, and a number that underflows', () => {
+    expect(inexactNumber('[1234567890.12345678]')).not.toBeNull();
     expect(inexactNumber('[0.30000000000000004]')).toBeNull();
     expect(inexactNumber('[0.300000000000000004]')).not.toBeNull();
     expect(inexactNumber('[1e-400]')).not.toBeNull();

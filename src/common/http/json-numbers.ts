@@ -1,10 +1,11 @@
 import type { FieldError } from './app-error.js';
 
 /**
- * Text that may spell a number more precisely than a double keeps: a run of 16 digits or more, or
- * an exponent of three digits. Only then is the body parsed a second time, number by number.
+ * Text that may spell a number more precisely than a double keeps: 16 digits or more (a decimal
+ * point among them), or an exponent of three digits. Only then is the body parsed a second time,
+ * number by number.
  */
-const MAYBE_INEXACT = /\d{16}|[eE][+-]?\d{3}/;
+const MAYBE_INEXACT = /(?:\d\.?){16}|[eE][+-]?\d{3}/;
 
 /** A JSON number's value as `<sign><digits>e<exponent>`, without leading or trailing zeros. */
 function decimalOf(text: string): string | null {
