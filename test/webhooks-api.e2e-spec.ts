@@ -120,6 +120,11 @@ describe('webhooks API', () => {
         { name: 'n', endpoint_url: 'https://user@hooks.example.com/', events: ['*'] },
         'endpoint_url',
       ],
+      [
+        'port 0',
+        { name: 'n', endpoint_url: 'https://hooks.example.com:0/', events: ['*'] },
+        'endpoint_url',
+      ],
       ['missing events', { name: 'n', endpoint_url: HOOK_URL }, 'events'],
       ['empty events', { name: 'n', endpoint_url: HOOK_URL, events: [] }, 'events'],
       [
