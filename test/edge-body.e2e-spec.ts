@@ -287,6 +287,21 @@ describe('request bodies at the edge (CONTRACT.md §10 "Edge")', () => {
           );
         }
       }
+      // the API root matches the catch-all route: once met, no body is read for it either
+      const root = await call(t.baseUrl, 'POST', '', { auth: caller.auth, body: {} });
+      expect(root.status).toBe(404);
+      const rootAnswer = await rawRequest(t.baseUrl, {
+        path: '/api/v1',
+        headers: {
+          'content-type': 'application/json',
+          'content-length': String(5 * MIB),
+          authorization: caller.auth,
+        },
+      });
+      withMessage(`/api/v1 → ${rootAnswer.status} ${rootAnswer.body}`, () => {
+        expect(rootAnswer.status).toBe(404);
+        expect(rootAnswer.answeredBeforeBody).toBe(true);
+      });
       // a caller holding the scope is still read
       const body = Buffer.from(JSON.stringify({ ttl_minutes: 5 }));
       const allowed = await rawRequest(t.baseUrl, {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import fc from 'fast-check';
 import { DataSource } from 'typeorm';
-import { MAX_BODY_MEMBERS } from '../src/common/http/validation.js';
+import { MAX_BODY_MEMBERS, MAX_BODY_TOTAL_MEMBERS } from '../src/common/http/validation.js';
 import { contentHash } from '../src/modules/documents/content-hash.js';
 import { startTestApp, type TestApp } from './support/app.js';
 import { createPat } from './support/auth-factories.js';
@@ -751,6 +751,11 @@ describe('hostile input over every operation of the OpenAPI document', () => {
             `{"${f}":[${Array.from({ length: MAX_BODY_MEMBERS + 1 }, () => '0').join(',')}]}`,
           ]),
       ];
+      // narrow enough each, too many in all
+      const narrow = `[${new Array(MAX_BODY_MEMBERS - 1).fill(0).join(',')}]`;
+      const many = `{"${fields.find((f) => f !== 'content') ?? 'x'}":[${new Array(11).fill(narrow).join(',')}]}`;
+      const total = `must not have more than ${MAX_BODY_TOTAL_MEMBERS} members in all (free JSON aside)`;
+      bodies.push(['body', many]);
       for (const [field, body] of bodies) {
         const req: Sent = {
           method: op.method,
@@ -762,7 +767,7 @@ describe('hostile input over every operation of the OpenAPI document', () => {
         withMessage(describeExchange(req, res), () => {
           expect(res.status).toBe(400);
           expect((JSON.parse(res.text) as { errors?: unknown }).errors).toEqual([
-            { field, message: tooWide },
+            { field, message: body === many ? total : tooWide },
           ]);
         });
         assertWellBehaved(req, res, op, true);

@@ -86,8 +86,11 @@ describe('JSON numbers kept exactly', () => {
     expect(inexactNumber('[5e-324]')).toBeNull();
     // beyond a double's range: Infinity, refused by the checks of the value, not here
     expect(inexactNumber('[1e400]')).toBeNull();
-    // digits inside strings are text, kept as they are
+    // digits inside strings are text, kept as they are, whatever the escapes around them
     expect(inexactNumber('{"a":"123456789012345678901234567890"}')).toBeNull();
+    expect(inexactNumber('{"a":"x\\"1234567890123456789","b":1}')).toBeNull();
+    expect(inexactNumber('{"a":"\\\\","b":12345678901234567890}')).not.toBeNull();
+    expect(inexactNumber(`[1.${'0'.repeat(50_000)}1]`)).not.toBeNull();
   });
 
   it('finds nothing in any JSON JSON.stringify writes', () => {

@@ -1,9 +1,25 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { memberPath, walkJson } from './json-walk.js';
-import { checkBodyShape, MAX_BODY_MEMBERS } from './validation.js';
+import { ValidationPipe } from '@nestjs/common';
+import { jest } from '@jest/globals';
+import { IsObject } from 'class-validator';
+import {
+  checkBodyShape,
+  createValidationPipe,
+  FreeJson,
+  MAX_BODY_MEMBERS,
+  MAX_BODY_TOTAL_MEMBERS,
+} from './validation.js';
 
 const BAD = 'bad\u0000text';
+
+/** A request class with free JSON, as a staging's `content`. */
+class FreeBody {
+  @FreeJson()
+  @IsObject({ message: 'must be a JSON object' })
+  content!: Record<string, unknown>;
+}
 
 /** A JSON value with the bad string at one place, and the path of that place. */
 const planted: fc.Arbitrary<{ value: unknown; path: string }> = fc
@@ -95,5 +111,41 @@ describe('checkBodyShape', () => {
   it('lets free JSON be as wide as the body limit allows', () => {
     const content = { a: wide(50_000), b: new Array(50_000).fill(0) };
     expect(checkBodyShape({ content }, undefined, free)).toBeNull();
+  });
+
+  it(`refuses more than ${MAX_BODY_TOTAL_MEMBERS} members in all outside free JSON, however narrow each`, () => {
+    const narrow = Array.from({ length: 11 }, () => new Array(MAX_BODY_MEMBERS - 1).fill(0));
+    expect(checkBodyShape({ events: narrow.slice(0, 9) }, undefined, free)).toBeNull();
+    expect(checkBodyShape({ events: narrow }, undefined, free)).toEqual({
+      field: 'body',
+      message: `must not have more than ${MAX_BODY_TOTAL_MEMBERS} members in all (free JSON aside)`,
+    });
+    expect(checkBodyShape({ content: narrow }, undefined, free)).toBeNull();
+  });
+
+  it('never hands free JSON to the copy into the request class, an array no more than an object', async () => {
+    const pipe = createValidationPipe();
+    const copied = jest.spyOn(ValidationPipe.prototype, 'transform');
+    try {
+      for (const content of [[wide(MAX_BODY_MEMBERS)], wide(MAX_BODY_MEMBERS)]) {
+        const body = { content };
+        const metadata = { type: 'body' as const, metatype: FreeBody };
+        const answer = await pipe.transform(body, metadata).then(
+          (dto) => ({ dto }),
+          (err: unknown) => ({ err }),
+        );
+        const seen = copied.mock.calls.at(-1)![0] as { content: unknown };
+        expect(seen.content).toEqual(Array.isArray(content) ? [] : {});
+        if (Array.isArray(content)) {
+          expect((answer as { err: { errors: unknown } }).err.errors).toEqual([
+            expect.objectContaining({ field: 'content' }),
+          ]);
+        } else {
+          expect((answer as { dto: { content: unknown } }).dto.content).toBe(content);
+        }
+      }
+    } finally {
+      copied.mockRestore();
+    }
   });
 });

@@ -45,8 +45,9 @@ function pathOf(frame: Frame | null, root: string): string {
 }
 
 /**
- * Walks a parsed JSON value depth first without recursion and answers its first problem, named
- * by its path from `root`. Linear in the value's size: members that are not containers are
+ * Walks a parsed JSON value without recursion and answers the first problem it meets, named by
+ * its path from `root`: an object's or array's own keys and leaves first, in order, then its
+ * members that are containers, each walked whole before the next. Linear in the value's size: members that are not containers are
  * checked where they stand, and a path is written only for the problem found, so a 5 MB body of
  * millions of members costs one pass and no string per member.
  */

@@ -57,10 +57,14 @@ function isHiddenMember(metatype: unknown, key: string): boolean {
  */
 export const MAX_BODY_MEMBERS = 1_000;
 
+/** Members all objects and arrays outside free JSON may have together (many narrow ones). */
+export const MAX_BODY_TOTAL_MEMBERS = 10_000;
+
 /**
  * Walks a parsed body once, in time linear in its size, and returns its first problem:
  * - nested deeper than MAX_BODY_DEPTH (the transformer's recursion would overflow: a 500);
- * - an object or array outside free JSON with more than MAX_BODY_MEMBERS members;
+ * - an object or array outside free JSON with more than MAX_BODY_MEMBERS members, or more than
+ *   MAX_BODY_TOTAL_MEMBERS members in all outside free JSON;
  * - a top-level field named like an inherited member (`constructor`, `toString`, …): an unknown
  *   field like any other, which the stock pipe would drop silently instead;
  * - an own `__proto__` key outside free JSON (copying the body into a DTO would drop it or turn it
@@ -74,6 +78,8 @@ export function checkBodyShape(
   free: ReadonlySet<string> = freeJsonProperties(metatype),
 ): FieldError | null {
   let tooDeep = false;
+  let tooMany = false;
+  let members = 0;
   const problem = walkJson(body, '', {
     leaf: (value) => (typeof value === 'string' ? textProblem(value) : null),
     container: (depth, inFree, size) => {
@@ -81,9 +87,12 @@ export function checkBodyShape(
         tooDeep = true;
         return `is nested deeper than ${MAX_BODY_DEPTH} levels`;
       }
-      return !inFree && size > MAX_BODY_MEMBERS
-        ? `must not have more than ${MAX_BODY_MEMBERS} members`
-        : null;
+      if (inFree) return null;
+      if (size > MAX_BODY_MEMBERS) return `must not have more than ${MAX_BODY_MEMBERS} members`;
+      members += size;
+      if (members <= MAX_BODY_TOTAL_MEMBERS) return null;
+      tooMany = true;
+      return `must not have more than ${MAX_BODY_TOTAL_MEMBERS} members in all (free JSON aside)`;
     },
     key: (key, depth, inFree) => {
       if (depth === 0 && isHiddenMember(metatype, key)) return 'should not exist';
@@ -93,7 +102,8 @@ export function checkBodyShape(
     startsFree: (key) => free.has(key),
   });
   if (!problem) return null;
-  return { field: tooDeep || !problem.field ? 'body' : problem.field, message: problem.message };
+  const whole = tooDeep || tooMany || !problem.field;
+  return { field: whole ? 'body' : problem.field, message: problem.message };
 }
 
 /**
@@ -128,9 +138,11 @@ class AppValidationPipe extends ValidationPipe {
     const kept = new Map<string, unknown>();
     for (const key of Object.keys(body)) {
       const v = body[key];
-      if (free.has(key) && v !== null && typeof v === 'object' && !Array.isArray(v)) {
+      // an array too: never copied (class-transformer's copy grows with the square of its width),
+      // and its stand-in fails the property's own checks as the array would
+      if (free.has(key) && v !== null && typeof v === 'object') {
         kept.set(key, v);
-        standIn[key] = {};
+        standIn[key] = Array.isArray(v) ? [] : {};
       } else {
         standIn[key] = v;
       }

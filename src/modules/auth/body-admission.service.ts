@@ -34,6 +34,9 @@ export class BodyAdmissionService {
     if (principal === null) return null;
     // the route's scope and entitlement too, once the guard has met the route
     const requirement = this.requirements.of(req.method, route);
-    return permits(req.ip, principal, requirement ?? undefined) ? API_BODY : null;
+    // a route met that requires nothing of its caller is the 404 catch-all (every route that takes
+    // a body is @Authorized or @Public): there is nothing to read a body for
+    if (requirement === null) return null;
+    return permits(req.ip, principal, requirement) ? API_BODY : null;
   }
 }

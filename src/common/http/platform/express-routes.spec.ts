@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import express from 'express';
 import fc from 'fast-check';
-import { ExpressRoutes, type RouteLayer } from './express-routes.js';
+import { ExpressRoutes, type RouteLayer, routedPath } from './express-routes.js';
 
 const ROUTES: Array<[verb: 'get' | 'post' | 'patch' | 'all', path: string]> = [
   // an earlier route for every method wins over a later one for the method
@@ -100,5 +100,16 @@ describe('ExpressRoutes', () => {
     expect(routes.lookup(stack, 'POST', '/api/v1/late/1')).toBeUndefined();
     const longer = stackOf(ROUTES);
     expect(routes.lookup(longer, 'POST', '/api/v1/late/1')).toBe('/api/v1/late/:id');
+  });
+
+  it('looks up the path Express routes on: no query, fragment, scheme or authority', () => {
+    expect(routedPath('/api/v1/projects?limit=5')).toBe('/api/v1/projects');
+    expect(routedPath('/api/v1/documents/1/checkout#x')).toBe('/api/v1/documents/1/checkout');
+    expect(routedPath('/a#b?c')).toBe('/a');
+    expect(routedPath('http://host:8080/api/v1/documents/1/checkout?x=1')).toBe(
+      '/api/v1/documents/1/checkout',
+    );
+    expect(routedPath('https://host')).toBe('/');
+    expect(routedPath('/plain')).toBe('/plain');
   });
 });

@@ -11,6 +11,21 @@ interface Candidate {
   segments: number | undefined;
 }
 
+/**
+ * The path Express routes a request target on (as `parseurl` reads it): without the query or a
+ * fragment, and without the scheme and authority of an absolute-form target (`http://host/x`).
+ */
+export function routedPath(target: string): string {
+  let end = target.length;
+  for (const mark of ['?', '#']) {
+    const at = target.indexOf(mark);
+    if (at >= 0 && at < end) end = at;
+  }
+  const path = target.slice(0, end);
+  const absolute = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/]*/.exec(path);
+  return absolute ? path.slice(absolute[0].length) || '/' : path;
+}
+
 /** Segments of a path; a trailing slash does not count (routing ignores one). */
 function segmentCount(path: string): number {
   const end = path.length > 1 && path.endsWith('/') ? path.length - 1 : path.length;

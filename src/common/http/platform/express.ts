@@ -8,7 +8,7 @@ import { closeAfterResponse, whenResponseClosed } from '../lingering-close.js';
 import { JSON_CONTENT_TYPE, JsonText } from '../json-text.js';
 import { readRequestBody } from '../request-body.js';
 import { requestIdFor } from '../request-id.js';
-import { ExpressRoutes, type RouteLayer } from './express-routes.js';
+import { ExpressRoutes, type RouteLayer, routedPath } from './express-routes.js';
 import type {
   FrameworkRefusal,
   HttpPlatform,
@@ -142,7 +142,7 @@ export class ExpressPlatform implements HttpPlatform {
     // asked up to three times a request (body, rate limit, metrics), the same answer each time
     if (this.routesFound.has(req)) return this.routesFound.get(req);
     const url = (req as { originalUrl?: string }).originalUrl ?? req.url;
-    const path = url.split('?')[0] ?? '';
+    const path = routedPath(url);
     const router = this.express?.router as unknown as { stack?: RouteLayer[] } | undefined;
     const route = this.routes.lookup(router?.stack ?? [], req.method, path);
     this.routesFound.set(req, route);
