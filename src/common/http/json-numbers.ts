@@ -2,8 +2,7 @@ import type { FieldError } from './app-error.js';
 
 /**
  * Text that may spell a number more precisely than a double keeps: 16 digits or more (a decimal
- * point among them), or an exponent of three digits. Only then is the body parsed a second time,
- * number by number.
+ * point among them), or an exponent of three digits. Only then are its number tokens scanned.
  */
 const MAYBE_INEXACT = /(?:\d\.?){16}|[eE][+-]?\d{3}/;
 

@@ -47,9 +47,10 @@ function pathOf(frame: Frame | null, root: string): string {
 /**
  * Walks a parsed JSON value without recursion and answers the first problem it meets, named by
  * its path from `root`: an object's or array's own keys and leaves first, in order, then its
- * members that are containers, each walked whole before the next. Linear in the value's size: members that are not containers are
- * checked where they stand, and a path is written only for the problem found, so a 5 MB body of
- * millions of members costs one pass and no string per member.
+ * members that are containers, each walked whole before the next. Linear in the value's size:
+ * members that are not containers are checked where they stand, and a path is written only for
+ * the problem found, so a 5 MB body of millions of members costs one pass and no string per
+ * member.
  */
 export function walkJson(value: unknown, root: string, checks: JsonChecks): FieldError | null {
   const at = (frame: Frame | null, key?: string | number): string => {
