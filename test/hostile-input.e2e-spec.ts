@@ -474,6 +474,19 @@ describe('hostile input over every operation of the OpenAPI document', () => {
   let patAuth: string;
   let routes: Operation[];
   const real: RealIds = { ids: {}, lockTokens: [] };
+  /** The operation's path with the first real id of each parameter. */
+  const realPath = (op: Operation): string =>
+    fillPath(
+      op.template,
+      Object.fromEntries(op.pathParams.map((p) => [p, String(real.ids[p]![0])])),
+    );
+  /** A JSON request with the caller's token. */
+  const jsonAsCaller = (method: string, path: string, body: string): Sent => ({
+    method,
+    path,
+    headers: { authorization: caller.auth, 'content-type': 'application/json' },
+    body,
+  });
   const stats: Array<{ property: string; runs: number }> = [];
 
   beforeAll(async () => {
@@ -634,19 +647,11 @@ describe('hostile input over every operation of the OpenAPI document', () => {
   it('refuses every wrong type of every body field with a 400 problem, field by field', async () => {
     let sent = 0;
     for (const op of routes.filter((r) => r.body)) {
-      const path = fillPath(
-        op.template,
-        Object.fromEntries(op.pathParams.map((p) => [p, String(real.ids[p]![0])])),
-      );
+      const path = realPath(op);
       const props = Object.keys(op.body!.schema.properties ?? {});
       for (const field of props) {
         for (const wrong of RAW_JSON_VALUES) {
-          const req: Sent = {
-            method: op.method,
-            path,
-            headers: { authorization: caller.auth, 'content-type': 'application/json' },
-            body: `{${JSON.stringify(field)}:${wrong}}`,
-          };
+          const req = jsonAsCaller(op.method, path, `{${JSON.stringify(field)}:${wrong}}`);
           const res = await send(t.baseUrl, req);
           sent += 1;
           assertWellBehaved(req, res, op, true);
@@ -661,10 +666,7 @@ describe('hostile input over every operation of the OpenAPI document', () => {
   // endpoint, which authenticates from its body, answers 413)
   it('answers 413 payload_too_large to a body over BODY_LIMIT on every body route (401 without a token)', async () => {
     for (const op of routes.filter((r) => r.body)) {
-      const path = fillPath(
-        op.template,
-        Object.fromEntries(op.pathParams.map((p) => [p, String(real.ids[p]![0])])),
-      );
+      const path = realPath(op);
       for (const auth of [caller.auth, undefined]) {
         const req: Sent = {
           method: op.method,
@@ -708,17 +710,9 @@ describe('hostile input over every operation of the OpenAPI document', () => {
       `{"content":${'{"a":'.repeat(12_000)}1${'}'.repeat(12_000)}}`,
     ];
     for (const op of routes.filter((r) => r.body)) {
-      const path = fillPath(
-        op.template,
-        Object.fromEntries(op.pathParams.map((p) => [p, String(real.ids[p]![0])])),
-      );
+      const path = realPath(op);
       for (const body of bodies) {
-        const req: Sent = {
-          method: op.method,
-          path,
-          headers: { authorization: caller.auth, 'content-type': 'application/json' },
-          body,
-        };
+        const req = jsonAsCaller(op.method, path, body);
         const res = await send(t.baseUrl, req);
         withMessage(describeExchange(req, res), () => expect([400, 413]).toContain(res.status));
         assertWellBehaved(req, res, op, true);
@@ -734,10 +728,7 @@ describe('hostile input over every operation of the OpenAPI document', () => {
     const tooWide = `must not have more than ${MAX_BODY_MEMBERS} members`;
     let checked = 0;
     for (const op of routes.filter((r) => r.body && r.secured)) {
-      const path = fillPath(
-        op.template,
-        Object.fromEntries(op.pathParams.map((p) => [p, String(real.ids[p]![0])])),
-      );
+      const path = realPath(op);
       const fields = Object.keys(op.body!.schema.properties ?? {});
       const bodies: Array<[string, string]> = [
         ['body', wide(MAX_BODY_MEMBERS + 1)],
@@ -757,12 +748,7 @@ describe('hostile input over every operation of the OpenAPI document', () => {
       const total = `must not have more than ${MAX_BODY_TOTAL_MEMBERS} members in all (free JSON aside)`;
       bodies.push(['body', many]);
       for (const [field, body] of bodies) {
-        const req: Sent = {
-          method: op.method,
-          path,
-          headers: { authorization: caller.auth, 'content-type': 'application/json' },
-          body,
-        };
+        const req = jsonAsCaller(op.method, path, body);
         const res = await send(t.baseUrl, req);
         withMessage(describeExchange(req, res), () => {
           expect(res.status).toBe(400);
@@ -779,12 +765,14 @@ describe('hostile input over every operation of the OpenAPI document', () => {
     // own: the others may be locked by now)
     const projectId = real.ids['projectId']![0]!;
     const { documentId } = await createDocument(t.app, caller.tenantId, projectId);
-    const staged = await send(t.baseUrl, {
-      method: 'POST',
-      path: `/documents/${documentId}/external-revisions`,
-      headers: { authorization: caller.auth, 'content-type': 'application/json' },
-      body: `{"content":{"a":${wide(3_000)},"b":[${new Array(3_000).fill(0).join(',')}]}}`,
-    });
+    const staged = await send(
+      t.baseUrl,
+      jsonAsCaller(
+        'POST',
+        `/documents/${documentId}/external-revisions`,
+        `{"content":{"a":${wide(3_000)},"b":[${new Array(3_000).fill(0).join(',')}]}}`,
+      ),
+    );
     withMessage(staged.text, () => expect(staged.status).toBe(201));
   });
 
@@ -799,17 +787,9 @@ describe('hostile input over every operation of the OpenAPI document', () => {
       '{"grant_type":"client_credentials","__proto__":{"client_id":"x"}}',
     ];
     for (const op of routes.filter((r) => r.body)) {
-      const path = fillPath(
-        op.template,
-        Object.fromEntries(op.pathParams.map((p) => [p, String(real.ids[p]![0])])),
-      );
+      const path = realPath(op);
       for (const body of poison) {
-        const req: Sent = {
-          method: op.method,
-          path,
-          headers: { authorization: caller.auth, 'content-type': 'application/json' },
-          body,
-        };
+        const req = jsonAsCaller(op.method, path, body);
         const res = await send(t.baseUrl, req);
         assertWellBehaved(req, res, op, true);
       }
@@ -829,12 +809,10 @@ describe('hostile input over every operation of the OpenAPI document', () => {
     const projectId = await createProject(t.app, caller.tenantId);
     const { documentId } = await createDocument(t.app, caller.tenantId, projectId);
     const text = '{"content":{"__proto__":{"x":1},"constructor":"c","y":2}}';
-    const res = await send(t.baseUrl, {
-      method: 'POST',
-      path: `/documents/${documentId}/external-revisions`,
-      headers: { authorization: caller.auth, 'content-type': 'application/json' },
-      body: text,
-    });
+    const res = await send(
+      t.baseUrl,
+      jsonAsCaller('POST', `/documents/${documentId}/external-revisions`, text),
+    );
     expect([201, 400]).toContain(res.status);
     if (res.status === 201) {
       const staged = JSON.parse(res.text) as { revisionId: number; content_hash: string };
