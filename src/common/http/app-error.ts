@@ -73,3 +73,8 @@ export class ConflictError extends AppError {
     super(message);
   }
 }
+
+/** A request whose head cannot be trusted to frame or attribute it (request-framing.ts). */
+export class MalformedRequestError extends AppError {
+  readonly code = 'malformed_request';
+}

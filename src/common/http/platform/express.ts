@@ -7,6 +7,7 @@ import { answerClientError } from '../client-error.js';
 import { closeAfterResponse, whenResponseClosed } from '../lingering-close.js';
 import { JSON_CONTENT_TYPE, JsonText } from '../json-text.js';
 import { readRequestBody } from '../request-body.js';
+import { misframed } from '../request-framing.js';
 import { requestIdFor } from '../request-id.js';
 import { ExpressRoutes, type RouteLayer, routedPath } from './express-routes.js';
 import type {
@@ -80,7 +81,7 @@ export class ExpressPlatform implements HttpPlatform {
     server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
     server.on('clientError', answerClientError);
     (app as NestExpressApplication).use(
-      (req: Request & { id?: string }, res: Response, next: () => void) => {
+      (req: Request & { id?: string }, res: Response, next: (err?: unknown) => void) => {
         const started = process.hrtime.bigint();
         const id = requestIdFor(req);
         req.id = id;
@@ -90,7 +91,7 @@ export class ExpressPlatform implements HttpPlatform {
           const httpRequest = req as unknown as HttpRequest;
           hooks.onResponse(httpRequest, this.routeOf(httpRequest), res.statusCode, seconds);
         });
-        next();
+        next(misframed(req, res));
       },
     );
   }

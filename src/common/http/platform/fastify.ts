@@ -6,6 +6,7 @@ import { answerClientError } from '../client-error.js';
 import { closeAfterResponse, whenResponseClosed } from '../lingering-close.js';
 import { JSON_CONTENT_TYPE, JsonText } from '../json-text.js';
 import { carriesBody, readRequestBody } from '../request-body.js';
+import { misframed } from '../request-framing.js';
 import { requestIdFor } from '../request-id.js';
 import { problem, PROBLEM_CONTENT_TYPE } from '../problem.js';
 import type {
@@ -124,7 +125,7 @@ export class FastifyPlatform implements HttpPlatform {
         closeAfterResponse(reply.raw);
       }
       reply.header('X-Request-Id', request.id);
-      done();
+      done(misframed(request.raw, reply.raw));
     });
     // after the body has been read: the hook's async context is the guard's and the handler's
     // whatever the body's stream callbacks did to it

@@ -1,0 +1,208 @@
+import net from 'node:net';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { startTestApp, type TestApp } from './support/app.js';
+import { createCaller, type TestCaller } from './support/factories.js';
+import { call } from './support/http.js';
+
+/**
+ * A request head the service cannot trust to frame or attribute the request (request-framing.ts)
+ * is refused before anything reads it: a singleton header twice, or a transfer coding other than
+ * `chunked` alone. The connection is closed after the answer, so bytes sent after the head (a
+ * pipelined or smuggled request) are never answered.
+ */
+
+/** Seeded (FAST_CHECK_SEED overrides) so CI is deterministic; the seed is in a failure's message. */
+const SEED = Number(process.env.FAST_CHECK_SEED ?? 20_261_126);
+
+interface Exchange {
+  /** The status codes of every response read, in order. */
+  statuses: number[];
+  /** The first response's body. */
+  firstBody: string;
+  /** Whether the server closed the connection (within `waitMs`). */
+  closed: boolean;
+}
+
+/**
+ * Writes `bytes` on a fresh connection and reads what comes back until it closes, or `waitMs`
+ * pass, or 200 ms after the `expected`-th status line.
+ */
+function exchange(
+  baseUrl: string,
+  bytes: string,
+  { waitMs = 3000, expected = Infinity }: { waitMs?: number; expected?: number } = {},
+): Promise<Exchange> {
+  const { hostname, port } = new URL(baseUrl);
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(Number(port), hostname, () => socket.write(bytes, 'latin1'));
+    let received = '';
+    let finished = false;
+    const done = (closed: boolean): void => {
+      if (finished) return;
+      finished = true;
+      clearTimeout(timer);
+      socket.destroy();
+      const statuses = [...received.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((m) => Number(m[1]));
+      const head = received.indexOf('\r\n\r\n');
+      const length = Number(/content-length: (\d+)/i.exec(received)?.[1] ?? 0);
+      const firstBody = head < 0 ? '' : received.slice(head + 4, head + 4 + length);
+      resolve({ statuses, firstBody, closed });
+    };
+    const timer = setTimeout(() => done(false), waitMs);
+    socket.setEncoding('latin1');
+    let settling = false;
+    socket.on('data', (chunk: string) => {
+      received += chunk;
+      if (!settling && (received.match(/HTTP\/1\.1 \d{3} /g) ?? []).length >= expected) {
+        settling = true;
+        setTimeout(() => done(false), 200);
+      }
+    });
+    socket.on('end', () => done(true));
+    socket.on('error', reject);
+  });
+}
+
+const head = (lines: string[]): string => `${lines.join('\r\n')}\r\n\r\n`;
+
+/** A header name in any letter case. */
+const anyCase = (name: string): fc.Arbitrary<string> =>
+  fc
+    .array(fc.boolean(), { minLength: name.length, maxLength: name.length })
+    .map((upper) => [...name].map((c, i) => (upper[i] ? c.toUpperCase() : c)).join(''));
+
+describe('request framing: heads that cannot be trusted are refused before they are read', () => {
+  let t: TestApp;
+  let caller: TestCaller;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    caller = await createCaller(t.app);
+  });
+
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  async function webhookCount(): Promise<number> {
+    const res = await call(t.baseUrl, 'GET', '/webhooks', { auth: caller.auth });
+    return (res.body as { data: unknown[] }).data.length;
+  }
+
+  const webhookBody = JSON.stringify({
+    name: 'framed',
+    endpoint_url: 'https://hooks.example.com/framed',
+    events: ['*'],
+  });
+  /** A whole second request, pipelined (or smuggled) after the first. */
+  const smuggled = (auth: string): string =>
+    head(['GET /api/v1/projects HTTP/1.1', 'Host: localhost', `Authorization: ${auth}`]);
+
+  it('refuses a singleton header sent twice, whichever copy is valid, and closes the connection', async () => {
+    const before = await webhookCount();
+    const twice = fc.record({
+      name: fc.constantFrom('host', 'authorization', 'content-type', 'content-length'),
+      validFirst: fc.boolean(),
+      same: fc.boolean(),
+    });
+    await fc.assert(
+      fc.asyncProperty(
+        twice.chain((d) => fc.tuple(fc.constant(d), anyCase(d.name), anyCase(d.name))),
+        async ([{ name, validFirst, same }, nameA, nameB]) => {
+          const valid: Record<string, string> = {
+            host: 'localhost',
+            authorization: caller.auth,
+            'content-type': 'application/json',
+            'content-length': String(webhookBody.length),
+          };
+          const other: Record<string, string> = {
+            host: 'elsewhere.example',
+            authorization: 'Bearer gat_forged',
+            'content-type': 'text/plain',
+            'content-length': String(webhookBody.length + 1),
+          };
+          const good = valid[name]!;
+          const bad = same ? good : other[name]!;
+          const [first, second] = validFirst ? [good, bad] : [bad, good];
+          const lines = ['POST /api/v1/webhooks HTTP/1.1'];
+          for (const [h, v] of Object.entries(valid)) {
+            if (h === name) lines.push(`${nameA}: ${first}`, `${nameB}: ${second}`);
+            else lines.push(`${h}: ${v}`);
+          }
+          const answer = await exchange(
+            t.baseUrl,
+            head(lines) + webhookBody + smuggled(caller.auth),
+          );
+          expect(answer.statuses).toEqual([400]);
+          expect((JSON.parse(answer.firstBody) as { code: string }).code).toBe('malformed_request');
+          expect(answer.closed).toBe(true);
+        },
+      ),
+      { numRuns: 24, seed: SEED, endOnFailure: true },
+    );
+    expect(await webhookCount()).toBe(before);
+  });
+
+  it('refuses every transfer coding but chunked alone, and never answers what follows the body', async () => {
+    const before = await webhookCount();
+    const coding = fc.constantFrom(
+      'gzip',
+      'x-gzip',
+      'deflate',
+      'compress',
+      'identity',
+      'br',
+      'x-custom',
+    );
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(coding, { minLength: 1, maxLength: 3 }),
+        fc.boolean(),
+        fc.constantFrom('chunked', 'Chunked', 'CHUNKED'),
+        async (codings, oneHeader, chunked) => {
+          const te = oneHeader
+            ? [`Transfer-Encoding: ${[...codings, chunked].join(', ')}`]
+            : [`Transfer-Encoding: ${codings.join(', ')}`, `Transfer-Encoding: ${chunked}`];
+          const lines = [
+            'POST /api/v1/webhooks HTTP/1.1',
+            'Host: localhost',
+            `Authorization: ${caller.auth}`,
+            'Content-Type: application/json',
+            ...te,
+          ];
+          const chunkedBody = `${webhookBody.length.toString(16)}\r\n${webhookBody}\r\n0\r\n\r\n`;
+          const answer = await exchange(
+            t.baseUrl,
+            head(lines) + chunkedBody + smuggled(caller.auth),
+          );
+          expect(answer.statuses).toEqual([400]);
+          expect((JSON.parse(answer.firstBody) as { code: string }).code).toBe('malformed_request');
+          expect(answer.closed).toBe(true);
+        },
+      ),
+      { numRuns: 24, seed: SEED, endOnFailure: true },
+    );
+    expect(await webhookCount()).toBe(before);
+  });
+
+  it('reads chunked alone, in any letter case, and keeps the connection for the next request', async () => {
+    const before = await webhookCount();
+    for (const chunked of ['chunked', 'Chunked', ' chunked ']) {
+      const lines = [
+        'POST /api/v1/webhooks HTTP/1.1',
+        'Host: localhost',
+        `Authorization: ${caller.auth}`,
+        'Content-Type: application/json',
+        `Transfer-Encoding: ${chunked}`,
+      ];
+      const chunkedBody = `${webhookBody.length.toString(16)}\r\n${webhookBody}\r\n0\r\n\r\n`;
+      const answer = await exchange(t.baseUrl, head(lines) + chunkedBody + smuggled(caller.auth), {
+        expected: 2,
+      });
+      expect(answer.statuses).toEqual([201, 200]);
+      expect(answer.closed).toBe(false);
+    }
+    expect(await webhookCount()).toBe(before + 3);
+  });
+});
