@@ -1,8 +1,10 @@
+import type { Server } from 'node:http';
 import { type INestApplication, Logger as NestLogger } from '@nestjs/common';
 import { NestFactory, Reflector } from '@nestjs/core';
 import { Logger } from 'nestjs-pino';
 import { AppModule, type AppModuleOptions } from './app.module.js';
 import type { AppConfig } from './common/config/app-config.js';
+import { capConnections } from './common/http/connection-cap.js';
 import { DeferredBodyErrorInterceptor } from './common/http/deferred-body-error.interceptor.js';
 import { createHttpPlatform } from './common/http/platform/create-http-platform.js';
 import type { HttpPlatform } from './common/http/platform/http-platform.js';
@@ -45,14 +47,17 @@ export async function createApp(
         { bufferLogs: true, bodyParser: false, abortOnError: false },
   );
   if (preview) app.setGlobalPrefix(API_PREFIX, { exclude: UNPREFIXED_ROUTES });
-  else configureApp(app, platform);
+  else configureApp(app, platform, config);
   return app;
 }
 
 /** Everything the HTTP application needs besides its modules. */
-function configureApp(app: INestApplication, platform: HttpPlatform): void {
+function configureApp(app: INestApplication, platform: HttpPlatform, config: AppConfig): void {
   app.useLogger(app.get(Logger));
   const logger = new NestLogger('HttpPlatform');
+  capConnections(app.getHttpServer() as Server, config.MAX_CONNECTIONS, (dropped, max) =>
+    logger.warn({ dropped, max_connections: max }, 'connections dropped: MAX_CONNECTIONS reached'),
+  );
   const metrics = app.get(MetricsService);
   const bodyAdmission = app.get(BodyAdmissionService);
   platform.configure(app, {

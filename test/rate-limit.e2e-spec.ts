@@ -1,8 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { mintToken } from '../src/common/crypto/tokens.js';
 import { startTestApp, type TestApp } from './support/app.js';
-import { createCaller, createClient, createTenant, type TestClient } from './support/factories.js';
+import {
+  createCaller,
+  createClient,
+  createTenant,
+  issueToken,
+  type TestClient,
+} from './support/factories.js';
 import { call } from './support/http.js';
+import { until } from './support/until.js';
+import { CredentialCache } from '../src/modules/auth/credential-cache.js';
 
 async function hit(t: TestApp, auth: string) {
   return call(t.baseUrl, 'GET', '/no-such-route', { auth });
@@ -143,6 +151,18 @@ describe('rate limiting', () => {
       expectTokenLimited(await tokenFrom(t, ip, client));
     });
 
+    it('counts an IPv6 caller by its /64, whichever of its addresses it sends from', async () => {
+      for (const ip of [
+        '2001:db8:7:7::1',
+        '2001:db8:7:7:a:b:c:d',
+        '2001:db8:7:7:ffff:ffff:ffff:fffe',
+      ]) {
+        expect((await tokenFrom(t, ip, unknownClient())).status).toBe(401);
+      }
+      expectTokenLimited(await tokenFrom(t, '2001:db8:7:7::2', client));
+      expect((await tokenFrom(t, '2001:db8:7:8::1', client)).status).toBe(200);
+    });
+
     it('counts neither tokens issued nor refusals made before the client is authenticated', async () => {
       const ip = '198.51.100.10';
       for (let i = 0; i < 4; i++) {
@@ -203,6 +223,98 @@ describe('rate limiting', () => {
       expect((await tokenFrom(two, ip, unknownClient())).status).toBe(401);
       expectTokenLimited(await tokenFrom(one, ip, unknownClient()));
       expectTokenLimited(await tokenFrom(two, ip, client));
+    });
+  });
+  describe('failed bearer look-ups per caller address', () => {
+    let t: TestApp;
+    let tenantId: number;
+    let client: TestClient;
+    beforeAll(async () => {
+      t = await startTestApp({
+        TRUST_PROXY: '1',
+        RATE_LIMIT_BEARER_FAILURES_PER_MINUTE: '3',
+        // long enough that a credential answered once stays known for the whole test
+        AUTH_CACHE_TTL_MS: '60000',
+      });
+      tenantId = await createTenant(t.app);
+      client = await createClient(t.app, tenantId);
+      // the cache answers from memory once it hears credential changes; it starts on first use
+      const cache = t.app.get(CredentialCache);
+      await call(t.baseUrl, 'GET', '/projects', { auth: `Bearer ${mintToken('gat')}` });
+      await until('the credential cache listens', () => cache.listening);
+    });
+    afterAll(async () => {
+      await t.close();
+    });
+
+    const projectsFrom = (ip: string, token: string) =>
+      call(t.baseUrl, 'GET', '/projects', {
+        auth: `Bearer ${token}`,
+        headers: { 'x-forwarded-for': ip },
+      });
+    const forged = () => mintToken('gat');
+
+    function expectLimited(res: Awaited<ReturnType<typeof call>>): void {
+      expect({ status: res.status, code: (res.body as { code?: string }).code }).toEqual({
+        status: 429,
+        code: 'rate_limited',
+      });
+      const retryAfter = Number(res.headers.get('retry-after'));
+      expect(retryAfter).toBeGreaterThanOrEqual(1);
+      expect(retryAfter).toBeLessThanOrEqual(60);
+    }
+
+    it('refuses an address its unknown credentials after the limit, and still answers known ones', async () => {
+      const ip = '198.51.100.20';
+      // issued first: issuing a token empties the credential cache
+      const known = await issueToken(t.app, client);
+      const notYetKnown = await issueToken(t.app, client);
+      // known from another address: the cache answers it from any address from now on
+      expect((await projectsFrom('198.51.100.21', known)).status).toBe(200);
+      for (let i = 0; i < 3; i++) expect((await projectsFrom(ip, forged())).status).toBe(401);
+      expectLimited(await projectsFrom(ip, forged()));
+      // a valid credential the cache does not know yet is not looked up either
+      expectLimited(await projectsFrom(ip, notYetKnown));
+      expect((await projectsFrom(ip, known)).status).toBe(200);
+      // another address has its own budget
+      expect((await projectsFrom('198.51.100.22', forged())).status).toBe(401);
+      expect((await projectsFrom('198.51.100.22', await issueToken(t.app, client))).status).toBe(
+        200,
+      );
+    });
+
+    it('refuses before reading a body, and closes the connection', async () => {
+      const ip = '198.51.100.30';
+      for (let i = 0; i < 3; i++) expect((await projectsFrom(ip, forged())).status).toBe(401);
+      const res = await call(t.baseUrl, 'POST', '/webhooks', {
+        auth: `Bearer ${await issueToken(t.app, client)}`,
+        headers: { 'x-forwarded-for': ip },
+        body: { name: 'x', endpoint_url: 'https://hooks.example.com/x', events: ['*'] },
+      });
+      expectLimited(res);
+      expect(res.headers.get('connection')).toBe('close');
+    });
+
+    it('does not count what fails before a look-up (a wrong checksum, no bearer scheme)', async () => {
+      const ip = '198.51.100.40';
+      const mistyped = forged().slice(0, -1) + 'A';
+      for (let i = 0; i < 6; i++) {
+        expect((await projectsFrom(ip, mistyped)).status).toBe(401);
+        const basic = await call(t.baseUrl, 'GET', '/projects', {
+          auth: 'Basic dXNlcjpwYXNz',
+          headers: { 'x-forwarded-for': ip },
+        });
+        expect(basic.status).toBe(401);
+      }
+      expect((await projectsFrom(ip, forged())).status).toBe(401);
+    });
+
+    it('counts an IPv6 caller by its /64', async () => {
+      for (const ip of ['2001:db8:5:5::1', '2001:db8:5:5:1:2:3:4', '2001:db8:5:5:ffff::9']) {
+        expect((await projectsFrom(ip, forged())).status).toBe(401);
+      }
+      expectLimited(await projectsFrom('2001:db8:5:5::77', forged()));
+      expect((await projectsFrom('2001:db8:5:6::1', forged())).status).toBe(401);
     });
   });
 });

@@ -148,6 +148,22 @@ export class AppConfig {
   RATE_LIMIT_TOKEN_FAILURES_PER_MINUTE = 30;
 
   /**
+   * Bearer credentials looked up in the database and not found, per caller address (an IPv6
+   * address by its /64) per minute; past it, that address's credentials the cache does not know
+   * are refused (429) until the minute ends. 0 turns the limit off.
+   */
+  @IntSetting({ min: 0 })
+  RATE_LIMIT_BEARER_FAILURES_PER_MINUTE = 600;
+
+  /**
+   * Connections the HTTP server holds open at once; past it a new connection is closed as soon as
+   * it is accepted (connection-cap.ts). Keep it under the process's file descriptor limit, less
+   * the database pool and the webhook sender's connections.
+   */
+  @IntSetting({ min: 1, max: 1_000_000 })
+  MAX_CONNECTIONS = 4096;
+
+  /**
    * How long a verified credential (token or client) may be answered from memory. The cache is
    * emptied whenever a credential, tenant plan or entitlement changes (a database notification,
    * a few milliseconds after the commit) and is bypassed while that notification channel is down;

@@ -3,14 +3,16 @@ import { PassportStrategy } from '@nestjs/passport';
 import { Strategy } from 'passport-http-bearer';
 import { CredentialsService } from './credentials.service.js';
 import type { Principal } from '../../common/access/principal.js';
+import type { HttpRequest } from '../../common/http/platform/http-platform.js';
 
 @Injectable()
 export class BearerStrategy extends PassportStrategy(Strategy, 'bearer') {
   constructor(private readonly credentials: CredentialsService) {
-    super();
+    // the request too: a look-up is counted against the address it came from
+    super({ passReqToCallback: true });
   }
 
-  async validate(token: string): Promise<Principal | false> {
-    return (await this.credentials.authenticate(token)) ?? false;
+  async validate(req: HttpRequest, token: string): Promise<Principal | false> {
+    return (await this.credentials.authenticate(token, { caller: req.ip })) ?? false;
   }
 }

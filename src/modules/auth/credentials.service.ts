@@ -1,8 +1,9 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Optional } from '@nestjs/common';
 import { digest, digestsEqual, isWellFormedToken, mintToken } from '../../common/crypto/tokens.js';
 import { effectiveEntitlements } from '../../common/access/entitlements.js';
 import { AuthRepository, type PrincipalRow } from './auth.repository.js';
 import { CredentialCache } from './credential-cache.js';
+import { BearerFailuresService } from '../rate-limit/bearer-failures.service.js';
 import type { Principal } from '../../common/access/principal.js';
 import { isScope, type Scope } from '../../common/access/scopes.js';
 
@@ -39,13 +40,20 @@ export class CredentialsService {
   constructor(
     private readonly repository: AuthRepository,
     private readonly cache: CredentialCache,
+    // absent in the CLI, which serves no HTTP (BearerFailuresModule)
+    @Optional() private readonly failures?: BearerFailuresService,
   ) {}
 
   /**
    * Resolves a bearer token to its principal; null for anything unknown, expired or revoked.
    * `fresh`: from the database even if the cache knows it (re-verification of a stale request).
+   * `caller`: the address it was sent from; a look-up the cache cannot answer counts against that
+   * address's failed look-ups when it finds nothing, and is refused (429) past their limit.
    */
-  async authenticate(token: string, { fresh = false } = {}): Promise<Principal | null> {
+  async authenticate(
+    token: string,
+    { fresh = false, caller }: { fresh?: boolean; caller?: string } = {},
+  ): Promise<Principal | null> {
     const kind = isWellFormedToken(token, 'gat')
       ? 'client'
       : isWellFormedToken(token, 'gpat')
@@ -53,7 +61,7 @@ export class CredentialsService {
         : null;
     if (!kind) return null;
     const tokenDigest = digest(token);
-    const lookUp = async () => {
+    const fromDatabase = async () => {
       const row =
         kind === 'client'
           ? await this.repository.findAccessToken(tokenDigest)
@@ -62,6 +70,8 @@ export class CredentialsService {
         ? { principal: toPrincipal(kind, row), expiresAt: row.expires_at.getTime() }
         : null;
     };
+    const lookUp = () =>
+      this.failures && !fresh ? this.failures.lookUp(caller, fromDatabase) : fromDatabase();
     const found = fresh
       ? await lookUp()
       : await this.cache.get(`${kind}:${tokenDigest.toString('base64')}`, lookUp);

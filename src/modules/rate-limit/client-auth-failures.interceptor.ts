@@ -10,6 +10,7 @@ import { AppConfig } from '../../common/config/app-config.js';
 import { OAuthError } from '../../common/http/oauth-error.js';
 import type { HttpPlatform, HttpRequest } from '../../common/http/platform/http-platform.js';
 import { HTTP_PLATFORM } from '../../common/http/platform/http-platform.module.js';
+import { callerKey } from './caller-key.js';
 import { isTokenRequest } from './rate-limit.guard.js';
 import { RateLimitStore } from './rate-limit-store.js';
 import { RateLimitedError } from './rate-limited.error.js';
@@ -19,9 +20,9 @@ const THROTTLER = 'token-failures';
 const MINUTE = 60_000;
 
 /**
- * Failed client authentications at the token endpoint, counted per caller IP whatever client id
- * each one names (issue 18 item 5: the per-client-id limit never stops an attacker who rotates
- * ids). Past `RATE_LIMIT_TOKEN_FAILURES_PER_MINUTE` every token request from that address is 429
+ * Failed client authentications at the token endpoint, counted per caller address (`callerKey`:
+ * an IPv6 address by its /64) whatever client id each one names (issue 18 item 5: the
+ * per-client-id limit never stops an attacker who rotates ids). Past `RATE_LIMIT_TOKEN_FAILURES_PER_MINUTE` every token request from that address is 429
  * until the window ends, also one with valid credentials (else a correct guess would still be
  * told apart).
  *
@@ -45,7 +46,7 @@ export class ClientAuthFailuresInterceptor implements NestInterceptor {
   async intercept(context: ExecutionContext, next: CallHandler): Promise<Observable<unknown>> {
     const req = context.switchToHttp().getRequest<HttpRequest>();
     if (this.limit === 0 || !isTokenRequest(this.platform, req)) return next.handle();
-    const key = req.ip ?? '-';
+    const key = callerKey(req.ip);
     const { storage } = this.store;
     const { isBlocked, timeToBlockExpire, timeToExpire } = await storage.increment(
       key,
