@@ -38,17 +38,40 @@ class JsonTextFastifyAdapter extends FastifyAdapter {
     // when Fastify serialises it, so that body is never released here
     if (body instanceof JsonText && 'header' in response) {
       const reply = response;
-      const typed = reply.getHeader('content-type') !== undefined;
-      const payload = typed ? body.text : body.bytes();
-      body.release();
       // a type set by the handler: the text, sent as a string with that type, as before
-      if (typed) return super.reply(reply, payload, statusCode);
-      // a Buffer is sent as is, with its length, and the type a serialised value gets
-      reply.header('content-type', JSON_CONTENT_TYPE);
-      return super.reply(reply, payload, statusCode);
+      if (reply.getHeader('content-type') !== undefined) {
+        const text = body.text;
+        body.release();
+        return super.reply(reply, text, statusCode);
+      }
+      return writePieces(reply, body, statusCode);
     }
     return super.reply(response, body, statusCode);
   }
+}
+
+/**
+ * Sends a `JsonText` as Fastify sends a serialised value (its status and headers, the type a
+ * serialised value gets, the length) but writes the pieces one by one on Node's response, as
+ * Express does (bench/README.md, "Written piece by piece"): no Buffer of the whole page. Fastify's
+ * reply has no per-piece write, so the reply is hijacked; Fastify then runs no onSend hook (the
+ * service has none) and still runs its onResponse hooks when the response finishes.
+ */
+function writePieces(reply: FastifyReply, body: JsonText, statusCode?: number): FastifyReply {
+  if (statusCode !== undefined) void reply.status(statusCode);
+  const headers = reply.getHeaders();
+  reply.hijack();
+  const res = reply.raw;
+  res.statusCode = reply.statusCode;
+  for (const [name, value] of Object.entries(headers)) {
+    if (value !== undefined) res.setHeader(name, value);
+  }
+  res.setHeader('content-type', JSON_CONTENT_TYPE);
+  res.setHeader('content-length', String(body.byteLength()));
+  for (const part of body.parts()) res.write(part, 'utf8');
+  body.release();
+  res.end();
+  return reply;
 }
 
 /**
