@@ -1818,7 +1818,7 @@ export interface operations {
             /**
              * @description `validation_failed`: `limit` is outside 1..1000, or the cursor is malformed or not of this list and tenant.
              *
-             *     `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take.
+             *     `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take. `malformed_request`: the request line or path could not be parsed, or the head sends `Host`, `Authorization`, `Content-Type` or `Content-Length` twice or a transfer coding other than `chunked` alone (the connection is closed).
              */
             400: {
                 headers: {
@@ -1851,9 +1851,9 @@ export interface operations {
                 };
             };
             /**
-             * @description `rate_limited`: too many requests; wait the `Retry-After` seconds.
+             * @description `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
              *
-             *     `rate_limited`: too many requests; wait the `Retry-After` seconds.
+             *     `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
              */
             429: {
                 headers: {
@@ -1904,7 +1904,7 @@ export interface operations {
             /**
              * @description `validation_failed`: invalid `name`, `endpoint_url` (not an absolute https URL, or with user-info) or `events` (empty, or an unknown event type), or an unknown field.
              *
-             *     `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take.
+             *     `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take. `malformed_request`: the request line or path could not be parsed, or the head sends `Host`, `Authorization`, `Content-Type` or `Content-Length` twice or a transfer coding other than `chunked` alone (the connection is closed).
              */
             400: {
                 headers: {
@@ -1964,9 +1964,9 @@ export interface operations {
                 };
             };
             /**
-             * @description `rate_limited`: too many requests; wait the `Retry-After` seconds.
+             * @description `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
              *
-             *     `rate_limited`: too many requests; wait the `Retry-After` seconds.
+             *     `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
              */
             429: {
                 headers: {
@@ -2015,7 +2015,7 @@ export interface operations {
             /**
              * @description `validation_failed`: webhookId is not a positive integer.
              *
-             *     `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take.
+             *     `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take. `malformed_request`: the request line or path could not be parsed, or the head sends `Host`, `Authorization`, `Content-Type` or `Content-Length` twice or a transfer coding other than `chunked` alone (the connection is closed).
              */
             400: {
                 headers: {
@@ -2057,9 +2057,9 @@ export interface operations {
                 };
             };
             /**
-             * @description `rate_limited`: too many requests; wait the `Retry-After` seconds.
+             * @description `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
              *
-             *     `rate_limited`: too many requests; wait the `Retry-After` seconds.
+             *     `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
              */
             429: {
                 headers: {
@@ -2112,7 +2112,7 @@ export interface operations {
             /**
              * @description `validation_failed`: an empty body, an invalid `name`, `endpoint_url` or `events` (as on creation), an unknown field (`status`, `secret` included), or webhookId is not a positive integer.
              *
-             *     `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take.
+             *     `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take. `malformed_request`: the request line or path could not be parsed, or the head sends `Host`, `Authorization`, `Content-Type` or `Content-Length` twice or a transfer coding other than `chunked` alone (the connection is closed).
              */
             400: {
                 headers: {
@@ -2181,9 +2181,9 @@ export interface operations {
                 };
             };
             /**
-             * @description `rate_limited`: too many requests; wait the `Retry-After` seconds.
+             * @description `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
              *
-             *     `rate_limited`: too many requests; wait the `Retry-After` seconds.
+             *     `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
              */
             429: {
                 headers: {
@@ -2236,7 +2236,7 @@ export interface operations {
             /**
              * @description `validation_failed`: `grace_period_seconds` is not an integer in 0..604800, an unknown field, or webhookId is not a positive integer.
              *
-             *     `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take.
+             *     `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take. `malformed_request`: the request line or path could not be parsed, or the head sends `Host`, `Authorization`, `Content-Type` or `Content-Length` twice or a transfer coding other than `chunked` alone (the connection is closed).
              */
             400: {
                 headers: {
@@ -2305,9 +2305,9 @@ export interface operations {
                 };
             };
             /**
-             * @description `rate_limited`: too many requests; wait the `Retry-After` seconds.
+             * @description `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
              *
-             *     `rate_limited`: too many requests; wait the `Retry-After` seconds.
+             *     `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
              */
             429: {
                 headers: {
@@ -2356,7 +2356,7 @@ export interface operations {
             /**
              * @description `validation_failed`: webhookId is not a positive integer.
              *
-             *     `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take.
+             *     `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take. `malformed_request`: the request line or path could not be parsed, or the head sends `Host`, `Authorization`, `Content-Type` or `Content-Length` twice or a transfer coding other than `chunked` alone (the connection is closed).
              */
             400: {
                 headers: {
@@ -2407,9 +2407,9 @@ export interface operations {
                 };
             };
             /**
-             * @description `rate_limited`: too many requests; wait the `Retry-After` seconds.
+             * @description `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
              *
-             *     `rate_limited`: too many requests; wait the `Retry-After` seconds.
+             *     `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
              */
             429: {
                 headers: {
@@ -2462,7 +2462,7 @@ export interface operations {
             /**
              * @description `validation_failed`: `status` is not one of active, paused, revoked, or webhookId is not a positive integer.
              *
-             *     `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take.
+             *     `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take. `malformed_request`: the request line or path could not be parsed, or the head sends `Host`, `Authorization`, `Content-Type` or `Content-Length` twice or a transfer coding other than `chunked` alone (the connection is closed).
              */
             400: {
                 headers: {
@@ -2531,9 +2531,9 @@ export interface operations {
                 };
             };
             /**
-             * @description `rate_limited`: too many requests; wait the `Retry-After` seconds.
+             * @description `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
              *
-             *     `rate_limited`: too many requests; wait the `Retry-After` seconds.
+             *     `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
              */
             429: {
                 headers: {
@@ -2590,7 +2590,7 @@ export interface operations {
             /**
              * @description `validation_failed`: `limit` not an integer in 1..100 (never clamped), `webhookId` not a positive integer, a `status` or `event_type` that is not one of the listed values, a repeated `webhookId` or `event_type`, or a cursor that is malformed or not of this list, these filters and tenant.
              *
-             *     `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take.
+             *     `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take. `malformed_request`: the request line or path could not be parsed, or the head sends `Host`, `Authorization`, `Content-Type` or `Content-Length` twice or a transfer coding other than `chunked` alone (the connection is closed).
              */
             400: {
                 headers: {
@@ -2623,9 +2623,9 @@ export interface operations {
                 };
             };
             /**
-             * @description `rate_limited`: too many requests; wait the `Retry-After` seconds.
+             * @description `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
              *
-             *     `rate_limited`: too many requests; wait the `Retry-After` seconds.
+             *     `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
              */
             429: {
                 headers: {
@@ -2674,7 +2674,7 @@ export interface operations {
             /**
              * @description `validation_failed`: deliveryId is not a positive integer.
              *
-             *     `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take.
+             *     `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take. `malformed_request`: the request line or path could not be parsed, or the head sends `Host`, `Authorization`, `Content-Type` or `Content-Length` twice or a transfer coding other than `chunked` alone (the connection is closed).
              */
             400: {
                 headers: {
@@ -2716,9 +2716,9 @@ export interface operations {
                 };
             };
             /**
-             * @description `rate_limited`: too many requests; wait the `Retry-After` seconds.
+             * @description `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
              *
-             *     `rate_limited`: too many requests; wait the `Retry-After` seconds.
+             *     `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
              */
             429: {
                 headers: {
@@ -2767,7 +2767,7 @@ export interface operations {
             /**
              * @description `validation_failed`: deliveryId is not a positive integer.
              *
-             *     `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take.
+             *     `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take. `malformed_request`: the request line or path could not be parsed, or the head sends `Host`, `Authorization`, `Content-Type` or `Content-Length` twice or a transfer coding other than `chunked` alone (the connection is closed).
              */
             400: {
                 headers: {
@@ -2809,9 +2809,9 @@ export interface operations {
                 };
             };
             /**
-             * @description `rate_limited`: too many requests; wait the `Retry-After` seconds.
+             * @description `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
              *
-             *     `rate_limited`: too many requests; wait the `Retry-After` seconds.
+             *     `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
              */
             429: {
                 headers: {
@@ -2860,7 +2860,7 @@ export interface operations {
             /**
              * @description `validation_failed`: deliveryId is not a positive integer.
              *
-             *     `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take.
+             *     `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take. `malformed_request`: the request line or path could not be parsed, or the head sends `Host`, `Authorization`, `Content-Type` or `Content-Length` twice or a transfer coding other than `chunked` alone (the connection is closed).
              */
             400: {
                 headers: {
@@ -2911,9 +2911,9 @@ export interface operations {
                 };
             };
             /**
-             * @description `rate_limited`: too many requests; wait the `Retry-After` seconds.
+             * @description `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
              *
-             *     `rate_limited`: too many requests; wait the `Retry-After` seconds.
+             *     `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
              */
             429: {
                 headers: {
@@ -2967,7 +2967,7 @@ export interface operations {
             /**
              * @description `validation_failed`: `ttl_minutes` not an integer in 5..240, or an unknown field.
              *
-             *     `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take.
+             *     `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take. `malformed_request`: the request line or path could not be parsed, or the head sends `Host`, `Authorization`, `Content-Type` or `Content-Length` twice or a transfer coding other than `chunked` alone (the connection is closed).
              */
             400: {
                 headers: {
@@ -3036,9 +3036,9 @@ export interface operations {
                 };
             };
             /**
-             * @description `rate_limited`: too many requests; wait the `Retry-After` seconds.
+             * @description `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
              *
-             *     `rate_limited`: too many requests; wait the `Retry-After` seconds.
+             *     `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
              */
             429: {
                 headers: {
@@ -3092,7 +3092,7 @@ export interface operations {
             /**
              * @description `validation_failed`: `lock_token` missing or not a string, or an unknown field.
              *
-             *     `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take.
+             *     `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take. `malformed_request`: the request line or path could not be parsed, or the head sends `Host`, `Authorization`, `Content-Type` or `Content-Length` twice or a transfer coding other than `chunked` alone (the connection is closed).
              */
             400: {
                 headers: {
@@ -3161,9 +3161,9 @@ export interface operations {
                 };
             };
             /**
-             * @description `rate_limited`: too many requests; wait the `Retry-After` seconds.
+             * @description `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
              *
-             *     `rate_limited`: too many requests; wait the `Retry-After` seconds.
+             *     `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
              */
             429: {
                 headers: {
@@ -3215,7 +3215,7 @@ export interface operations {
             /**
              * @description `validation_failed`: limit not an integer in 1..100, offset not an integer in 0..2147483647 (never clamped), offset > 0 with a cursor, a cursor that is malformed or not of this list and tenant, or a query parameter this route does not take.
              *
-             *     `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take.
+             *     `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take. `malformed_request`: the request line or path could not be parsed, or the head sends `Host`, `Authorization`, `Content-Type` or `Content-Length` twice or a transfer coding other than `chunked` alone (the connection is closed).
              */
             400: {
                 headers: {
@@ -3248,9 +3248,9 @@ export interface operations {
                 };
             };
             /**
-             * @description `rate_limited`: too many requests; wait the `Retry-After` seconds.
+             * @description `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
              *
-             *     `rate_limited`: too many requests; wait the `Retry-After` seconds.
+             *     `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
              */
             429: {
                 headers: {
@@ -3299,7 +3299,7 @@ export interface operations {
             /**
              * @description `project_not_found`: the project is unknown or belongs to another tenant (answered alike, as SPEC.md asks: 400, not 404); `validation_failed`: projectId is not a positive integer.
              *
-             *     `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take.
+             *     `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take. `malformed_request`: the request line or path could not be parsed, or the head sends `Host`, `Authorization`, `Content-Type` or `Content-Length` twice or a transfer coding other than `chunked` alone (the connection is closed).
              */
             400: {
                 headers: {
@@ -3332,9 +3332,9 @@ export interface operations {
                 };
             };
             /**
-             * @description `rate_limited`: too many requests; wait the `Retry-After` seconds.
+             * @description `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
              *
-             *     `rate_limited`: too many requests; wait the `Retry-After` seconds.
+             *     `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
              */
             429: {
                 headers: {
@@ -3388,7 +3388,7 @@ export interface operations {
             /**
              * @description `project_not_found`: the project is unknown or belongs to another tenant (answered alike, as SPEC.md asks: 400, not 404); `validation_failed`: projectId is not a positive integer. Also `validation_failed` for `limit` outside 1..1000 or a cursor that is malformed or not of this list and tenant.
              *
-             *     `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take.
+             *     `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take. `malformed_request`: the request line or path could not be parsed, or the head sends `Host`, `Authorization`, `Content-Type` or `Content-Length` twice or a transfer coding other than `chunked` alone (the connection is closed).
              */
             400: {
                 headers: {
@@ -3421,9 +3421,9 @@ export interface operations {
                 };
             };
             /**
-             * @description `rate_limited`: too many requests; wait the `Retry-After` seconds.
+             * @description `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
              *
-             *     `rate_limited`: too many requests; wait the `Retry-After` seconds.
+             *     `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
              */
             429: {
                 headers: {
@@ -3477,7 +3477,7 @@ export interface operations {
             /**
              * @description `project_not_found`: the project is unknown or belongs to another tenant; `validation_failed`: projectId is not a positive integer, `limit` is outside 1..1000, or the cursor is malformed or not of this list and tenant.
              *
-             *     `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take.
+             *     `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take. `malformed_request`: the request line or path could not be parsed, or the head sends `Host`, `Authorization`, `Content-Type` or `Content-Length` twice or a transfer coding other than `chunked` alone (the connection is closed).
              */
             400: {
                 headers: {
@@ -3510,9 +3510,9 @@ export interface operations {
                 };
             };
             /**
-             * @description `rate_limited`: too many requests; wait the `Retry-After` seconds.
+             * @description `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
              *
-             *     `rate_limited`: too many requests; wait the `Retry-After` seconds.
+             *     `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
              */
             429: {
                 headers: {
@@ -3561,7 +3561,7 @@ export interface operations {
             /**
              * @description `validation_failed`: an identifier is not a positive integer.
              *
-             *     `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take.
+             *     `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take. `malformed_request`: the request line or path could not be parsed, or the head sends `Host`, `Authorization`, `Content-Type` or `Content-Length` twice or a transfer coding other than `chunked` alone (the connection is closed).
              */
             400: {
                 headers: {
@@ -3603,9 +3603,9 @@ export interface operations {
                 };
             };
             /**
-             * @description `rate_limited`: too many requests; wait the `Retry-After` seconds.
+             * @description `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
              *
-             *     `rate_limited`: too many requests; wait the `Retry-After` seconds.
+             *     `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
              */
             429: {
                 headers: {
@@ -3659,7 +3659,7 @@ export interface operations {
             /**
              * @description `validation_failed`: documentId is not a positive integer, `limit` is outside 1..1000, or the cursor is malformed or not of this list and tenant.
              *
-             *     `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take.
+             *     `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take. `malformed_request`: the request line or path could not be parsed, or the head sends `Host`, `Authorization`, `Content-Type` or `Content-Length` twice or a transfer coding other than `chunked` alone (the connection is closed).
              */
             400: {
                 headers: {
@@ -3701,9 +3701,9 @@ export interface operations {
                 };
             };
             /**
-             * @description `rate_limited`: too many requests; wait the `Retry-After` seconds.
+             * @description `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
              *
-             *     `rate_limited`: too many requests; wait the `Retry-After` seconds.
+             *     `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
              */
             429: {
                 headers: {
@@ -3767,7 +3767,7 @@ export interface operations {
             /**
              * @description `validation_failed`: an identifier is not a positive integer.
              *
-             *     `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take.
+             *     `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take. `malformed_request`: the request line or path could not be parsed, or the head sends `Host`, `Authorization`, `Content-Type` or `Content-Length` twice or a transfer coding other than `chunked` alone (the connection is closed).
              */
             400: {
                 headers: {
@@ -3809,9 +3809,9 @@ export interface operations {
                 };
             };
             /**
-             * @description `rate_limited`: too many requests; wait the `Retry-After` seconds.
+             * @description `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
              *
-             *     `rate_limited`: too many requests; wait the `Retry-After` seconds.
+             *     `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
              */
             429: {
                 headers: {
@@ -3865,7 +3865,7 @@ export interface operations {
             /**
              * @description `validation_failed`: documentId is not a positive integer, `limit` is outside 1..1000, or the cursor is malformed or not of this list and tenant.
              *
-             *     `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take.
+             *     `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take. `malformed_request`: the request line or path could not be parsed, or the head sends `Host`, `Authorization`, `Content-Type` or `Content-Length` twice or a transfer coding other than `chunked` alone (the connection is closed).
              */
             400: {
                 headers: {
@@ -3907,9 +3907,9 @@ export interface operations {
                 };
             };
             /**
-             * @description `rate_limited`: too many requests; wait the `Retry-After` seconds.
+             * @description `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
              *
-             *     `rate_limited`: too many requests; wait the `Retry-After` seconds.
+             *     `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
              */
             429: {
                 headers: {
@@ -3972,7 +3972,7 @@ export interface operations {
             /**
              * @description `validation_failed` (body, path or headers invalid; `base_version_id` not a version of this document) or `version_conflict` (stale base or If-Match; `detail` names the base and the current version).
              *
-             *     `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take.
+             *     `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take. `malformed_request`: the request line or path could not be parsed, or the head sends `Host`, `Authorization`, `Content-Type` or `Content-Length` twice or a transfer coding other than `chunked` alone (the connection is closed).
              */
             400: {
                 headers: {
@@ -4050,9 +4050,9 @@ export interface operations {
                 };
             };
             /**
-             * @description `rate_limited`: too many requests; wait the `Retry-After` seconds.
+             * @description `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
              *
-             *     `rate_limited`: too many requests; wait the `Retry-After` seconds.
+             *     `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
              */
             429: {
                 headers: {
@@ -4102,7 +4102,7 @@ export interface operations {
             /**
              * @description `validation_failed`: an identifier is not a positive integer.
              *
-             *     `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take.
+             *     `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take. `malformed_request`: the request line or path could not be parsed, or the head sends `Host`, `Authorization`, `Content-Type` or `Content-Length` twice or a transfer coding other than `chunked` alone (the connection is closed).
              */
             400: {
                 headers: {
@@ -4144,9 +4144,9 @@ export interface operations {
                 };
             };
             /**
-             * @description `rate_limited`: too many requests; wait the `Retry-After` seconds.
+             * @description `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
              *
-             *     `rate_limited`: too many requests; wait the `Retry-After` seconds.
+             *     `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
              */
             429: {
                 headers: {

@@ -1,3 +1,4 @@
+import type { Server } from 'node:http';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startTestApp, type TestApp } from './support/app.js';
@@ -51,6 +52,20 @@ describe('MAX_CONNECTIONS: connections past the cap are closed when accepted', (
     caller = await createCaller(t.app);
   });
 
+  /** Waits until the server holds `n` connections. */
+  async function connectionsAre(n: number): Promise<void> {
+    const server = t.app.getHttpServer() as Server;
+    const count = () =>
+      new Promise<number>((resolve, reject) =>
+        server.getConnections((err, c) => (err ? reject(err) : resolve(c))),
+      );
+    const deadline = Date.now() + 5000;
+    while ((await count()) !== n) {
+      if (Date.now() > deadline) throw new Error(`the server never held ${n} connections`);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  }
+
   afterAll(async () => {
     for (const socket of held) socket.destroy();
     await t?.close();
@@ -61,7 +76,10 @@ describe('MAX_CONNECTIONS: connections past the cap are closed when accepted', (
     // under the cap a request is answered
     expect((await fate(t.baseUrl, request)).received).toMatch(/^HTTP\/1\.1 200 /);
 
+    // the server, not only this side, has let the first connection go before the cap is filled
+    await connectionsAre(0);
     for (let i = 0; i < MAX; i++) held.push(await trickle(t.baseUrl));
+    await connectionsAre(MAX);
     const dropped = await fate(t.baseUrl, request);
     expect(dropped).toEqual({ closed: true, received: '' });
     const logged = await until('the drop is logged', () =>
@@ -80,5 +98,47 @@ describe('MAX_CONNECTIONS: connections past the cap are closed when accepted', (
     expect(served.received).toMatch(/^HTTP\/1\.1 200 /);
     const res = await call(t.baseUrl, 'GET', '/projects', { auth: caller.auth });
     expect(res.status).toBe(200);
+  });
+});
+
+describe('MAX_CONNECTIONS: idle keep-alive connections make room', () => {
+  let t: TestApp;
+  let caller: TestCaller;
+  const idle: net.Socket[] = [];
+
+  beforeAll(async () => {
+    t = await startTestApp({ MAX_CONNECTIONS: String(MAX) });
+    caller = await createCaller(t.app);
+  });
+
+  afterAll(async () => {
+    for (const socket of idle) socket.destroy();
+    await t?.close();
+  });
+
+  /** A connection that made one request, got its answer, and stays open between requests. */
+  function keptAlive(): Promise<{ socket: net.Socket; closed: Promise<void> }> {
+    const { hostname, port } = new URL(t.baseUrl);
+    return new Promise((resolve, reject) => {
+      const socket = net.connect(Number(port), hostname, () =>
+        socket.write(
+          `GET /api/v1/projects HTTP/1.1\r\nHost: localhost\r\nAuthorization: ${caller.auth}\r\n\r\n`,
+        ),
+      );
+      const closed = new Promise<void>((done) => socket.once('close', () => done()));
+      socket.once('data', () => resolve({ socket, closed }));
+      socket.on('error', reject);
+    });
+  }
+
+  it('closes the idle connections when one is dropped, so the next caller is served', async () => {
+    const kept = [];
+    for (let i = 0; i < MAX; i++) kept.push(await keptAlive());
+    idle.push(...kept.map((k) => k.socket));
+    const request = `GET /api/v1/projects HTTP/1.1\r\nHost: localhost\r\nAuthorization: ${caller.auth}\r\nConnection: close\r\n\r\n`;
+    expect(await fate(t.baseUrl, request)).toEqual({ closed: true, received: '' });
+    // the server closed every idle one
+    await Promise.all(kept.map((k) => k.closed));
+    expect((await fate(t.baseUrl, request)).received).toMatch(/^HTTP\/1\.1 200 /);
   });
 });

@@ -95,9 +95,23 @@ describe('request framing: heads that cannot be trusted are refused before they 
     endpoint_url: 'https://hooks.example.com/framed',
     events: ['*'],
   });
-  /** A whole second request, pipelined (or smuggled) after the first. */
+  /**
+   * A whole second request, pipelined (or smuggled) after the first: one that would create a
+   * webhook, so that running it shows whether or not it is answered.
+   */
   const smuggled = (auth: string): string =>
-    head(['GET /api/v1/projects HTTP/1.1', 'Host: localhost', `Authorization: ${auth}`]);
+    head([
+      'POST /api/v1/webhooks HTTP/1.1',
+      'Host: localhost',
+      `Authorization: ${auth}`,
+      'Content-Type: application/json',
+      `Content-Length: ${webhookBody.length}`,
+    ]) + webhookBody;
+  /** The webhooks count once whatever was sent has had time to run. */
+  const settledCount = async (): Promise<number> => {
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    return webhookCount();
+  };
 
   it('refuses a singleton header sent twice, whichever copy is valid, and closes the connection', async () => {
     const before = await webhookCount();
@@ -141,7 +155,7 @@ describe('request framing: heads that cannot be trusted are refused before they 
       ),
       { numRuns: 24, seed: SEED, endOnFailure: true },
     );
-    expect(await webhookCount()).toBe(before);
+    expect(await settledCount()).toBe(before);
   });
 
   it('refuses every transfer coding but chunked alone, and never answers what follows the body', async () => {
@@ -183,7 +197,55 @@ describe('request framing: heads that cannot be trusted are refused before they 
       ),
       { numRuns: 24, seed: SEED, endOnFailure: true },
     );
-    expect(await webhookCount()).toBe(before);
+    expect(await settledCount()).toBe(before);
+  });
+
+  it('never runs what follows a refused head, also when it arrives after the answer', async () => {
+    const before = await webhookCount();
+    const lines = [
+      'GET /api/v1/projects HTTP/1.1',
+      'Host: localhost',
+      'Host: elsewhere.example',
+      `Authorization: ${caller.auth}`,
+    ];
+    const { hostname, port } = new URL(t.baseUrl);
+    const statuses = await new Promise<number[]>((resolve, reject) => {
+      const socket = net.connect(Number(port), hostname, () => socket.write(head(lines)));
+      let received = '';
+      socket.setEncoding('latin1');
+      socket.on('data', (chunk: string) => {
+        const first = received === '';
+        received += chunk;
+        // the refusal is in: the next request, on the same connection, while it lingers
+        if (first) socket.write(smuggled(caller.auth));
+      });
+      socket.on('error', reject);
+      socket.on('close', () =>
+        resolve([...received.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((m) => Number(m[1]))),
+      );
+    });
+    expect(statuses).toEqual([400]);
+    expect(await settledCount()).toBe(before);
+  });
+
+  it('refuses the head of a request whose URL cannot be parsed either, and closes', async () => {
+    const before = await webhookCount();
+    for (const framing of [['Host: a', 'Host: b'], ['Transfer-Encoding: gzip, chunked']]) {
+      const lines = [
+        'POST /api/v1/projects/%zz HTTP/1.1',
+        ...(framing[0]!.startsWith('Host') ? [] : ['Host: localhost']),
+        ...framing,
+        `Authorization: ${caller.auth}`,
+        'Content-Type: application/json',
+        ...(framing[0]!.startsWith('Host') ? ['Content-Length: 2'] : []),
+      ];
+      const body = framing[0]!.startsWith('Host') ? '{}' : '2\r\n{}\r\n0\r\n\r\n';
+      const answer = await exchange(t.baseUrl, head(lines) + body + smuggled(caller.auth));
+      expect(answer.statuses).toEqual([400]);
+      expect((JSON.parse(answer.firstBody) as { code: string }).code).toBe('malformed_request');
+      expect(answer.closed).toBe(true);
+    }
+    expect(await settledCount()).toBe(before);
   });
 
   it('reads chunked alone, in any letter case, and keeps the connection for the next request', async () => {
@@ -200,9 +262,9 @@ describe('request framing: heads that cannot be trusted are refused before they 
       const answer = await exchange(t.baseUrl, head(lines) + chunkedBody + smuggled(caller.auth), {
         expected: 2,
       });
-      expect(answer.statuses).toEqual([201, 200]);
+      expect(answer.statuses).toEqual([201, 201]);
       expect(answer.closed).toBe(false);
     }
-    expect(await webhookCount()).toBe(before + 3);
+    expect(await webhookCount()).toBe(before + 6);
   });
 });

@@ -72,10 +72,13 @@ export type ProblemCode = ErrorCode;
 /** What each status means when an operation does not say more. */
 const DEFAULTS: Record<ProblemStatus, { codes: readonly ProblemCode[]; description: string }> = {
   400: {
-    codes: ['validation_failed'],
+    codes: ['validation_failed', 'malformed_request'],
     description:
       '`validation_failed`: the path, query, headers or body are invalid, or the query has a ' +
-      'parameter this operation does not take.',
+      'parameter this operation does not take. `malformed_request`: the request line or path ' +
+      'could not be parsed, or the head sends `Host`, `Authorization`, `Content-Type` or ' +
+      '`Content-Length` twice or a transfer coding other than `chunked` alone (the connection ' +
+      'is closed).',
   },
   401: {
     codes: ['unauthenticated', 'invalid_token'],
@@ -112,7 +115,9 @@ const DEFAULTS: Record<ProblemStatus, { codes: readonly ProblemCode[]; descripti
   },
   429: {
     codes: ['rate_limited'],
-    description: '`rate_limited`: too many requests; wait the `Retry-After` seconds.',
+    description:
+      '`rate_limited`: too many requests, or too many unknown bearer credentials from this ' +
+      'address; wait the `Retry-After` seconds.',
   },
   500: {
     codes: ['internal_error'],

@@ -1,15 +1,20 @@
 import type { Server } from 'node:http';
 
-/** How often at most a dropped connection is logged (with the count since the last line). */
+/** How often at most dropped connections are logged (with the count since the last line). */
 const LOG_EVERY_MS = 60_000;
+/** How often at most idle keep-alive connections are closed to make room. */
+const RECLAIM_EVERY_MS = 1_000;
 
 /**
  * Bounds the connections the server holds open: past `max`, Node closes a new connection as soon
  * as it is accepted, before any byte of it is read. Without a bound, a client that opens
  * connections and trickles their heads (each may take `headersTimeout`, 60 s) holds file
  * descriptors until the process has none left, and then the database pool, the webhook sender and
- * every other caller fail too; with one, that client only fills the HTTP side. `warn` is told at
- * most once a minute how many were dropped.
+ * every other caller fail too; with one, that client only fills the HTTP side.
+ *
+ * When a connection is dropped, the idle keep-alive connections (clients between requests) are
+ * closed, at most once a second, so that callers waiting on no request do not keep new ones out.
+ * `warn` is told of drops at most once a minute, with how many there were.
  */
 export function capConnections(
   server: Server,
@@ -18,17 +23,25 @@ export function capConnections(
 ): void {
   server.maxConnections = max;
   let dropped = 0;
-  let timer: NodeJS.Timeout | undefined;
-  server.on('drop', () => {
-    dropped += 1;
-    if (timer) return;
+  let logging: NodeJS.Timeout | undefined;
+  let reclaimedAt = 0;
+  const report = (): void => {
+    if (dropped === 0) {
+      logging = undefined;
+      return;
+    }
     warn(dropped, max);
     dropped = 0;
-    timer = setTimeout(() => {
-      timer = undefined;
-      if (dropped > 0) warn(dropped, max);
-      dropped = 0;
-    }, LOG_EVERY_MS);
-    timer.unref();
+    logging = setTimeout(report, LOG_EVERY_MS);
+    logging.unref();
+  };
+  server.on('drop', () => {
+    dropped += 1;
+    if (!logging) report();
+    const now = Date.now();
+    if (now - reclaimedAt >= RECLAIM_EVERY_MS) {
+      reclaimedAt = now;
+      server.closeIdleConnections();
+    }
   });
 }

@@ -85,8 +85,8 @@ export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
  * headers a JSON body gets, instead of parsing it and serialising it again.
  *
  * The text is kept in the pieces it arrived in (a page arrives as several columns of at most
- * PAGE_PART_ITEMS items) and is sent as `parts()` (Express writes them one by one) or `bytes()`
- * (Fastify): a page is never one JS string. V8 keeps every string over 128 KiB in its
+ * PAGE_PART_ITEMS items) and is sent as `parts()`, which both platforms write one by one: a page
+ * is never one JS string, nor one Buffer. V8 keeps every string over 128 KiB in its
  * large-object space, where making one costs as much as the rest of the page's work
  * (bench/README.md, "A 1,000-row page in pieces").
  *
@@ -126,14 +126,6 @@ export class JsonText<T = unknown> {
     let size = 0;
     for (const piece of this.pieces) size += Buffer.byteLength(textOf(piece), 'utf8');
     return size;
-  }
-
-  /** The text's UTF-8 bytes, each piece encoded straight into one buffer of the right size. */
-  bytes(): Buffer {
-    const out = Buffer.allocUnsafe(this.byteLength());
-    let at = 0;
-    for (const piece of this.pieces) at += out.write(textOf(piece), at, 'utf8');
-    return out;
   }
 
   /** The value `text` encodes: for callers inside the process (tests, other services). */

@@ -1,11 +1,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import { MalformedRequestError } from './app-error.js';
 import { closeAfterResponse } from './lingering-close.js';
 
 /**
  * Headers a request may carry once (RFC 9110 §5.3: not lists). Node keeps the first of two and
  * drops the other, while a proxy in front may act on the last: the service would then
- * authenticate, route or decode a request other than the one the proxy checked.
+ * authenticate, route or decode a request other than the one the proxy checked. (Node's parser
+ * already refuses two `Content-Length`s; it is listed so that no parser change lets one through.)
  */
 const SINGLETON_HEADERS: ReadonlySet<string> = new Set([
   'host',
@@ -13,6 +15,9 @@ const SINGLETON_HEADERS: ReadonlySet<string> = new Set([
   'content-type',
   'content-length',
 ]);
+
+/** Connections a misframed request came on: nothing after it on them is handled. */
+const condemned = new WeakSet<Socket>();
 
 /**
  * Why a request's head cannot be trusted to frame and attribute it, or undefined when it can:
@@ -47,9 +52,11 @@ function onlyChunked(value: string): boolean {
 }
 
 /**
- * The error a misframed request is answered with (`framingProblem`), its connection closed after
- * the answer (whatever follows the head cannot be told apart from a next request); undefined for
- * a request framed as it should be. The first thing either platform asks of a request.
+ * The error a misframed request is answered with (`framingProblem`), undefined for a request
+ * framed as it should be. Its connection is condemned: closed after the answer, and every request
+ * Node still parses on it (where this one's body ends cannot be trusted, so what follows may be a
+ * request smuggled past a proxy) is never handled (`onCondemned`). The first thing either platform
+ * asks of a request.
  */
 export function misframed(
   req: IncomingMessage,
@@ -57,6 +64,20 @@ export function misframed(
 ): MalformedRequestError | undefined {
   const problem = framingProblem(req);
   if (problem === undefined) return undefined;
-  closeAfterResponse(res);
+  condemn(req, res);
   return new MalformedRequestError(problem);
+}
+
+/** Closes `req`'s connection after `res`, and refuses whatever else arrives on it. */
+export function condemn(req: IncomingMessage, res: ServerResponse): void {
+  condemned.add(req.socket);
+  closeAfterResponse(res);
+}
+
+/**
+ * Whether `req` came on a condemned connection, after a misframed request: the platform then
+ * neither handles nor answers it (its connection is closing), so no side effect of it happens.
+ */
+export function onCondemned(req: IncomingMessage): boolean {
+  return condemned.has(req.socket);
 }

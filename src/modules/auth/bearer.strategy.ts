@@ -13,6 +13,6 @@ export class BearerStrategy extends PassportStrategy(Strategy, 'bearer') {
   }
 
   async validate(req: HttpRequest, token: string): Promise<Principal | false> {
-    return (await this.credentials.authenticate(token, { caller: req.ip })) ?? false;
+    return (await this.credentials.authenticate(token, { caller: req.ip, request: req })) ?? false;
   }
 }

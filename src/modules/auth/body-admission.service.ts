@@ -30,7 +30,7 @@ export class BodyAdmissionService {
     if (route === TOKEN_ROUTE) return TOKEN_BODY;
     const token = bearerToken(req.headers.authorization);
     if (!token) return null;
-    const principal = await this.credentials.authenticate(token, { caller: req.ip });
+    const principal = await this.credentials.authenticate(token, { caller: req.ip, request: req });
     if (principal === null) return null;
     // the route's scope and entitlement too, once the guard has met the route
     const requirement = this.requirements.of(req.method, route);

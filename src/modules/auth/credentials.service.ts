@@ -44,15 +44,36 @@ export class CredentialsService {
     @Optional() private readonly failures?: BearerFailuresService,
   ) {}
 
+  /** The answer each request's bearer credential got (`authenticate`'s `request`). */
+  private readonly perRequest = new WeakMap<
+    object,
+    { token: string; answer: Promise<Principal | null> }
+  >();
+
   /**
    * Resolves a bearer token to its principal; null for anything unknown, expired or revoked.
    * `fresh`: from the database even if the cache knows it (re-verification of a stale request).
    * `caller`: the address it was sent from; a look-up the cache cannot answer counts against that
    * address's failed look-ups when it finds nothing, and is refused (429) past their limit.
+   * `request`: the request it came with; the body admission and the guard both ask, and the
+   * second gets the first's answer (one look-up, one failure counted, per request).
    */
-  async authenticate(
+  authenticate(
     token: string,
-    { fresh = false, caller }: { fresh?: boolean; caller?: string } = {},
+    options: { fresh?: boolean; caller?: string; request?: object } = {},
+  ): Promise<Principal | null> {
+    const { request, fresh = false } = options;
+    if (!request || fresh) return this.resolve(token, options);
+    const asked = this.perRequest.get(request);
+    if (asked?.token === token) return asked.answer;
+    const answer = this.resolve(token, options);
+    this.perRequest.set(request, { token, answer });
+    return answer;
+  }
+
+  private async resolve(
+    token: string,
+    { fresh = false, caller }: { fresh?: boolean; caller?: string },
   ): Promise<Principal | null> {
     const kind = isWellFormedToken(token, 'gat')
       ? 'client'
@@ -61,6 +82,7 @@ export class CredentialsService {
         : null;
     if (!kind) return null;
     const tokenDigest = digest(token);
+    const key = `${kind}:${tokenDigest.toString('base64')}`;
     const fromDatabase = async () => {
       const row =
         kind === 'client'
@@ -70,11 +92,11 @@ export class CredentialsService {
         ? { principal: toPrincipal(kind, row), expiresAt: row.expires_at.getTime() }
         : null;
     };
-    const lookUp = () =>
-      this.failures && !fresh ? this.failures.lookUp(caller, fromDatabase) : fromDatabase();
     const found = fresh
-      ? await lookUp()
-      : await this.cache.get(`${kind}:${tokenDigest.toString('base64')}`, lookUp);
+      ? await fromDatabase()
+      : await this.cache.get(key, () =>
+          this.failures ? this.failures.lookUp(caller, key, fromDatabase) : fromDatabase(),
+        );
     // an entry outlives its token by at most the cache age; the token's own expiry is exact
     return found && found.expiresAt > Date.now() ? found.principal : null;
   }

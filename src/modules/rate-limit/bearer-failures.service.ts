@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { AppConfig } from '../../common/config/app-config.js';
 import { callerKey } from './caller-key.js';
 import { RateLimitStore } from './rate-limit-store.js';
@@ -9,24 +9,35 @@ const THROTTLER = 'bearer-failures';
 const MINUTE = 60_000;
 /** Addresses remembered as blocked at once; past it the oldest is forgotten (it may fail again). */
 const MAX_BLOCKED = 10_000;
+/** How long a credential found once is let through a block, and how many are remembered. */
+const VERIFIED_MS = 15 * MINUTE;
+const MAX_VERIFIED = 10_000;
 
 /**
  * Bearer credentials that reach the database and are not found, counted per caller address
  * (`callerKey`). A well-formed token (prefix, length, checksum) is cheap to forge, and each one
  * the credential cache does not know costs a database look-up; past
  * `RATE_LIMIT_BEARER_FAILURES_PER_MINUTE` failed look-ups from one address, its look-ups are
- * refused (429) until the window ends. What the cache already knows is answered as before, from
- * any address.
+ * refused (429) until the window ends, and at most that many run from it at once.
  *
- * Only failures are counted (after the look-up), and the block is kept in this process once a
- * count passes the limit, so a found credential costs no counter operation (with Redis, no round
- * trip). Concurrent failures from one address may pass the limit by as many as are in flight.
+ * A credential found in the last VERIFIED_MS (by its digest) is still looked up from a blocked
+ * address: the clients behind a NAT or a load balancer that shares one address with a flooder
+ * keep working, while unknown credentials from there wait for the window to end.
+ *
+ * Only failures are counted (after the look-up) and a block is kept in this process once a count
+ * reaches the limit, so a found credential costs no counter operation (with Redis, no round trip).
+ * A counter store that fails does not fail the request: the look-up's answer stands.
  */
 @Injectable()
 export class BearerFailuresService {
+  private readonly logger = new Logger('BearerFailures');
   private readonly limit: number;
   /** Addresses over the limit, until when (ms), oldest first. */
   private readonly blocked = new Map<string, number>();
+  /** Look-ups running per address (entries only while some run). */
+  private readonly inFlight = new Map<string, number>();
+  /** Credentials found, by cache key (a digest), when (ms), least recently found first. */
+  private readonly verified = new Map<string, number>();
 
   constructor(
     config: AppConfig,
@@ -36,27 +47,73 @@ export class BearerFailuresService {
   }
 
   /**
-   * Runs the database look-up of a bearer credential sent from `ip`: throws `RateLimitedError`
-   * instead while the address is over the limit, and counts a look-up that finds nothing.
+   * Runs the database look-up of the bearer credential `credential` (its cache key, a digest) sent
+   * from `ip`: throws `RateLimitedError` instead while the address is over the limit (unless the
+   * credential was found lately), and counts a look-up that finds nothing.
    */
-  async lookUp<T>(ip: string | undefined, lookUp: () => Promise<T | null>): Promise<T | null> {
+  async lookUp<T>(
+    ip: string | undefined,
+    credential: string,
+    lookUp: () => Promise<T | null>,
+  ): Promise<T | null> {
     if (this.limit === 0) return lookUp();
     const key = callerKey(ip);
+    const known = this.wasVerified(credential);
+    if (!known) this.admit(key);
+    try {
+      const found = await lookUp();
+      if (found === null) await this.failed(key);
+      else this.remember(credential);
+      return found;
+    } finally {
+      if (!known) this.done(key);
+    }
+  }
+
+  private admit(key: string): void {
     const until = this.blocked.get(key);
     if (until !== undefined) {
       const left = until - Date.now();
       if (left > 0) throw new RateLimitedError(Math.ceil(left / 1000));
       this.blocked.delete(key);
     }
-    const found = await lookUp();
-    if (found === null) await this.failed(key);
-    return found;
+    // failures are counted once they are known: this many in flight is the most a window overshoots
+    const running = this.inFlight.get(key) ?? 0;
+    if (running >= this.limit) throw new RateLimitedError(1);
+    this.inFlight.set(key, running + 1);
+  }
+
+  private done(key: string): void {
+    const running = (this.inFlight.get(key) ?? 1) - 1;
+    if (running > 0) this.inFlight.set(key, running);
+    else this.inFlight.delete(key);
+  }
+
+  private wasVerified(credential: string): boolean {
+    const at = this.verified.get(credential);
+    return at !== undefined && Date.now() - at < VERIFIED_MS;
+  }
+
+  private remember(credential: string): void {
+    this.verified.delete(credential);
+    this.verified.set(credential, Date.now());
+    if (this.verified.size > MAX_VERIFIED) {
+      this.verified.delete(this.verified.keys().next().value!);
+    }
   }
 
   private async failed(key: string): Promise<void> {
-    const record = await this.store.storage.increment(key, MINUTE, this.limit, MINUTE, THROTTLER);
-    if (record.totalHits < this.limit) return;
-    const seconds = Math.max(1, record.timeToBlockExpire || record.timeToExpire);
+    let hits: number;
+    let seconds: number;
+    try {
+      const record = await this.store.storage.increment(key, MINUTE, this.limit, MINUTE, THROTTLER);
+      hits = record.totalHits;
+      seconds = Math.max(1, record.timeToBlockExpire || record.timeToExpire);
+    } catch (err) {
+      this.logger.warn({ err }, 'failed bearer look-up not counted: the counter store failed');
+      return;
+    }
+    if (hits < this.limit) return;
     this.blocked.delete(key);
     this.blocked.set(key, Date.now() + seconds * 1000);
     if (this.blocked.size > MAX_BLOCKED) {

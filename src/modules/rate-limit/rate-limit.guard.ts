@@ -9,6 +9,7 @@ import { HTTP_PLATFORM } from '../../common/http/platform/http-platform.module.j
 import type { Principal } from '../../common/access/principal.js';
 import { TOKEN_ROUTE } from '../auth/token-route.js';
 import { RateLimitedError } from './rate-limited.error.js';
+import { callerKey } from './caller-key.js';
 
 export function isTokenRequest(platform: HttpPlatform, req: Request): boolean {
   return platform.routeOf(req) === TOKEN_ROUTE;
@@ -32,12 +33,12 @@ function tokenClientId(req: Request): string {
 
 /**
  * One budget per tracker, whatever the route: the credential (`client:3`, `pat:7`) for API calls,
- * the client id and caller IP for token requests. The limit is "requests per credential per
+ * the client id and caller address (`callerKey`) for token requests. The limit is "requests per credential per
  * minute", not per route; the storages namespace keys by throttler name themselves.
  */
 function trackerOf(req: Request & { user?: Principal }): string {
   if (req.user) return req.user.credential.ref;
-  return `${tokenClientId(req)}|${req.ip ?? '-'}`;
+  return `${tokenClientId(req)}|${callerKey(req.ip)}`;
 }
 
 /**

@@ -7,7 +7,7 @@ import { answerClientError } from '../client-error.js';
 import { closeAfterResponse, whenResponseClosed } from '../lingering-close.js';
 import { JSON_CONTENT_TYPE, JsonText } from '../json-text.js';
 import { readRequestBody } from '../request-body.js';
-import { misframed } from '../request-framing.js';
+import { misframed, onCondemned } from '../request-framing.js';
 import { requestIdFor } from '../request-id.js';
 import { ExpressRoutes, type RouteLayer, routedPath } from './express-routes.js';
 import type {
@@ -82,6 +82,8 @@ export class ExpressPlatform implements HttpPlatform {
     server.on('clientError', answerClientError);
     (app as NestExpressApplication).use(
       (req: Request & { id?: string }, res: Response, next: (err?: unknown) => void) => {
+        // after a misframed request on its connection: never handled, the connection is closing
+        if (onCondemned(req)) return;
         const started = process.hrtime.bigint();
         const id = requestIdFor(req);
         req.id = id;

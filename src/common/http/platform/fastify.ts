@@ -6,7 +6,7 @@ import { answerClientError } from '../client-error.js';
 import { closeAfterResponse, whenResponseClosed } from '../lingering-close.js';
 import { JSON_CONTENT_TYPE, JsonText } from '../json-text.js';
 import { carriesBody, readRequestBody } from '../request-body.js';
-import { misframed } from '../request-framing.js';
+import { condemn, framingProblem, misframed, onCondemned } from '../request-framing.js';
 import { requestIdFor } from '../request-id.js';
 import { problem, PROBLEM_CONTENT_TYPE } from '../problem.js';
 import type {
@@ -59,16 +59,18 @@ class JsonTextFastifyAdapter extends FastifyAdapter {
  */
 function writePieces(reply: FastifyReply, body: JsonText, statusCode?: number): FastifyReply {
   if (statusCode !== undefined) void reply.status(statusCode);
-  const headers = reply.getHeaders();
-  reply.hijack();
+  // everything that can throw before the hijack, so that a throw is still answered (a 500)
+  const parts = body.parts();
+  const length = String(body.byteLength());
   const res = reply.raw;
-  res.statusCode = reply.statusCode;
-  for (const [name, value] of Object.entries(headers)) {
+  for (const [name, value] of Object.entries(reply.getHeaders())) {
     if (value !== undefined) res.setHeader(name, value);
   }
   res.setHeader('content-type', JSON_CONTENT_TYPE);
-  res.setHeader('content-length', String(body.byteLength()));
-  for (const part of body.parts()) res.write(part, 'utf8');
+  res.setHeader('content-length', length);
+  res.statusCode = reply.statusCode;
+  reply.hijack();
+  for (const part of parts) res.write(part, 'utf8');
   body.release();
   res.end();
   return reply;
@@ -102,6 +104,9 @@ export class FastifyPlatform implements HttpPlatform {
       requestIdHeader: false,
       // what the router refuses before any hook runs (a path that is not valid percent-encoding)
       frameworkErrors: (_error: Error, request: FastifyRequest, reply: FastifyReply) => {
+        // no hook runs for these: the framing is checked here as onRequest checks it
+        if (onCondemned(request.raw)) return;
+        if (framingProblem(request.raw) !== undefined) condemn(request.raw, reply.raw);
         // no hook runs for these: counted here, as Express counts them
         const started = process.hrtime.bigint();
         reply.raw.once('finish', () => {
@@ -142,6 +147,8 @@ export class FastifyPlatform implements HttpPlatform {
       );
     });
     fastify.addHook('onRequest', (request, reply, done) => {
+      // after a misframed request on its connection: never handled, the connection is closing
+      if (onCondemned(request.raw)) return;
       (request as { [REPLY]?: FastifyReply })[REPLY] = reply;
       // Fastify never reads a GET or HEAD body (no parser runs): as on Express, it is not kept
       if ((request.method === 'GET' || request.method === 'HEAD') && carriesBody(request.raw)) {
