@@ -323,5 +323,15 @@ describe('rate limiting', () => {
       expectLimited(await projectsFrom('2001:db8:5:5::77', forged()));
       expect((await projectsFrom('2001:db8:5:6::1', forged())).status).toBe(401);
     });
+
+    it('counts an IPv6 /48 too, at 16 times the limit, however its failures are spread over /64s', async () => {
+      // 48 failures, one from each of 48 /64s of one /48: no /64 reaches its own limit of 3
+      for (let subnet = 0; subnet < 48; subnet++) {
+        const ip = `2001:db8:9:${subnet.toString(16)}::1`;
+        expect((await projectsFrom(ip, forged())).status).toBe(401);
+      }
+      expectLimited(await projectsFrom('2001:db8:9:ff::1', forged()));
+      expect((await projectsFrom('2001:db8:a:ff::1', forged())).status).toBe(401);
+    });
   });
 });

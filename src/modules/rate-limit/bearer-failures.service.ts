@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { AppConfig } from '../../common/config/app-config.js';
-import { callerKey } from './caller-key.js';
+import { callerKey, callerNetworkKey } from './caller-key.js';
 import { RateLimitStore } from './rate-limit-store.js';
 import { RateLimitedError } from './rate-limited.error.js';
 
@@ -12,6 +12,8 @@ const MAX_BLOCKED = 10_000;
 /** How long a credential found once is let through a block, and how many are remembered. */
 const VERIFIED_MS = 15 * MINUTE;
 const MAX_VERIFIED = 10_000;
+/** An IPv6 /48 may fail this many times an address's limit (16 of its 65,536 /64s at full rate). */
+const NETWORK_FACTOR = 16;
 
 /**
  * Bearer credentials that reach the database and are not found, counted per caller address
@@ -23,6 +25,10 @@ const MAX_VERIFIED = 10_000;
  * A credential found in the last VERIFIED_MS (by its digest) is still looked up from a blocked
  * address: the clients behind a NAT or a load balancer that shares one address with a flooder
  * keep working, while unknown credentials from there wait for the window to end.
+ *
+ * An IPv6 caller is counted by its /64, which one host can fill with addresses, and its /48 is
+ * counted too, at NETWORK_FACTOR times the limit: a site spreading its failures over its /64s is
+ * still bounded.
  *
  * Only failures are counted (after the look-up) and a block is kept in this process once a count
  * reaches the limit, so a found credential costs no counter operation (with Redis, no round trip).
@@ -58,12 +64,18 @@ export class BearerFailuresService {
   ): Promise<T | null> {
     if (this.limit === 0) return lookUp();
     const key = callerKey(ip);
+    const network = callerNetworkKey(ip);
     const known = this.wasVerified(credential);
-    if (!known) this.admit(key);
+    if (!known) {
+      if (network !== undefined) this.refuseIfBlocked(network);
+      this.admit(key);
+    }
     try {
       const found = await lookUp();
-      if (found === null) await this.failed(key);
-      else this.remember(credential);
+      if (found === null) {
+        await this.failed(key, this.limit);
+        if (network !== undefined) await this.failed(network, this.limit * NETWORK_FACTOR);
+      } else this.remember(credential);
       return found;
     } finally {
       if (!known) this.done(key);
@@ -71,16 +83,19 @@ export class BearerFailuresService {
   }
 
   private admit(key: string): void {
-    const until = this.blocked.get(key);
-    if (until !== undefined) {
-      const left = until - Date.now();
-      if (left > 0) throw new RateLimitedError(Math.ceil(left / 1000));
-      this.blocked.delete(key);
-    }
+    this.refuseIfBlocked(key);
     // failures are counted once they are known: this many in flight is the most a window overshoots
     const running = this.inFlight.get(key) ?? 0;
     if (running >= this.limit) throw new RateLimitedError(1);
     this.inFlight.set(key, running + 1);
+  }
+
+  private refuseIfBlocked(key: string): void {
+    const until = this.blocked.get(key);
+    if (until === undefined) return;
+    const left = until - Date.now();
+    if (left > 0) throw new RateLimitedError(Math.ceil(left / 1000));
+    this.blocked.delete(key);
   }
 
   private done(key: string): void {
@@ -102,18 +117,18 @@ export class BearerFailuresService {
     }
   }
 
-  private async failed(key: string): Promise<void> {
+  private async failed(key: string, limit: number): Promise<void> {
     let hits: number;
     let seconds: number;
     try {
-      const record = await this.store.storage.increment(key, MINUTE, this.limit, MINUTE, THROTTLER);
+      const record = await this.store.storage.increment(key, MINUTE, limit, MINUTE, THROTTLER);
       hits = record.totalHits;
       seconds = Math.max(1, record.timeToBlockExpire || record.timeToExpire);
     } catch (err) {
       this.logger.warn({ err }, 'failed bearer look-up not counted: the counter store failed');
       return;
     }
-    if (hits < this.limit) return;
+    if (hits < limit) return;
     this.blocked.delete(key);
     this.blocked.set(key, Date.now() + seconds * 1000);
     if (this.blocked.size > MAX_BLOCKED) {

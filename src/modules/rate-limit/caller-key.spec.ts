@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from '@jest/globals';
-import { callerKey } from './caller-key.js';
+import { callerKey, callerNetworkKey } from './caller-key.js';
 
 const hextet = fc.integer({ min: 0, max: 0xffff }).map((n) => n.toString(16));
 const hextets = (n: number) => fc.array(hextet, { minLength: n, maxLength: n });
@@ -33,6 +33,20 @@ describe('callerKey', () => {
   it('writes an IPv6 /64 the same way however the address is written', () => {
     expect(callerKey('2001:DB8:0:0:1::1')).toBe('2001:db8:0:0::/64');
     expect(callerKey('2001:db8::1')).toBe(callerKey('2001:0db8:0000:0000:ffff::'));
+  });
+
+  it('puts every /64 of one IPv6 /48 in one network, and IPv4 in none', () => {
+    fc.assert(
+      fc.property(hextets(3), hextets(5), hextets(5), fc.ipV4(), (site, a, b, v4) => {
+        const network = callerNetworkKey([...site, ...a].join(':'));
+        expect(network).toBeDefined();
+        expect(callerNetworkKey([...site, ...b].join(':'))).toBe(network);
+        expect(callerNetworkKey(v4)).toBeUndefined();
+        expect(callerNetworkKey(`::ffff:${v4}`)).toBeUndefined();
+      }),
+    );
+    expect(callerNetworkKey('2001:db8:1::1')).not.toBe(callerNetworkKey('2001:db8:2::1'));
+    expect(callerNetworkKey(undefined)).toBeUndefined();
   });
 
   it('keys an unknown or unparsable address as one caller', () => {

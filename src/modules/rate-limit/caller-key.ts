@@ -15,3 +15,15 @@ export function callerKey(ip: string | undefined): string {
   const parts = v6.parts.slice(0, 4).map((part) => part.toString(16));
   return `${parts.join(':')}::/64`;
 }
+
+/**
+ * The network a caller's IPv6 address belongs to, by its /48 (what a site is commonly given, and
+ * 65,536 /64s), for a second, wider budget; undefined for an IPv4 or unknown address.
+ */
+export function callerNetworkKey(ip: string | undefined): string | undefined {
+  if (ip === undefined || !ipaddr.isValid(ip)) return undefined;
+  const parsed = ipaddr.parse(ip);
+  if (parsed.kind() === 'ipv4' || (parsed as ipaddr.IPv6).isIPv4MappedAddress()) return undefined;
+  const parts = (parsed as ipaddr.IPv6).parts.slice(0, 3).map((part) => part.toString(16));
+  return `${parts.join(':')}::/48`;
+}
