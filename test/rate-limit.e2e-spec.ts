@@ -9,6 +9,7 @@ import {
   type TestClient,
 } from './support/factories.js';
 import { call } from './support/http.js';
+import { CredentialAdminService } from '../src/modules/auth/credential-admin.service.js';
 
 async function hit(t: TestApp, auth: string) {
   return call(t.baseUrl, 'GET', '/no-such-route', { auth });
@@ -273,6 +274,18 @@ describe('rate limiting', () => {
       expect((await projectsFrom('198.51.100.22', await issueToken(t.app, client))).status).toBe(
         200,
       );
+    });
+
+    it('lets a credential through a block only while it is still found', async () => {
+      const ip = '198.51.100.60';
+      const own = await createClient(t.app, tenantId);
+      const token = await issueToken(t.app, own);
+      expect((await projectsFrom(ip, token)).status).toBe(200);
+      await t.app.get(CredentialAdminService).disableClient(own.clientId);
+      // past the cache's age, whatever its notification's timing
+      await sleep(1100);
+      for (let i = 0; i < 3; i++) expect((await projectsFrom(ip, token)).status).toBe(401);
+      expectLimited(await projectsFrom(ip, token));
     });
 
     it('refuses before reading a body, and closes the connection', async () => {

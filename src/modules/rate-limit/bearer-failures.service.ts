@@ -73,6 +73,8 @@ export class BearerFailuresService {
     try {
       const found = await lookUp();
       if (found === null) {
+        // revoked or expired since: no longer let through a block
+        this.verified.delete(credential);
         await this.failed(key, this.limit);
         if (network !== undefined) await this.failed(network, this.limit * NETWORK_FACTOR);
       } else this.remember(credential);
