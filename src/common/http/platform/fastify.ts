@@ -104,10 +104,10 @@ export class FastifyPlatform implements HttpPlatform {
       requestIdHeader: false,
       // what the router refuses before any hook runs (a path that is not valid percent-encoding)
       frameworkErrors: (_error: Error, request: FastifyRequest, reply: FastifyReply) => {
-        // no hook runs for these: the framing is checked here as onRequest checks it
+        // no hook runs for these: the framing is checked here as onRequest checks it, and the
+        // answer counted here, as Express counts them
         if (onCondemned(request.raw)) return;
         if (framingProblem(request.raw) !== undefined) condemn(request.raw, reply.raw);
-        // no hook runs for these: counted here, as Express counts them
         const started = process.hrtime.bigint();
         reply.raw.once('finish', () => {
           const seconds = Number(process.hrtime.bigint() - started) / 1e9;
