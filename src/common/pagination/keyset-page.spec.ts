@@ -21,17 +21,17 @@ const table = {
 const CHILD_PAGE_TEXT = `
   SELECT EXISTS (SELECT 1 FROM projects WHERE tenant_id = $n AND id = $n) AS found, page.*
     FROM (
-    SELECT string_agg('{}', ',' ORDER BY r.k ASC) FILTER (WHERE r._part = 0) AS data_0,
-           string_agg('{}', ',' ORDER BY r.k ASC) FILTER (WHERE r._part = 1) AS data_1,
-           string_agg('{}', ',' ORDER BY r.k ASC) FILTER (WHERE r._part = 2) AS data_2,
-           string_agg('{}', ',' ORDER BY r.k ASC) FILTER (WHERE r._part = 3) AS data_3,
-           string_agg('{}', ',' ORDER BY r.k ASC) FILTER (WHERE r._part = 4) AS data_4,
-           string_agg('{}', ',' ORDER BY r.k ASC) FILTER (WHERE r._part = 5) AS data_5,
-           string_agg('{}', ',' ORDER BY r.k ASC) FILTER (WHERE r._part = 6) AS data_6,
-           string_agg('{}', ',' ORDER BY r.k ASC) FILTER (WHERE r._part = 7) AS data_7,
+    SELECT string_agg(r._item, ',' ORDER BY r.k ASC) FILTER (WHERE r._part = 0) AS data_0,
+           string_agg(r._item, ',' ORDER BY r.k ASC) FILTER (WHERE r._part = 1) AS data_1,
+           string_agg(r._item, ',' ORDER BY r.k ASC) FILTER (WHERE r._part = 2) AS data_2,
+           string_agg(r._item, ',' ORDER BY r.k ASC) FILTER (WHERE r._part = 3) AS data_3,
+           string_agg(r._item, ',' ORDER BY r.k ASC) FILTER (WHERE r._part = 4) AS data_4,
+           string_agg(r._item, ',' ORDER BY r.k ASC) FILTER (WHERE r._part = 5) AS data_5,
+           string_agg(r._item, ',' ORDER BY r.k ASC) FILTER (WHERE r._part = 6) AS data_6,
+           string_agg(r._item, ',' ORDER BY r.k ASC) FILTER (WHERE r._part = 7) AS data_7,
            max(r.k) FILTER (WHERE r._part IS NOT NULL) AS last_key,
            count(*) > $n::int AS more
-      FROM (SELECT r.*, CASE WHEN row_number() OVER w <= $n::int
+      FROM (SELECT r.*, '{}' AS _item, CASE WHEN row_number() OVER w <= $n::int
                              THEN (row_number() OVER w - 1) / 128 END AS _part
               FROM (SELECT f.id AS k, f.id, f.name
                FROM project_files f
@@ -65,6 +65,16 @@ describe('keyset pages as statements', () => {
     expect(page.values).toEqual([3, 3, 5]);
     expect(page.text).toContain('count(*) > $1::int AS more');
     expect(page.text).toContain('ORDER BY r.k DESC) FILTER (WHERE r._part = 7) AS data_7');
+  });
+
+  it('writes the item once, whatever it is, so that PostgreSQL plans it once', () => {
+    const rows = sql`SELECT d.id AS k, d.id FROM deliveries d`;
+    const item = `'{"deliveryId":' || r.id || '}'`;
+    for (const order of ['ASC', 'DESC'] as const) {
+      const text = keysetPage({ rows, item, order, limit: 50 }).text;
+      expect(text.split(item)).toHaveLength(2);
+      expect(text.match(/string_agg\(r\._item, /g)).toHaveLength(8);
+    }
   });
 
   it("holds a page's part columns, in place, and leaves every other column as the driver gave it", () => {
