@@ -23,26 +23,31 @@ interface PlanNode {
   Plans?: PlanNode[];
 }
 
-/** Rows of `table` the plan read: those it returned and those it read and threw away. */
-function rowsRead(node: PlanNode, table: string): number {
-  const own =
-    node['Relation Name'] === table
-      ? ((node['Actual Rows'] ?? 0) +
-          (node['Rows Removed by Filter'] ?? 0) +
-          (node['Rows Removed by Index Recheck'] ?? 0)) *
-        (node['Actual Loops'] ?? 1)
-      : 0;
-  return own + (node.Plans ?? []).reduce((sum, child) => sum + rowsRead(child, table), 0);
+/** The sum of `count` over the plan's nodes that scan `table`. */
+function overScans(node: PlanNode, table: string, count: (scan: PlanNode) => number): number {
+  const own = node['Relation Name'] === table ? count(node) : 0;
+  return own + (node.Plans ?? []).reduce((sum, child) => sum + overScans(child, table, count), 0);
 }
 
+/** Rows of `table` the plan read: those it returned and those it read and threw away. */
+const rowsRead = (plan: PlanNode, table: string): number =>
+  overScans(
+    plan,
+    table,
+    (scan) =>
+      ((scan['Actual Rows'] ?? 0) +
+        (scan['Rows Removed by Filter'] ?? 0) +
+        (scan['Rows Removed by Index Recheck'] ?? 0)) *
+      (scan['Actual Loops'] ?? 1),
+  );
+
 /** Blocks the plan's scans of `table` touched (index and heap). */
-function blocksRead(node: PlanNode, table: string): number {
-  const own =
-    node['Relation Name'] === table
-      ? (node['Shared Hit Blocks'] ?? 0) + (node['Shared Read Blocks'] ?? 0)
-      : 0;
-  return own + (node.Plans ?? []).reduce((sum, child) => sum + blocksRead(child, table), 0);
-}
+const blocksRead = (plan: PlanNode, table: string): number =>
+  overScans(
+    plan,
+    table,
+    (scan) => (scan['Shared Hit Blocks'] ?? 0) + (scan['Shared Read Blocks'] ?? 0),
+  );
 
 const PLAN_MODES = ['auto', 'force_generic_plan', 'force_custom_plan'] as const;
 
