@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import pg from 'pg';
 import { PageReads } from '../src/common/database/page-reads.js';
 import { APP_ROLE } from '../src/common/database/schema-constants.js';
-import type { Statement } from '../src/common/database/statement.js';
+import { inlinedInteger, type Statement } from '../src/common/database/statement.js';
 import { startTestApp, type TestApp } from './support/app.js';
 import { createTestDatabase, type TestDatabase } from './support/database.js';
 import { createCaller, type TestCaller } from './support/factories.js';
@@ -143,7 +143,8 @@ describe('child pages of a small parent beside a big one', () => {
     explainedFor: TestCaller = small,
   ): Promise<PlanNode> {
     const name = `page_plan_${mode}`;
-    const args = (s: Statement) => s.values.map((v) => String(Number(v))).join(', ');
+    // the arguments as the service inlines them into its EXECUTE (PreparedStatements)
+    const args = (s: Statement) => s.values.map((v, i) => inlinedInteger(v, i + 1)).join(', ');
     await admin.query('BEGIN');
     try {
       await admin.query(`SET LOCAL ROLE ${APP_ROLE}`);
