@@ -156,7 +156,8 @@ describe('credential cache', () => {
     it("never answers past the token's own expiry", async () => {
       const c = await createCaller(t.app);
       await untilListening(t, c.auth);
-      const token = await issueToken(t.app, c.client, undefined, 1);
+      // long enough for the first request on a loaded machine; the wait below follows it
+      const token = await issueToken(t.app, c.client, undefined, 3);
       const auth = `Bearer ${token}`;
       const { rows } = await sql(
         t,
@@ -177,6 +178,11 @@ describe('credential cache', () => {
         `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
           WHERE application_name = 'grc-credential-cache' AND datname = current_database()`,
       );
+      // the app has seen its connection end (it reconnects a second later at the earliest)
+      const cache = t.app.get(CredentialCache);
+      const deadline = Date.now() + 5_000;
+      while (cache.listening && Date.now() < deadline) await new Promise((r) => setTimeout(r, 2));
+      expect(cache.listening).toBe(false);
       // whether the request sees the connection down (look-up) or already back (emptied on
       // reconnect), a change nobody announced must be seen
       await revokeSilently(t, c.token);

@@ -1,5 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { resolve } from 'node:path';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { ReadyMessage } from '../../src/ready-signal.js';
 import { freePort } from '../../src/common/net/free-port.js';
 
 export { freePort };
@@ -37,15 +40,18 @@ export interface StartOptions {
 }
 
 /**
- * Spawns the built service with exactly `env` (plus PATH, HOME and the run's HTTP_ADAPTER) and
- * waits until `/health/ready` answers 200. Fails with the captured output if it exits or never gets
- * ready.
+ * Spawns the built service with exactly `env` (plus PATH, HOME, the run's HTTP_ADAPTER and a
+ * READY_FILE) and waits until `/health/ready` answers 200. Without `options.port` the service binds
+ * a port of its own choosing (PORT=0) and its READY_FILE says which: a port picked free here could
+ * be taken by another test worker before the service, seconds later, binds it. Fails with the
+ * captured output if it exits or never gets ready.
  */
 export async function startService(
   env: Record<string, string>,
   options: StartOptions = {},
 ): Promise<ServiceProcess> {
-  const port = options.port ?? (await freePort());
+  const readyDir = mkdtempSync(join(tmpdir(), 'grc-service-'));
+  const readyFile = join(readyDir, 'ready.json');
   const child = spawn(process.execPath, [...(options.nodeArgs ?? []), MAIN], {
     env: {
       PATH: process.env.PATH ?? '/usr/bin:/bin',
@@ -54,7 +60,8 @@ export async function startService(
       // `HTTP_ADAPTER=fastify npm test` runs the spawned services on Fastify too
       ...(process.env.HTTP_ADAPTER ? { HTTP_ADAPTER: process.env.HTTP_ADAPTER } : {}),
       ...env,
-      PORT: String(port),
+      PORT: String(options.port ?? 0),
+      READY_FILE: readyFile,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -65,10 +72,10 @@ export async function startService(
   const exited = new Promise<Exit>((ok) =>
     child.once('exit', (code, signal) => {
       running = false;
+      rmSync(readyDir, { recursive: true, force: true });
       ok({ code, signal });
     }),
   );
-  const baseUrl = `http://127.0.0.1:${port}`;
   const output = () => chunks.join('');
 
   const stop = async (signal: NodeJS.Signals = 'SIGTERM', timeoutMs = 20_000): Promise<Exit> => {
@@ -88,29 +95,35 @@ export async function startService(
     return result;
   };
 
-  const service: ServiceProcess = {
-    pid: child.pid!,
-    port,
-    baseUrl,
-    child,
-    output,
-    alive: () => running,
-    exited,
-    stop,
-    kill: () => stop('SIGKILL'),
-  };
-
   const deadline = Date.now() + (options.readyTimeoutMs ?? 60_000);
+  let port: number | undefined;
   for (;;) {
     if (!running) {
       const { code, signal } = await exited;
       throw new Error(`service exited before ready (code ${code}, signal ${signal}):\n${output()}`);
     }
-    try {
-      const res = await fetch(`${baseUrl}/health/ready`, { signal: AbortSignal.timeout(2_000) });
-      if (res.status === 200) return service;
-    } catch {
-      // not listening yet
+    port ??= announcedPort(readyFile, child.pid!);
+    if (port !== undefined) {
+      try {
+        const res = await fetch(`http://127.0.0.1:${port}/health/ready`, {
+          signal: AbortSignal.timeout(2_000),
+        });
+        if (res.status === 200) {
+          return {
+            pid: child.pid!,
+            port,
+            baseUrl: `http://127.0.0.1:${port}`,
+            child,
+            output,
+            alive: () => running,
+            exited,
+            stop,
+            kill: () => stop('SIGKILL'),
+          };
+        }
+      } catch {
+        // not answering yet
+      }
     }
     if (Date.now() > deadline) {
       await stop('SIGKILL');
@@ -118,6 +131,20 @@ export async function startService(
     }
     await new Promise((r) => setTimeout(r, 100));
   }
+}
+
+/** The port the service `pid` announced in `readyFile` (written by rename: whole or absent). */
+function announcedPort(readyFile: string, pid: number): number | undefined {
+  let text: string;
+  try {
+    text = readFileSync(readyFile, 'utf8');
+  } catch {
+    return undefined;
+  }
+  const ready = JSON.parse(text) as ReadyMessage;
+  if (ready.pid !== pid)
+    throw new Error(`${readyFile} was written by pid ${ready.pid}, not ${pid}`);
+  return ready.port;
 }
 
 /** `fetch` with a deadline; resolves to `timeout` instead of hanging. */
