@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { networkInterfaces } from 'node:os';
+import { Logger } from 'nestjs-pino';
 import { pino } from 'pino';
 import { createApp } from './app.setup.js';
 import { ConfigError, loadConfig } from './common/config/load-config.js';
@@ -13,6 +14,7 @@ import {
 import { runMigrations } from './common/database/migrate.js';
 import { gracefulClose } from './common/http/graceful-close.js';
 import { logStream } from './common/logging/log-format.js';
+import { LOG_HYGIENE } from './common/logging/logging.module.js';
 import { API_PREFIX } from './openapi.js';
 import { onFirstStart } from './first-start.js';
 import { type AdminServer, startAdminServer } from './cli/admin-server.js';
@@ -37,7 +39,7 @@ const SHUTDOWN_REQUESTS_MS = 10_000;
 async function main(): Promise<void> {
   const config = loadConfig();
   const log = pino(
-    { level: config.LOG_LEVEL, base: { component: 'bootstrap' } },
+    { level: config.LOG_LEVEL, base: { component: 'bootstrap' }, ...LOG_HYGIENE },
     logStream(config),
   );
   const started = Date.now();
@@ -86,7 +88,7 @@ async function main(): Promise<void> {
   if (process.channel) process.on('disconnect', () => shutdown('parent exited'));
 
   await app.listen(config.PORT, anyAddress());
-  if (socketPath) admin = await startAdminServer(socketPath, config, log);
+  if (socketPath) admin = await startAdminServer(socketPath, config, log, app.get(Logger));
   const { port } = (app.getHttpServer() as Server).address() as AddressInfo;
   await announceReady(port, config.READY_FILE);
   const url = (await app.getUrl()).replace('[::1]', 'localhost').replace('127.0.0.1', 'localhost');

@@ -1,7 +1,7 @@
 import { chmod, unlink } from 'node:fs/promises';
 import { isAbsolute } from 'node:path';
 import { createServer, type Server, type Socket } from 'node:net';
-import type { INestApplicationContext } from '@nestjs/common';
+import type { INestApplicationContext, LoggerService } from '@nestjs/common';
 import { Command } from 'commander';
 import { CommandFactory, CommandRunnerService } from 'nest-commander';
 import type { Logger } from 'pino';
@@ -49,6 +49,7 @@ export async function startAdminServer(
   path: string,
   config: AppConfig,
   log: Logger,
+  serviceLogger: LoggerService,
 ): Promise<AdminServer> {
   if ((await callAdminSocket(path, ['--help']).catch(() => null)) !== null) {
     throw new Error(`another service answers administration commands on ${path}`);
@@ -64,10 +65,12 @@ export async function startAdminServer(
   });
   let context: Promise<INestApplicationContext> | undefined;
   const boot = (): Promise<INestApplicationContext> =>
-    (context ??= CommandFactory.createWithoutRunning(
-      CliModule.register(cliConfig),
-      commanderOptions(),
-    ));
+    (context ??= CommandFactory.createWithoutRunning(CliModule.register(cliConfig), {
+      ...commanderOptions(),
+      // Nest sets the process-wide logger from this option: `false` (the CLI process's) would
+      // silence every Nest Logger of the service from here on (unhandled errors included)
+      logger: serviceLogger,
+    }));
 
   const run = async ({ argv, cwd }: AdminRequest): Promise<AdminAnswer> => {
     const sink: CliSink = {
@@ -123,10 +126,16 @@ export async function startAdminServer(
   });
   await new Promise<void>((ok, fail) => {
     server.once('error', fail);
-    server.listen(path, () => {
-      server.off('error', fail);
-      ok();
-    });
+    // owner-only from its creation (the bind is synchronous), not from a chmod a moment later
+    const umask = process.umask(0o177);
+    try {
+      server.listen(path, () => {
+        server.off('error', fail);
+        ok();
+      });
+    } finally {
+      process.umask(umask);
+    }
   });
   await chmod(path, 0o600);
   // booted now, in the background, so the first command does not pay for it

@@ -46,6 +46,32 @@ export function resolveCliPath(path: string): string {
   return resolve(sinks.getStore()?.cwd ?? process.cwd(), path);
 }
 
+/** The invocation being run: its sink, or the process when the CLI runs on its own. */
+const PROCESS_INVOCATION = {};
+const invocation = (): object => sinks.getStore() ?? PROCESS_INVOCATION;
+
+/**
+ * The values a repeatable option was given, for the invocation being run. Kept per invocation, not
+ * in a field of the command object: the service's admin socket runs every call on the same command
+ * objects, and a field would carry one call's values (another tenant's entitlements or address
+ * ranges, a typo) into every later call.
+ */
+export class RepeatedOption<T> {
+  private readonly values = new WeakMap<object, T[]>();
+
+  add(value: T): void {
+    const key = invocation();
+    const values = this.values.get(key);
+    if (values) values.push(value);
+    else this.values.set(key, [value]);
+  }
+
+  /** In command-line order; empty when the option was not given. */
+  given(): readonly T[] {
+    return this.values.get(invocation()) ?? [];
+  }
+}
+
 /** The command line of the command being run. */
 export function commandLine(): readonly string[] {
   return sinks.getStore()?.argv ?? process.argv;

@@ -25,17 +25,28 @@ export const REDACTED_PATHS = [
   '*.storage_location',
 ];
 
+/** What an error's log line keeps: what it is and where, never a value it was about. */
+const ERROR_FIELDS = ['type', 'message', 'stack', 'code', 'constraint', 'table', 'column'] as const;
+
 /**
- * pino's error serializer copies every enumerable property; TypeORM's QueryFailedError carries
- * the statement's bound `parameters` (a storage location, a digest, a whole request body), and
- * its `driverError` repeats them. Keep the message, stack and SQLSTATE only.
+ * pino's error serializer copies every enumerable property: TypeORM's QueryFailedError carries
+ * the statement's bound `parameters` (a storage location, a digest, a whole request body) and its
+ * `driverError` repeats them; PostgreSQL's `detail` and `where` quote row values ("Failing row
+ * contains (…)", "Key (…)=(…)"). Only the fields named above are kept, whatever the error.
  */
 export function serializeError(err: unknown): Record<string, unknown> {
+  if (typeof err !== 'object' || err === null) return { type: typeof err, message: String(err) };
   const s = pino.stdSerializers.err(err as Error) as unknown as Record<string, unknown>;
-  delete s['parameters'];
-  delete s['driverError'];
-  return s;
+  const kept: Record<string, unknown> = {};
+  for (const field of ERROR_FIELDS) if (s[field] !== undefined) kept[field] = s[field];
+  return kept;
 }
+
+/** The settings every pino logger of the service shares, the bootstrap's included. */
+export const LOG_HYGIENE = {
+  redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+  serializers: { err: serializeError },
+};
 
 @Module({})
 export class LoggingModule {
@@ -52,7 +63,7 @@ export class LoggingModule {
               level: config.LOG_LEVEL,
               // the request's id, given by the HTTP platform before this runs (request-id.ts)
               genReqId: (req) => (typeof req.id === 'string' ? req.id : requestIdFor(req)),
-              redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+              redact: LOG_HYGIENE.redact,
               customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : 'info'),
               serializers: {
                 err: serializeError,

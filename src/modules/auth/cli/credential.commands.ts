@@ -1,5 +1,10 @@
 import { Command, Option, SubCommand } from 'nest-commander';
-import { CommandGroup, ResultCommand, UsageError } from '../../../common/cli/cli-output.js';
+import {
+  CommandGroup,
+  RepeatedOption,
+  ResultCommand,
+  UsageError,
+} from '../../../common/cli/cli-output.js';
 import {
   clientOption,
   CliOptions,
@@ -52,14 +57,14 @@ function checkArguments(input: Parameters<typeof checkCredentialInput>[0]): void
   { flags: '--scopes <scopes>', description: 'space-separated scopes, e.g. "projects:read"' },
 )
 abstract class AllowlistCommand extends ResultCommand<CredentialOptions> {
-  protected readonly allowIps: string[] = [];
+  protected readonly allowIps = new RepeatedOption<string>();
 
   @Option({
     flags: '--allow-ip <cidr>',
     description: 'IPv4 or IPv6 CIDR allowed to use it (repeatable; needs auth.ip_allowlist)',
   })
   parseAllowIp(v: string): string {
-    this.allowIps.push(v);
+    this.allowIps.add(v);
     return v;
   }
 
@@ -73,7 +78,7 @@ abstract class AllowlistCommand extends ResultCommand<CredentialOptions> {
     const input = {
       name: requiredNonBlankOption('name', o.name),
       scopes: requiredNonBlankOption('scopes', o.scopes),
-      allowedIps: [...this.allowIps],
+      allowedIps: [...this.allowIps.given()],
     };
     checkArguments(input);
     return { tenantId, ...input };

@@ -1,5 +1,10 @@
 import { Command, Option, SubCommand } from 'nest-commander';
-import { CommandGroup, ResultCommand, UsageError } from '../../../common/cli/cli-output.js';
+import {
+  CommandGroup,
+  RepeatedOption,
+  ResultCommand,
+  UsageError,
+} from '../../../common/cli/cli-output.js';
 import {
   CliOptions,
   requiredPositiveInt,
@@ -67,17 +72,17 @@ export class TenantEntitlementsCommand extends ResultCommand<TenantOptions> {
   }
 
   /** In command-line order across --add, --remove and --reset, so the last one of a name wins. */
-  private readonly changes: Array<{ entitlement: string; granted: boolean | null }> = [];
+  private readonly changes = new RepeatedOption<{ entitlement: string; granted: boolean | null }>();
 
   @Option({ flags: '--add <entitlement>', description: 'grant beyond the plan (repeatable)' })
   parseAdd(v: string): string {
-    this.changes.push({ entitlement: v, granted: true });
+    this.changes.add({ entitlement: v, granted: true });
     return v;
   }
 
   @Option({ flags: '--remove <entitlement>', description: 'withhold from the plan (repeatable)' })
   parseRemove(v: string): string {
-    this.changes.push({ entitlement: v, granted: false });
+    this.changes.add({ entitlement: v, granted: false });
     return v;
   }
 
@@ -86,14 +91,14 @@ export class TenantEntitlementsCommand extends ResultCommand<TenantOptions> {
     description: "back to the plan's default (repeatable)",
   })
   parseReset(v: string): string {
-    this.changes.push({ entitlement: v, granted: null });
+    this.changes.add({ entitlement: v, granted: null });
     return v;
   }
 
   protected async result(o: TenantOptions): Promise<object> {
     const id = requiredPositiveInt('tenant', o.tenant);
     const last = new Map<Entitlement, boolean | null>();
-    for (const c of this.changes) {
+    for (const c of this.changes.given()) {
       if (!isEntitlement(c.entitlement))
         throw new UsageError(`unknown entitlement ${c.entitlement}`);
       last.set(c.entitlement, c.granted);
