@@ -3,10 +3,15 @@ import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom
 import { PageReads } from '../../common/database/page-reads.js';
 import { bigBodyTurns } from '../../common/http/request-body.js';
 import { MetricsRepository } from './metrics.repository.js';
+import { SharedReading } from './shared-reading.js';
+
+/** How old the database's figures in a scrape may be (scrapers ask every 15 s or more). */
+export const DATABASE_FIGURES_MAX_AGE_MS = 5_000;
 
 /**
  * Prometheus metrics. Delivery and backlog figures are read from the database at scrape time, so
- * every replica reports the same, whole-system numbers and no worker has to report in.
+ * every replica reports the same, whole-system numbers and no worker has to report in; one reading
+ * serves every scrape for DATABASE_FIGURES_MAX_AGE_MS.
  */
 @Injectable()
 export class MetricsService {
@@ -17,6 +22,15 @@ export class MetricsService {
 
   constructor(repository: MetricsRepository, pageReads: PageReads) {
     collectDefaultMetrics({ register: this.registry });
+    const figures = new SharedReading(
+      async () => ({
+        inFlight: await repository.attemptsInFlight(),
+        failing: await repository.failingWebhooks(),
+        byStatus: await repository.deliveriesByStatus(),
+        backlog: await repository.backlog(),
+      }),
+      DATABASE_FIGURES_MAX_AGE_MS,
+    );
     this.requests = new Counter({
       name: 'http_requests_total',
       help: 'HTTP requests by method, route pattern and status',
@@ -41,7 +55,7 @@ export class MetricsService {
       help: 'Delivery attempts in flight across all workers (send chains under a live lease: one attempt at a time each)',
       registers: [this.registry],
       async collect() {
-        this.set(await repository.attemptsInFlight());
+        this.set((await figures.get()).inFlight);
       },
     });
     new Gauge({
@@ -52,7 +66,7 @@ export class MetricsService {
       labelNames: ['state'],
       registers: [this.registry],
       async collect() {
-        const failing = await repository.failingWebhooks();
+        const { failing } = await figures.get();
         this.set({ state: 'active' }, failing.active);
         this.set({ state: 'paused' }, failing.paused);
       },
@@ -63,7 +77,7 @@ export class MetricsService {
       labelNames: ['status'],
       registers: [this.registry],
       async collect() {
-        const rows = await repository.deliveriesByStatus();
+        const rows = (await figures.get()).byStatus;
         this.reset();
         for (const r of rows) this.set({ status: r.status }, r.n);
       },
@@ -77,10 +91,10 @@ export class MetricsService {
       name: 'webhook_outbox_backlog',
       help: 'Deliveries due now and not yet attempted (queued or retry, webhook active)',
       registers: [this.registry],
-      // one query feeds both gauges; the backlog is registered after its companion, so it
+      // one reading feeds both gauges; the backlog is registered after its companion, so it
       // is collected first when the registry is scraped
       async collect() {
-        const row = await repository.backlog();
+        const row = (await figures.get()).backlog;
         this.set(Number(row?.due ?? 0));
         oldest.set(Math.max(0, row?.oldest_age_seconds ?? 0));
       },
