@@ -198,7 +198,8 @@ export function setupSwagger(app: INestApplication, document: OpenAPIObject): vo
   SwaggerModule.setup(`${API_PREFIX}/docs`, app, document, {
     jsonDocumentUrl: `${API_PREFIX}/openapi.json`,
     yamlDocumentUrl: `${API_PREFIX}/openapi.yaml`,
-    swaggerOptions: { persistAuthorization: true, tryItOutEnabled: true },
+    // not persistAuthorization: it keeps the client secret and the token in the browser's localStorage
+    swaggerOptions: { tryItOutEnabled: true },
     customSiteTitle: 'GRC Integration API',
   });
 }

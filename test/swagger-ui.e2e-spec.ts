@@ -173,6 +173,12 @@ describe('Swagger UI in a real browser', () => {
       // the request the UI sent carried the token it obtained
       const curl = await operation.locator('.curl-command').textContent();
       expect(curl).toMatch(/Authorization: Bearer gat_/);
+      // nothing of the credentials outlives the page: not in the browser's storage
+      const stored = await page.evaluate(() =>
+        JSON.stringify([{ ...localStorage }, { ...sessionStorage }]),
+      );
+      expect(stored).not.toContain(client.clientSecret);
+      expect(stored).not.toContain('gat_');
     });
 
     expect(tokenRequests).toEqual(['POST']);
