@@ -1236,7 +1236,7 @@ export interface components {
         };
         StageRevisionDto: {
             /**
-             * @description Structured document content of the platform: a JSON object (not an array, string or null), stored and returned exactly as sent, every key kept (`constructor`, `__proto__` and the like included). Its hash (`content_hash`) is the lowercase hex SHA-256 of its RFC 8785 canonical JSON. No string or key in it may contain U+0000 (PostgreSQL cannot store it) or a lone surrogate (`\ud800` without its pair: not Unicode text), and numbers must fit a double: else 400 `validation_failed` naming the path, e.g. `content.sections[0].body`.
+             * @description Structured document content of the platform: a JSON object (not an array, string or null), stored and returned exactly as sent, every key kept (`constructor`, `toString` and the like included; a key named `__proto__` itself, at any depth, is refused with 400 `validation_failed`). Its hash (`content_hash`) is the lowercase hex SHA-256 of its RFC 8785 canonical JSON. No string or key in it may contain U+0000 (PostgreSQL cannot store it) or a lone surrogate (`\ud800` without its pair: not Unicode text), and numbers must fit a double: else 400 `validation_failed` naming the path, e.g. `content.sections[0].body`.
              * @example {
              *       "title": "Access policy",
              *       "sections": [

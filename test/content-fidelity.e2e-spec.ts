@@ -13,21 +13,30 @@ import { createWebhook } from './support/webhook-factories.js';
 
 /**
  * Issue 18 item 2: content is stored, hashed, returned and accepted exactly as sent, keys named
- * like members of `Object.prototype` or `Function.prototype` (`constructor`, `__proto__`,
- * `toString`, `call`, …) included, at any depth; at the top level of a body such names are unknown
- * fields (400) like any other.
+ * like members of `Object.prototype` or `Function.prototype` (`constructor`, `toString`, `call`,
+ * `__proto__`-like names, …) included, at any depth; at the top level of a body such names are
+ * unknown fields (400) like any other. `__proto__` itself is refused with 400 at any depth
+ * (CONTRACT §10): it has a test of its own below, and is left out of the kept names.
  *
  * Seeded (FAST_CHECK_SEED overrides) so CI is deterministic; the seed is in a failure's message.
  */
 const SEED = Number(process.env.FAST_CHECK_SEED ?? 20_261_124);
 
-/** Every own property name of the two prototypes a JSON key could be mistaken for a member of. */
+/**
+ * Every own property name of the two prototypes a JSON key could be mistaken for a member of, but
+ * `__proto__` (refused: CONTRACT §10), and names like it.
+ */
 const BUILT_IN_NAMES = [
   ...new Set([
     ...Object.getOwnPropertyNames(Object.prototype),
     ...Object.getOwnPropertyNames(Function.prototype),
+    '__proto__x',
+    '_proto_',
+    '__PROTO__',
   ]),
-].sort();
+]
+  .filter((name) => name !== '__proto__')
+  .sort();
 
 /** What the service refuses by design (issue 18 item 3): U+0000 and lone surrogates. */
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
@@ -224,7 +233,7 @@ describe('content keeps every key (issue 18 item 2)', () => {
   });
 
   it('tells an Idempotency-Key replay from a body that differs only by such a key (409)', async () => {
-    for (const name of ['constructor', '__proto__', 'toString', 'prototype', 'call']) {
+    for (const name of ['constructor', '__proto__x', 'toString', 'prototype', 'call']) {
       const key = `fidelity-${name}`;
       const first = await stageRaw('{"content":{"a":1}}', { 'idempotency-key': key });
       expect(first.status).toBe(201);

@@ -805,22 +805,31 @@ describe('hostile input over every operation of the OpenAPI document', () => {
     expect(unknown.body.code).toBe('project_not_found');
   });
 
-  it('stores a content key named __proto__ as data, or refuses it, never drops it silently', async () => {
+  it('refuses a content key named __proto__ at any depth, naming it, and stores nothing (CONTRACT §10)', async () => {
     const projectId = await createProject(t.app, caller.tenantId);
     const { documentId } = await createDocument(t.app, caller.tenantId, projectId);
-    const text = '{"content":{"__proto__":{"x":1},"constructor":"c","y":2}}';
-    const res = await send(
-      t.baseUrl,
-      jsonAsCaller('POST', `/documents/${documentId}/external-revisions`, text),
-    );
-    expect([201, 400]).toContain(res.status);
-    if (res.status === 201) {
-      const staged = JSON.parse(res.text) as { revisionId: number; content_hash: string };
-      expect(staged.content_hash).toBe(
-        contentHash((JSON.parse(text) as { content: unknown }).content),
-      );
-    } else {
-      expect(JSON.parse(res.text).code).toBe('validation_failed');
+    const path = `/documents/${documentId}/external-revisions`;
+    for (const [text, field] of [
+      ['{"content":{"__proto__":{"x":1},"constructor":"c","y":2}}', 'content.__proto__'],
+      ['{"content":{"a":[{"b":{"__proto__":null}}]}}', 'content.a[0].b.__proto__'],
+    ] as const) {
+      const res = await send(t.baseUrl, jsonAsCaller('POST', path, text));
+      withMessage(`${text} → ${res.status} ${res.text}`, () => {
+        expect(res.status).toBe(400);
+        const body = JSON.parse(res.text) as { code: string; errors: Array<{ field: string }> };
+        expect(body.code).toBe('validation_failed');
+        expect(body.errors.map((e) => e.field)).toEqual([field]);
+      });
     }
+    // a name like it is data
+    const like = '{"content":{"__proto__x":{"x":1},"_proto_":2}}';
+    const kept = await send(t.baseUrl, jsonAsCaller('POST', path, like));
+    expect(kept.status).toBe(201);
+    const staged = JSON.parse(kept.text) as { content_hash: string };
+    expect(staged.content_hash).toBe(
+      contentHash((JSON.parse(like) as { content: unknown }).content),
+    );
+    const listed = await call(t.baseUrl, 'GET', path, { auth: caller.auth });
+    expect(listed.body.data).toHaveLength(1);
   });
 });

@@ -67,8 +67,9 @@ export const MAX_BODY_TOTAL_MEMBERS = 10_000;
  *   MAX_BODY_TOTAL_MEMBERS members in all outside free JSON;
  * - a top-level field named like an inherited member (`constructor`, `toString`, …): an unknown
  *   field like any other, which the stock pipe would drop silently instead;
- * - an own `__proto__` key outside free JSON (copying the body into a DTO would drop it or turn it
- *   into a prototype); inside free JSON it is data like any other key;
+ * - an own `__proto__` key at any depth: outside free JSON copying the body into a DTO would drop
+ *   it or turn it into a prototype; inside free JSON (`content`) CONTRACT §10 refuses it too, since
+ *   content goes on to the platform, where a naive merge of it would pollute a prototype;
  * - a string or key PostgreSQL or JSON cannot hold (U+0000, a lone surrogate), named by its path.
  * `metatype` is the DTO class the body is validated against, when there is one.
  */
@@ -94,9 +95,9 @@ export function checkBodyShape(
       tooMany = true;
       return `must not have more than ${MAX_BODY_TOTAL_MEMBERS} members in all (free JSON aside)`;
     },
-    key: (key, depth, inFree) => {
+    key: (key, depth) => {
       if (depth === 0 && isHiddenMember(metatype, key)) return 'should not exist';
-      if (key === '__proto__' && !inFree) return 'is not an allowed key';
+      if (key === '__proto__') return 'is not an allowed key';
       return keyTextProblem(key);
     },
     startsFree: (key) => free.has(key),
