@@ -1828,7 +1828,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Missing (`unauthenticated`), or unknown, expired or revoked (`invalid_token`) bearer token. Comes with `WWW-Authenticate: Bearer realm="api"`. */
+            /** @description Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`. */
             401: {
                 headers: {
                     /** @description e.g. `Bearer realm="api", error="invalid_token"` */
@@ -1914,7 +1914,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Missing (`unauthenticated`), or unknown, expired or revoked (`invalid_token`) bearer token. Comes with `WWW-Authenticate: Bearer realm="api"`. */
+            /** @description Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`. */
             401: {
                 headers: {
                     /** @description e.g. `Bearer realm="api", error="invalid_token"` */
@@ -2025,7 +2025,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Missing (`unauthenticated`), or unknown, expired or revoked (`invalid_token`) bearer token. Comes with `WWW-Authenticate: Bearer realm="api"`. */
+            /** @description Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`. */
             401: {
                 headers: {
                     /** @description e.g. `Bearer realm="api", error="invalid_token"` */
@@ -2122,7 +2122,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Missing (`unauthenticated`), or unknown, expired or revoked (`invalid_token`) bearer token. Comes with `WWW-Authenticate: Bearer realm="api"`. */
+            /** @description Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`. */
             401: {
                 headers: {
                     /** @description e.g. `Bearer realm="api", error="invalid_token"` */
@@ -2246,7 +2246,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Missing (`unauthenticated`), or unknown, expired or revoked (`invalid_token`) bearer token. Comes with `WWW-Authenticate: Bearer realm="api"`. */
+            /** @description Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`. */
             401: {
                 headers: {
                     /** @description e.g. `Bearer realm="api", error="invalid_token"` */
@@ -2366,7 +2366,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Missing (`unauthenticated`), or unknown, expired or revoked (`invalid_token`) bearer token. Comes with `WWW-Authenticate: Bearer realm="api"`. */
+            /** @description Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`. */
             401: {
                 headers: {
                     /** @description e.g. `Bearer realm="api", error="invalid_token"` */
@@ -2472,7 +2472,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Missing (`unauthenticated`), or unknown, expired or revoked (`invalid_token`) bearer token. Comes with `WWW-Authenticate: Bearer realm="api"`. */
+            /** @description Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`. */
             401: {
                 headers: {
                     /** @description e.g. `Bearer realm="api", error="invalid_token"` */
@@ -2600,7 +2600,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Missing (`unauthenticated`), or unknown, expired or revoked (`invalid_token`) bearer token. Comes with `WWW-Authenticate: Bearer realm="api"`. */
+            /** @description Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`. */
             401: {
                 headers: {
                     /** @description e.g. `Bearer realm="api", error="invalid_token"` */
@@ -2684,7 +2684,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Missing (`unauthenticated`), or unknown, expired or revoked (`invalid_token`) bearer token. Comes with `WWW-Authenticate: Bearer realm="api"`. */
+            /** @description Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`. */
             401: {
                 headers: {
                     /** @description e.g. `Bearer realm="api", error="invalid_token"` */
@@ -2777,7 +2777,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Missing (`unauthenticated`), or unknown, expired or revoked (`invalid_token`) bearer token. Comes with `WWW-Authenticate: Bearer realm="api"`. */
+            /** @description Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`. */
             401: {
                 headers: {
                     /** @description e.g. `Bearer realm="api", error="invalid_token"` */
@@ -2870,7 +2870,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Missing (`unauthenticated`), or unknown, expired or revoked (`invalid_token`) bearer token. Comes with `WWW-Authenticate: Bearer realm="api"`. */
+            /** @description Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`. */
             401: {
                 headers: {
                     /** @description e.g. `Bearer realm="api", error="invalid_token"` */
@@ -2977,7 +2977,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Missing (`unauthenticated`), or unknown, expired or revoked (`invalid_token`) bearer token. Comes with `WWW-Authenticate: Bearer realm="api"`. */
+            /** @description Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`. */
             401: {
                 headers: {
                     /** @description e.g. `Bearer realm="api", error="invalid_token"` */
@@ -3102,7 +3102,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Missing (`unauthenticated`), or unknown, expired or revoked (`invalid_token`) bearer token. Comes with `WWW-Authenticate: Bearer realm="api"`. */
+            /** @description Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`. */
             401: {
                 headers: {
                     /** @description e.g. `Bearer realm="api", error="invalid_token"` */
@@ -3225,7 +3225,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Missing (`unauthenticated`), or unknown, expired or revoked (`invalid_token`) bearer token. Comes with `WWW-Authenticate: Bearer realm="api"`. */
+            /** @description Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`. */
             401: {
                 headers: {
                     /** @description e.g. `Bearer realm="api", error="invalid_token"` */
@@ -3309,7 +3309,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Missing (`unauthenticated`), or unknown, expired or revoked (`invalid_token`) bearer token. Comes with `WWW-Authenticate: Bearer realm="api"`. */
+            /** @description Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`. */
             401: {
                 headers: {
                     /** @description e.g. `Bearer realm="api", error="invalid_token"` */
@@ -3398,7 +3398,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Missing (`unauthenticated`), or unknown, expired or revoked (`invalid_token`) bearer token. Comes with `WWW-Authenticate: Bearer realm="api"`. */
+            /** @description Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`. */
             401: {
                 headers: {
                     /** @description e.g. `Bearer realm="api", error="invalid_token"` */
@@ -3487,7 +3487,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Missing (`unauthenticated`), or unknown, expired or revoked (`invalid_token`) bearer token. Comes with `WWW-Authenticate: Bearer realm="api"`. */
+            /** @description Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`. */
             401: {
                 headers: {
                     /** @description e.g. `Bearer realm="api", error="invalid_token"` */
@@ -3571,7 +3571,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Missing (`unauthenticated`), or unknown, expired or revoked (`invalid_token`) bearer token. Comes with `WWW-Authenticate: Bearer realm="api"`. */
+            /** @description Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`. */
             401: {
                 headers: {
                     /** @description e.g. `Bearer realm="api", error="invalid_token"` */
@@ -3669,7 +3669,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Missing (`unauthenticated`), or unknown, expired or revoked (`invalid_token`) bearer token. Comes with `WWW-Authenticate: Bearer realm="api"`. */
+            /** @description Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`. */
             401: {
                 headers: {
                     /** @description e.g. `Bearer realm="api", error="invalid_token"` */
@@ -3777,7 +3777,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Missing (`unauthenticated`), or unknown, expired or revoked (`invalid_token`) bearer token. Comes with `WWW-Authenticate: Bearer realm="api"`. */
+            /** @description Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`. */
             401: {
                 headers: {
                     /** @description e.g. `Bearer realm="api", error="invalid_token"` */
@@ -3875,7 +3875,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Missing (`unauthenticated`), or unknown, expired or revoked (`invalid_token`) bearer token. Comes with `WWW-Authenticate: Bearer realm="api"`. */
+            /** @description Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`. */
             401: {
                 headers: {
                     /** @description e.g. `Bearer realm="api", error="invalid_token"` */
@@ -3982,7 +3982,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Missing (`unauthenticated`), or unknown, expired or revoked (`invalid_token`) bearer token. Comes with `WWW-Authenticate: Bearer realm="api"`. */
+            /** @description Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`. */
             401: {
                 headers: {
                     /** @description e.g. `Bearer realm="api", error="invalid_token"` */
@@ -4112,7 +4112,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Missing (`unauthenticated`), or unknown, expired or revoked (`invalid_token`) bearer token. Comes with `WWW-Authenticate: Bearer realm="api"`. */
+            /** @description Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`. */
             401: {
                 headers: {
                     /** @description e.g. `Bearer realm="api", error="invalid_token"` */

@@ -618,15 +618,23 @@ describe('authentication and authorisation', () => {
       const other = `Basic ${Buffer.from('x:y').toString('base64')}`;
       // an unknown route: 404 once authenticated, so a 401 shows the guard refused the request
       const tokenInQuery = `/no-such-route?access_token=${encodeURIComponent(c.token)}`;
-      // passport-http-bearer falls back to ?access_token= when the header is not Bearer
-      for (const auth of [other, 'Token abc', 'Bearer']) {
+      // passport-http-bearer falls back to ?access_token= when the header is not Bearer. A header
+      // of another scheme carries no bearer token (CONTRACT §2: unauthenticated, and RFC 6750
+      // §3.1: no error code for an unsupported method); a Bearer header without a token is invalid
+      for (const [auth, code, challenge] of [
+        [other, 'unauthenticated', 'Bearer realm="api"'],
+        ['Token abc', 'unauthenticated', 'Bearer realm="api"'],
+        ['Bearer', 'invalid_token', 'Bearer realm="api", error="invalid_token"'],
+      ] as const) {
         const res = await call(t.baseUrl, 'GET', tokenInQuery, { auth });
-        expectProblem(res, 401, 'invalid_token');
+        expectProblem(res, 401, code);
+        expect(res.headers.get('www-authenticate')).toBe(challenge);
         const body = await call(t.baseUrl, 'POST', '/webhooks', {
           auth,
           body: { access_token: c.token, url: 'https://example.com/hook', events: ['*'] },
         });
-        expectProblem(body, 401, 'invalid_token');
+        expectProblem(body, 401, code);
+        expect(body.headers.get('www-authenticate')).toBe(challenge);
       }
       // the same token in the header works
       expect(

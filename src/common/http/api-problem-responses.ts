@@ -83,7 +83,8 @@ const DEFAULTS: Record<ProblemStatus, { codes: readonly ProblemCode[]; descripti
   401: {
     codes: ['unauthenticated', 'invalid_token'],
     description:
-      'Missing (`unauthenticated`), or unknown, expired or revoked (`invalid_token`) bearer token. ' +
+      'Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); ' +
+      'unknown, malformed, expired or revoked bearer token (`invalid_token`). ' +
       'Comes with `WWW-Authenticate: Bearer realm="api"`.',
   },
   403: {

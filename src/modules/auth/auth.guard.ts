@@ -8,7 +8,7 @@ import type {
 import { HTTP_PLATFORM } from '../../common/http/platform/http-platform.module.js';
 import { InvalidTokenError, UnauthenticatedError } from './auth.errors.js';
 import { authorize } from './authorization.js';
-import { bearerToken } from './bearer-header.js';
+import { bearerToken, usesBearerScheme } from './bearer-header.js';
 import {
   AUTHORIZATION,
   type AuthorizationRequirement,
@@ -39,8 +39,9 @@ export class ApiAuthGuard extends AuthGuard('bearer') {
     const targets = [context.getHandler(), context.getClass()];
     if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets)) return true;
     const req = context.switchToHttp().getRequest<Request & { user?: Principal }>();
-    if (!req.headers.authorization) throw new UnauthenticatedError();
-    const token = bearerToken(req.headers.authorization);
+    const { authorization } = req.headers;
+    if (!usesBearerScheme(authorization)) throw new UnauthenticatedError();
+    const token = bearerToken(authorization);
     // the contract takes the token from a Bearer header only: passport-http-bearer would also take
     // `access_token` from the query string or the body when the header has another scheme
     if (!token) throw new InvalidTokenError();
