@@ -1,4 +1,4 @@
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import getRawBody from 'raw-body';
 import { CallerGoneError } from '../concurrency/caller-signal.js';
 import { FairSlots } from '../concurrency/fair-slots.js';
@@ -19,6 +19,29 @@ export interface BodyReading {
   readonly closeAfterResponse: () => void;
   /** Runs `listener` once the response has been sent or the connection has closed. */
   readonly onResponseClosed: (listener: () => void) => void;
+  /** The Node response: its `100 Continue`, for a client that waits for it before its body. */
+  readonly response: ServerResponse;
+}
+
+/**
+ * Node answers `Expect: 100-continue` with `100 Continue` as soon as the head is in, before anyone
+ * knows who is calling: an unknown caller would be invited to send its body. With this listener
+ * the request is handled as any other, and `readRequestBody` sends the `100 Continue` itself, once
+ * the body is admitted (CONTRACT §10: no body byte for a request without a valid credential).
+ */
+export function continueOnlyAdmittedBodies(server: Server): void {
+  server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
+    server.emit('request', req, res);
+  });
+}
+
+/** Invites the body of a client that waits for `100 Continue`, unless it is declared too big. */
+function invite(reading: BodyReading, limit: number): void {
+  const { raw, response } = reading;
+  if (!/^100-continue$/i.test(raw.headers.expect ?? '') || response.headersSent) return;
+  // a declared length past the limit is answered 413 without reading: nothing to invite
+  if (Number(raw.headers['content-length']) > limit) return;
+  response.writeContinue();
 }
 
 /**
@@ -74,6 +97,7 @@ export async function readRequestBody(reading: BodyReading): Promise<unknown> {
     return undefined;
   }
   const limit = Math.min(terms.limit ?? reading.limit, reading.limit);
+  invite(reading, limit);
   try {
     const bytes = await getRawBody(raw, { length: raw.headers['content-length'], limit });
     // held until the response: decoding, parsing and handling a big body

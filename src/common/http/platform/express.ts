@@ -6,7 +6,7 @@ import { type AppConfig, proxyTrust } from '../../config/app-config.js';
 import { answerClientError } from '../client-error.js';
 import { closeAfterResponse, whenResponseClosed } from '../lingering-close.js';
 import { JSON_CONTENT_TYPE, JsonText } from '../json-text.js';
-import { readRequestBody } from '../request-body.js';
+import { continueOnlyAdmittedBodies, readRequestBody } from '../request-body.js';
 import { misframed, onCondemned } from '../request-framing.js';
 import { requestIdFor } from '../request-id.js';
 import { ExpressRoutes, type RouteLayer, routedPath } from './express-routes.js';
@@ -80,6 +80,7 @@ export class ExpressPlatform implements HttpPlatform {
     const server = app.getHttpServer() as Server;
     server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
     server.on('clientError', answerClientError);
+    continueOnlyAdmittedBodies(server);
     (app as NestExpressApplication).use(
       (req: Request & { id?: string }, res: Response, next: (err?: unknown) => void) => {
         // after a misframed request on its connection: never handled, the connection is closing
@@ -117,6 +118,7 @@ export class ExpressPlatform implements HttpPlatform {
           admits: this.hooks!.admitsBody,
           closeAfterResponse: () => closeAfterResponse(res),
           onResponseClosed: (listener) => whenResponseClosed(res, listener),
+          response: res,
         })
           .then((body) => {
             (req as { body?: unknown }).body = body;

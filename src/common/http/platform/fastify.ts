@@ -1,3 +1,4 @@
+import type { Server } from 'node:http';
 import { HttpException, type INestApplication } from '@nestjs/common';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -5,7 +6,7 @@ import { type AppConfig, proxyTrust } from '../../config/app-config.js';
 import { answerClientError } from '../client-error.js';
 import { closeAfterResponse, whenResponseClosed } from '../lingering-close.js';
 import { JSON_CONTENT_TYPE, JsonText } from '../json-text.js';
-import { carriesBody, readRequestBody } from '../request-body.js';
+import { carriesBody, continueOnlyAdmittedBodies, readRequestBody } from '../request-body.js';
 import { condemn, framingProblem, misframed, onCondemned } from '../request-framing.js';
 import { requestIdFor } from '../request-id.js';
 import { problem, PROBLEM_CONTENT_TYPE } from '../problem.js';
@@ -129,6 +130,7 @@ export class FastifyPlatform implements HttpPlatform {
 
   configure(app: INestApplication, hooks: RequestHooks): void {
     this.hooks = hooks;
+    continueOnlyAdmittedBodies(app.getHttpServer() as Server);
     const fastify = (app as NestFastifyApplication).getHttpAdapter().getInstance();
     fastify.removeAllContentTypeParsers();
     // one parser for every media type: readRequestBody checks the credential and the type first
@@ -141,6 +143,7 @@ export class FastifyPlatform implements HttpPlatform {
         admits: hooks.admitsBody,
         closeAfterResponse: () => closeAfterResponse(replyOf(request).raw),
         onResponseClosed: (listener) => whenResponseClosed(replyOf(request).raw, listener),
+        response: replyOf(request).raw,
       }).then(
         (body) => done(null, body),
         (err: unknown) => done(err as Error),
