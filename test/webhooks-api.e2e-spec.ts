@@ -121,6 +121,26 @@ describe('webhooks API', () => {
         'endpoint_url',
       ],
       [
+        'empty user-info',
+        { name: 'n', endpoint_url: 'https://:@hooks.example.com/', events: ['*'] },
+        'endpoint_url',
+      ],
+      [
+        'a backslash before an @ (another host to an RFC 3986 reader)',
+        { name: 'n', endpoint_url: 'https://hooks.example.com\\@evil.example/', events: ['*'] },
+        'endpoint_url',
+      ],
+      [
+        'no // after the scheme',
+        { name: 'n', endpoint_url: 'https:hooks.example.com/', events: ['*'] },
+        'endpoint_url',
+      ],
+      [
+        'an empty host before the path',
+        { name: 'n', endpoint_url: 'https:///hooks.example.com/', events: ['*'] },
+        'endpoint_url',
+      ],
+      [
         'port 0',
         { name: 'n', endpoint_url: 'https://hooks.example.com:0/', events: ['*'] },
         'endpoint_url',

@@ -2,8 +2,8 @@ import { ValidationFailedError } from '../../common/http/app-error.js';
 
 /**
  * `value` if it may be a webhook's `endpoint_url`: an absolute https URL (http too when
- * `allowHttp`), with a host, without user information, port 0 or whitespace; else a 400 on the
- * field.
+ * `allowHttp`), with a host, without user information, port 0 or whitespace, written in the one
+ * shape every URL parser reads alike; else a 400 on the field.
  */
 export function validEndpointUrl(value: string, allowHttp: boolean): string {
   const refuse = (message: string): never => {
@@ -27,5 +27,14 @@ export function validEndpointUrl(value: string, allowHttp: boolean): string {
   // no connection can be made to port 0
   if (url.port === '0') refuse('endpoint_url must not name port 0');
   if (/\s/.test(value)) refuse('endpoint_url must not contain whitespace');
+  // The URL is stored and shown as sent, so it must mean one thing to every reader: the WHATWG
+  // parser (ours) reads `https://example.com\@evil.com/` as example.com and `https://:@host/` as
+  // having no user information, where an RFC 3986 reader (a receiver's log, an integrator's UI)
+  // sees evil.com, or user information. Refused: a backslash, a scheme not followed by `//` and
+  // the host, and any `@` before the path.
+  if (value.includes('\\')) refuse('endpoint_url must not contain a backslash');
+  const authority = /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)/i.exec(value)?.[1];
+  if (!authority) return refuse('endpoint_url must be written scheme://host/…');
+  if (authority.includes('@')) refuse('endpoint_url must not contain user information');
   return value;
 }
