@@ -38,7 +38,9 @@ export function continueOnlyAdmittedBodies(server: Server): void {
 /** Invites the body of a client that waits for `100 Continue`, unless it is declared too big. */
 function invite(reading: BodyReading, limit: number): void {
   const { raw, response } = reading;
-  if (!/^100-continue$/i.test(raw.headers.expect ?? '') || response.headersSent) return;
+  // the expression Node itself uses to decide that the client waits (its `checkContinue` event)
+  if (!/(?:^|\W)100-continue(?:$|\W)/i.test(raw.headers.expect ?? '') || response.headersSent)
+    return;
   // a declared length past the limit is answered 413 without reading: nothing to invite
   if (Number(raw.headers['content-length']) > limit) return;
   response.writeContinue();
