@@ -4,7 +4,7 @@ import { startTestApp, type TestApp } from './support/app.js';
 import { createCaller, type TestCaller } from './support/factories.js';
 import { createDocument, createProject } from './support/read-factories.js';
 
-/** What the server sends on a connection until it has sent `until` (or closes, or 2 s pass). */
+/** What the server sends on a connection until it has sent `until` (or closes, or 15 s pass). */
 function exchange(
   baseUrl: string,
   head: string,
@@ -20,7 +20,7 @@ function exchange(
       socket.destroy();
       resolve(received);
     };
-    const timer = setTimeout(done, 2_000);
+    const timer = setTimeout(done, 15_000);
     socket.setEncoding('latin1');
     socket.on('data', (chunk: string) => {
       received += chunk;
@@ -84,6 +84,17 @@ describe('Expect: 100-continue', () => {
       });
       expect(received).toMatch(/^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 201 /);
     }
+  });
+
+  it('keeps the connection of a bodyless request that expects 100 Continue', async () => {
+    const received = await exchange(
+      t.baseUrl,
+      `GET /api/v1/projects HTTP/1.1\r\nHost: localhost\r\nExpect: 100-continue\r\n` +
+        `Authorization: ${caller.auth}\r\n\r\n`,
+      { until: /HTTP\/1\.1 200 [\s\S]*\r\n\r\n[\s\S]*\}$/ },
+    );
+    expect(received).toMatch(/^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 200 /);
+    expect(received).not.toMatch(/\r\nconnection: close\r\n/i);
   });
 
   it('answers a declared length past the limit 413 without inviting it', async () => {

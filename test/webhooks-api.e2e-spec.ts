@@ -131,6 +131,16 @@ describe('webhooks API', () => {
         'endpoint_url',
       ],
       [
+        'a percent-encoded host (another name once decoded)',
+        { name: 'n', endpoint_url: 'https://hooks.example.com%2eevil.example/', events: ['*'] },
+        'endpoint_url',
+      ],
+      [
+        'a control character the parser drops',
+        { name: 'n', endpoint_url: 'https://hooks.example.com/x\u0001', events: ['*'] },
+        'endpoint_url',
+      ],
+      [
         'no // after the scheme',
         { name: 'n', endpoint_url: 'https:hooks.example.com/', events: ['*'] },
         'endpoint_url',

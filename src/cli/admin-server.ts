@@ -126,7 +126,8 @@ export async function startAdminServer(
   });
   await new Promise<void>((ok, fail) => {
     server.once('error', fail);
-    // owner-only from its creation (the bind is synchronous), not from a chmod a moment later
+    // owner-only from its creation (the bind is synchronous outside a cluster); the chmod below
+    // stays for where it is not
     const umask = process.umask(0o177);
     try {
       server.listen(path, () => {

@@ -31,16 +31,20 @@ export interface BodyReading {
  */
 export function continueOnlyAdmittedBodies(server: Server): void {
   server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
+    // nothing to invite: Node would close a connection whose client still waits for a 100
+    if (!carriesBody(req)) res.writeContinue();
+    else waiting.add(res);
     server.emit('request', req, res);
   });
 }
 
+/** Responses whose client waits for `100 Continue` (Node's own reading of `Expect`). */
+const waiting = new WeakSet<ServerResponse>();
+
 /** Invites the body of a client that waits for `100 Continue`, unless it is declared too big. */
 function invite(reading: BodyReading, limit: number): void {
   const { raw, response } = reading;
-  // the expression Node itself uses to decide that the client waits (its `checkContinue` event)
-  if (!/(?:^|\W)100-continue(?:$|\W)/i.test(raw.headers.expect ?? '') || response.headersSent)
-    return;
+  if (!waiting.has(response) || response.headersSent) return;
   // a declared length past the limit is answered 413 without reading: nothing to invite
   if (Number(raw.headers['content-length']) > limit) return;
   response.writeContinue();

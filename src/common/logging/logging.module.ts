@@ -25,8 +25,23 @@ export const REDACTED_PATHS = [
   '*.storage_location',
 ];
 
-/** What an error's log line keeps: what it is and where, never a value it was about. */
-const ERROR_FIELDS = ['type', 'message', 'stack', 'code', 'constraint', 'table', 'column'] as const;
+/**
+ * What an error's log line keeps: what it is and where (a message may still quote what PostgreSQL
+ * could not parse), not the fields that carry a statement's values or a row's.
+ */
+const ERROR_FIELDS = [
+  'type',
+  'message',
+  'stack',
+  'code',
+  'constraint',
+  'table',
+  'column',
+  'errno',
+  'syscall',
+  'address',
+  'port',
+] as const;
 
 /**
  * pino's error serializer copies every enumerable property: TypeORM's QueryFailedError carries
@@ -39,6 +54,9 @@ export function serializeError(err: unknown): Record<string, unknown> {
   const s = pino.stdSerializers.err(err as Error) as unknown as Record<string, unknown>;
   const kept: Record<string, unknown> = {};
   for (const field of ERROR_FIELDS) if (s[field] !== undefined) kept[field] = s[field];
+  // a connection refused on every address of a name: each address's own error
+  const { errors } = err as { errors?: unknown };
+  if (Array.isArray(errors)) kept['aggregateErrors'] = errors.map(serializeError);
   return kept;
 }
 

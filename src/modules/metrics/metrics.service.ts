@@ -22,15 +22,15 @@ export class MetricsService {
 
   constructor(repository: MetricsRepository, pageReads: PageReads) {
     collectDefaultMetrics({ register: this.registry });
-    const figures = new SharedReading(
-      async () => ({
-        inFlight: await repository.attemptsInFlight(),
-        failing: await repository.failingWebhooks(),
-        byStatus: await repository.deliveriesByStatus(),
-        backlog: await repository.backlog(),
-      }),
-      DATABASE_FIGURES_MAX_AGE_MS,
-    );
+    const figures = new SharedReading(async () => {
+      const [inFlight, failing, byStatus, backlog] = await Promise.all([
+        repository.attemptsInFlight(),
+        repository.failingWebhooks(),
+        repository.deliveriesByStatus(),
+        repository.backlog(),
+      ]);
+      return { inFlight, failing, byStatus, backlog };
+    }, DATABASE_FIGURES_MAX_AGE_MS);
     this.requests = new Counter({
       name: 'http_requests_total',
       help: 'HTTP requests by method, route pattern and status',

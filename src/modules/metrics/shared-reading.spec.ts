@@ -28,6 +28,31 @@ describe('SharedReading', () => {
     expect(r.reads()).toBe(2);
   });
 
+  it('shares a read in progress however long it takes; the age counts from its answer', async () => {
+    let clock = 0;
+    let reads = 0;
+    let answer: (n: number) => void = () => undefined;
+    const reading = new SharedReading(
+      () =>
+        new Promise<number>((ok) => {
+          reads += 1;
+          answer = ok;
+        }),
+      5_000,
+      () => clock,
+    );
+    const first = reading.get();
+    clock += 60_000;
+    const second = reading.get();
+    expect(reads).toBe(1);
+    answer(7);
+    expect(await first).toBe(7);
+    expect(await second).toBe(7);
+    clock += 4_999;
+    expect(await reading.get()).toBe(7);
+    expect(reads).toBe(1);
+  });
+
   it('keeps no failure: the next caller reads again', async () => {
     const r = counted(true);
     const both = [r.reading.get(), r.reading.get()];

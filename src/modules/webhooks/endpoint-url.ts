@@ -33,8 +33,13 @@ export function validEndpointUrl(value: string, allowHttp: boolean): string {
   // sees evil.com, or user information. Refused: a backslash, a scheme not followed by `//` and
   // the host, and any `@` before the path.
   if (value.includes('\\')) refuse('endpoint_url must not contain a backslash');
+  // control characters are dropped or rewritten by the parser, never delivered as written
+  const control = (c: string): boolean => c.charCodeAt(0) < 0x20 || c === '\u007f';
+  if ([...value].some(control)) refuse('endpoint_url must not contain control characters');
   const authority = /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)/i.exec(value)?.[1];
   if (!authority) return refuse('endpoint_url must be written scheme://host/…');
   if (authority.includes('@')) refuse('endpoint_url must not contain user information');
+  // a percent-encoded host is decoded into another name (`a.example%2eevil.example`)
+  if (authority.includes('%')) refuse('endpoint_url must not percent-encode its host');
   return value;
 }

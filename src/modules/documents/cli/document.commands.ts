@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { checkBodyShape } from '../../../common/http/validation.js';
 import { Command, SubCommand } from 'nest-commander';
 import { CommandGroup, resolveCliPath, ResultCommand } from '../../../common/cli/cli-output.js';
 import {
@@ -36,6 +37,9 @@ async function readContent(path: string): Promise<Record<string, unknown>> {
   }
   if (typeof content !== 'object' || content === null || Array.isArray(content))
     throw invalid(`${path} must hold a JSON object`);
+  // what the API refuses in content, the CLI refuses too (U+0000, lone surrogates, `__proto__`)
+  const problem = checkBodyShape({ content }, undefined, new Set(['content']));
+  if (problem) throw new ValidationFailedError([problem]);
   return content as Record<string, unknown>;
 }
 
