@@ -7,9 +7,9 @@ import { join, resolve } from 'node:path';
 import pg from 'pg';
 import {
   embeddedDatabaseDir,
-  embeddedUrl,
   runningPostmaster,
 } from '../src/common/database/embedded-database.js';
+import { runningEmbeddedUrls } from '../src/common/database/embedded-access.js';
 import {
   combineLoads,
   cli,
@@ -147,7 +147,7 @@ async function prepareDatabase(work: string): Promise<Database> {
       url: () => {
         const pm = runningPostmaster(embeddedDatabaseDir(dataDir));
         if (!pm) throw new Error('the embedded PostgreSQL is not running');
-        return embeddedUrl(pm.port);
+        return runningEmbeddedUrls(dataDir, pm.port).adminUrl;
       },
       secretKey: () => readFileSync(join(dataDir, 'webhook-secret.key'), 'utf8').trim(),
       drop: () => stopOrphanedPostmaster(dataDir),

@@ -45,7 +45,7 @@ async function startServer() {
   try {
     const db = await startEmbeddedDatabase(dir, 0, pino({ level: 'warn' }));
     return {
-      url: db.url,
+      url: db.adminUrl,
       stop: async () => {
         await db.stop();
         await rm(dir, { recursive: true, force: true });

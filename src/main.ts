@@ -50,7 +50,7 @@ async function main(): Promise<void> {
     embedded = await startEmbeddedDatabase(config.DATA_DIR, config.EMBEDDED_PG_PORT, log);
     config.DATABASE_URL = embedded.url;
     config.WEBHOOK_SECRET_KEY ??= await ensureLocalSecretKey(config.DATA_DIR);
-    const ran = await runMigrations(embedded.url);
+    const ran = await runMigrations(embedded.adminUrl);
     if (ran.length) log.info({ migrations: ran }, 'migrations applied');
   } else if (!config.WEBHOOK_SECRET_KEY) {
     throw new ConfigError(
@@ -84,6 +84,12 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', () => shutdown('SIGINT'));
   process.on('SIGTERM', () => shutdown('SIGTERM'));
+  // a closed terminal or SSH session: by default Node would die at once and leave the embedded
+  // PostgreSQL running; writes to the gone terminal fail from now on and must not end the shutdown
+  process.on('SIGHUP', () => {
+    for (const stream of [process.stdout, process.stderr]) stream.on('error', () => undefined);
+    shutdown('SIGHUP');
+  });
   // spawned with an IPC channel (the testing kit): the service dies with the process that started it
   if (process.channel) process.on('disconnect', () => shutdown('parent exited'));
 

@@ -85,7 +85,7 @@ export async function startTestDatabase(): Promise<() => Promise<void>> {
         )
       : undefined;
     watchdog?.unref();
-    serverUrl = db.url;
+    serverUrl = db.adminUrl;
     stop = async () => {
       await db.stop();
       watchdog?.kill();

@@ -70,7 +70,7 @@ describe('database outage: PostgreSQL stopped and restarted under load', () => {
     await chmod(dir, 0o755);
     port = await freePort();
     db = await startEmbeddedDatabase(dir, port, log);
-    await runMigrations(db.url);
+    await runMigrations(db.adminUrl);
     receiver = await startChaosReceiver();
     const seed = await startTestApp(
       { WEBHOOK_SECRET_KEY: secretKey },

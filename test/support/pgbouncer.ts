@@ -20,7 +20,7 @@ export interface PgBouncer {
 }
 
 export interface PgBouncerOptions {
-  /** PostgreSQL itself: `postgres://user:password@host:port/…` */
+  /** PostgreSQL itself: `postgres://user:password@host:port/…` (host may be a socket directory) */
   serverUrl: string;
   mode: 'session' | 'transaction';
   /** Server connections per database and user: kept well below the service's pool. */
@@ -46,6 +46,8 @@ export async function startPgBouncer(options: PgBouncerOptions): Promise<PgBounc
   const server = new URL(options.serverUrl);
   const user = decodeURIComponent(server.username || 'postgres');
   const password = decodeURIComponent(server.password);
+  // the embedded server's host is its socket directory, percent-encoded in the URL
+  const host = decodeURIComponent(server.hostname);
   const dir = await mkdtemp(join(tmpdir(), 'grc-pgbouncer-'));
   // PgBouncer (as the postgres user when started by root) writes its log and pid file here
   await chmod(dir, 0o777);
@@ -57,9 +59,9 @@ export async function startPgBouncer(options: PgBouncerOptions): Promise<PgBounc
     [
       '[databases]',
       ...(options.databases ?? []).map(
-        (name) => `${name} = host=${server.hostname} port=${server.port || 5432} dbname=${name}`,
+        (name) => `${name} = host=${host} port=${server.port || 5432} dbname=${name}`,
       ),
-      `* = host=${server.hostname} port=${server.port || 5432}`,
+      `* = host=${host} port=${server.port || 5432}`,
       '[pgbouncer]',
       'listen_addr = 127.0.0.1',
       `listen_port = ${port}`,

