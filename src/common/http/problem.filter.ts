@@ -14,6 +14,7 @@ import { problem, PROBLEM_CONTENT_TYPE, type ProblemBody } from './problem.js';
 
 interface HttpishError {
   code?: string;
+  syscall?: string;
 }
 
 const DB_UNAVAILABLE_CODES = new Set([
@@ -32,8 +33,11 @@ const DB_UNAVAILABLE_CODES = new Set([
 
 function isDatabaseUnavailable(err: unknown): boolean {
   if (!(err instanceof Error)) return false;
-  const code = (err as HttpishError).code;
+  const { code, syscall } = err as HttpishError;
   if (code && DB_UNAVAILABLE_CODES.has(code)) return true;
+  // a server on a Unix socket (the embedded one) that is down has no socket file: only a connect
+  // says so, a file that is missing elsewhere stays an internal error
+  if (code === 'ENOENT' && syscall === 'connect') return true;
   return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(
     err.message,
   );
