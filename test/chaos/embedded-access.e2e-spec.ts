@@ -10,6 +10,7 @@ import pg from 'pg';
 import {
   embeddedSecretsFile,
   embeddedSocketDir,
+  initdbPasswordFile,
   LEGACY_PASSWORD,
   readEmbeddedSecrets,
   runningEmbeddedUrls,
@@ -192,6 +193,8 @@ describe('the embedded PostgreSQL is its owner’s alone', () => {
       expect(await mode(embeddedDatabaseDir(dataDir))).toBe('700');
       expect(await mode(embeddedSocketDir(dataDir))).toBe('700');
       expect(await mode(embeddedSecretsFile(dataDir))).toBe('600');
+      // initdb's one-time password is gone once the kept one replaced it
+      expect(existsSync(initdbPasswordFile(dataDir))).toBe(false);
       expect(await hbaRules(dataDir)).toEqual(['local all all scram-sha-256']);
       // the owner too: no login without the password
       const noPassword = new pg.Client({

@@ -32,6 +32,11 @@ export function embeddedSecretsFile(dataDir: string): string {
   return resolve(dataDir, 'embedded-pg-passwords.json');
 }
 
+/** initdb's one-time superuser password, until the kept one replaces it (0600). */
+export function initdbPasswordFile(dataDir: string): string {
+  return resolve(dataDir, 'pg-initdb-password');
+}
+
 export function embeddedSocketDir(dataDir: string): string {
   return resolve(dataDir, 'pg-socket');
 }

