@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { INestApplication } from '@nestjs/common';
 import { networkInterfaces } from 'node:os';
 import { Logger } from 'nestjs-pino';
 import { pino } from 'pino';
@@ -33,6 +34,10 @@ function anyAddress(): string {
   return hasIpv6 ? '::' : '0.0.0.0';
 }
 
+/** Each stops the service and its embedded PostgreSQL (SIGHUP: a closed terminal or session). */
+const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+type StopSignal = (typeof STOP_SIGNALS)[number];
+
 /** How long a shutdown waits for requests in flight before closing the application anyway. */
 const SHUTDOWN_REQUESTS_MS = 10_000;
 
@@ -45,21 +50,34 @@ async function main(): Promise<void> {
   const started = Date.now();
   // decided by the settings as given: embedded mode fills in DATABASE_URL below
   const socketPath = adminSocketPath(config);
+  // a stop signal during start-up is kept and acted on once the shutdown below can run: Node's
+  // default would end the process at once and leave the embedded PostgreSQL running
+  let signalledEarly: StopSignal | undefined;
+  const early = (signal: StopSignal): void => {
+    signalledEarly ??= signal;
+  };
+  for (const signal of STOP_SIGNALS) process.on(signal, early);
   let embedded: EmbeddedDatabase | undefined;
-  if (config.embedded) {
-    embedded = await startEmbeddedDatabase(config.DATA_DIR, config.EMBEDDED_PG_PORT, log);
-    config.DATABASE_URL = embedded.url;
-    config.WEBHOOK_SECRET_KEY ??= await ensureLocalSecretKey(config.DATA_DIR);
-    const ran = await runMigrations(embedded.adminUrl);
-    if (ran.length) log.info({ migrations: ran }, 'migrations applied');
-  } else if (!config.WEBHOOK_SECRET_KEY) {
-    throw new ConfigError(
-      'Invalid configuration:\n  WEBHOOK_SECRET_KEY: required when DATABASE_URL is set (32 bytes, base64)',
-    );
+  let app: INestApplication;
+  try {
+    if (config.embedded) {
+      embedded = await startEmbeddedDatabase(config.DATA_DIR, config.EMBEDDED_PG_PORT, log);
+      config.DATABASE_URL = embedded.url;
+      config.WEBHOOK_SECRET_KEY ??= await ensureLocalSecretKey(config.DATA_DIR);
+      const ran = await runMigrations(embedded.adminUrl);
+      if (ran.length) log.info({ migrations: ran }, 'migrations applied');
+    } else if (!config.WEBHOOK_SECRET_KEY) {
+      throw new ConfigError(
+        'Invalid configuration:\n  WEBHOOK_SECRET_KEY: required when DATABASE_URL is set (32 bytes, base64)',
+      );
+    }
+    app = await createApp(config);
+    if (embedded && config.SEED_DEMO) await onFirstStart(app);
+  } catch (err) {
+    // a start that fails stops the PostgreSQL it started
+    await embedded?.stop().catch(() => undefined);
+    throw err;
   }
-
-  const app = await createApp(config);
-  if (embedded && config.SEED_DEMO) await onFirstStart(app);
 
   const http = gracefulClose(app.getHttpServer() as Server);
   let admin: AdminServer | undefined;
@@ -82,19 +100,24 @@ async function main(): Promise<void> {
       }
     })();
   };
-  process.on('SIGINT', () => shutdown('SIGINT'));
-  process.on('SIGTERM', () => shutdown('SIGTERM'));
-  // a closed terminal or SSH session: by default Node would die at once and leave the embedded
-  // PostgreSQL running; writes to the gone terminal fail from now on and must not end the shutdown
-  process.on('SIGHUP', () => {
-    for (const stream of [process.stdout, process.stderr]) stream.on('error', () => undefined);
-    shutdown('SIGHUP');
-  });
+  const onSignal = (signal: StopSignal): void => {
+    // SIGHUP: the terminal or SSH session is gone, so writes to it fail from now on; that must
+    // not end the shutdown before it has stopped the embedded PostgreSQL
+    if (signal === 'SIGHUP') {
+      for (const stream of [process.stdout, process.stderr]) stream.on('error', () => undefined);
+    }
+    shutdown(signal);
+  };
+  for (const signal of STOP_SIGNALS) {
+    process.off(signal, early);
+    process.on(signal, onSignal);
+  }
   // spawned with an IPC channel (the testing kit): the service dies with the process that started it
   if (process.channel) process.on('disconnect', () => shutdown('parent exited'));
 
   await app.listen(config.PORT, anyAddress());
   if (socketPath) admin = await startAdminServer(socketPath, config, log, app.get(Logger));
+  if (signalledEarly) return onSignal(signalledEarly);
   const { port } = (app.getHttpServer() as Server).address() as AddressInfo;
   await announceReady(port, config.READY_FILE);
   const url = (await app.getUrl()).replace('[::1]', 'localhost').replace('127.0.0.1', 'localhost');

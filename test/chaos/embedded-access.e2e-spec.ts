@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { chmod, mkdtemp, readFile, rm, stat } from 'node:fs/promises';
@@ -21,7 +21,7 @@ import {
   runningPostmaster,
 } from '../../src/common/database/embedded-database.js';
 import { runMigrations } from '../../src/common/database/migrate.js';
-import { freePort, type ServiceProcess, startService } from '../support/service-process.js';
+import { freePort, MAIN, type ServiceProcess, startService } from '../support/service-process.js';
 import { waitFor } from '../support/webhook-factories.js';
 import { newSecretKey, serviceEnv } from './support.js';
 
@@ -256,6 +256,43 @@ describe('the embedded PostgreSQL is its owner’s alone', () => {
       expect(alive(postmaster!.pid)).toBe(false);
       expect(runningPostmaster(embeddedDatabaseDir(dataDir))).toBeNull();
     });
+  });
+
+  it('stops with its PostgreSQL on a SIGHUP during start-up too', async () => {
+    const dataDir = await newDataDir();
+    dirs.push(dataDir);
+    const child = spawn(process.execPath, [MAIN], {
+      env: {
+        PATH: process.env.PATH ?? '/usr/bin:/bin',
+        HOME: process.env.HOME ?? '/tmp',
+        ...serviceEnv(undefined, secretKey),
+        DATA_DIR: dataDir,
+        PORT: '0',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (c: Buffer) => (output += c.toString('utf8')));
+    child.stderr.on('data', (c: Buffer) => (output += c.toString('utf8')));
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((ok) =>
+      child.once('exit', (code, signal) => ok({ code, signal })),
+    );
+    // the PostgreSQL is up and the service is not ready yet (migrations, modules still to come)
+    // (its parent the service: not initdb's bootstrap backend, which writes a pid file too)
+    const postmaster = await waitFor(
+      () => {
+        const pm = runningPostmaster(embeddedDatabaseDir(dataDir));
+        return pm && !pm.orphaned ? pm : null;
+      },
+      60_000,
+      'the embedded PostgreSQL started',
+    );
+    child.kill('SIGHUP');
+    const exit = await exited;
+    await waitFor(() => !alive(postmaster.pid), 10_000, 'postmaster gone').catch(() => undefined);
+    expect({ exit, output }).toMatchObject({ exit: { code: 0, signal: null } });
+    expect(alive(postmaster.pid)).toBe(false);
+    expect(runningPostmaster(embeddedDatabaseDir(dataDir))).toBeNull();
   });
 
   describe('a DATA_DIR made by an earlier version (password postgres, TCP on loopback)', () => {
