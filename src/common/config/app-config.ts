@@ -140,8 +140,9 @@ export class AppConfig {
   RATE_LIMIT_TOKEN_PER_MINUTE = 120;
 
   /**
-   * Failed client authentications at the token endpoint per caller IP per minute, whatever client
-   * ids they name (the limit above counts per client id, so rotating ids would escape it); past it
+   * Failed client authentications at the token endpoint per caller IP (an IPv6 /64, and its /48 at
+   * 16 times this) per minute, whatever client ids they name (the limit above counts per client
+   * id, so rotating ids would escape it); only failures count; past it
    * every token request from that address is 429 until the minute ends. 0 turns the limit off.
    */
   @IntSetting({ min: 0 })
