@@ -176,6 +176,16 @@ describe('rate limiting', () => {
       expect((await tokenFrom(t, '2001:db8:20:ff::1', client)).status).toBe(200);
     });
 
+    it('counts a caller whose X-Forwarded-For entry is no address under its peer', async () => {
+      // the peer here is 127.0.0.1: failures of unknown address are its own
+      for (const xff of ['012.1.1.1', 'unknown', '10.1']) {
+        expect((await tokenFrom(t, xff, unknownClient())).status).toBe(401);
+      }
+      expectTokenLimited(await tokenFrom(t, '0x7f.0.0.1', client));
+      expectTokenLimited(await tokenFrom(t, '127.0.0.1', client));
+      expect((await tokenFrom(t, '198.51.100.13', client)).status).toBe(200);
+    });
+
     it('lets fewer than twice the limit of failures through when they are sent at once', async () => {
       const ip = '198.51.100.11';
       const answers = await Promise.all(
