@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startTestApp, type TestApp } from './support/app.js';
 import { createTestDatabase, type TestDatabase } from './support/database.js';
@@ -192,4 +193,25 @@ describe('PLATFORM_API_PORT=off', () => {
     expect(service.metricsPort).toBeUndefined();
     expect(await answer(service.baseUrl, '/metrics')).toMatchObject({ status: 404 });
   });
+});
+
+describe('a platform listener port already taken', () => {
+  it('stops start-up with a message naming PLATFORM_API_PORT', async () => {
+    const database = await createTestDatabase();
+    const holder = createServer();
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+    const { port } = holder.address() as { port: number };
+    try {
+      const started = startService({
+        ...database.env,
+        WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64'),
+        PLATFORM_API_PORT: String(port),
+        LOG_LEVEL: 'warn',
+      });
+      await expect(started).rejects.toThrow(`PLATFORM_API_PORT=${port} on 127.0.0.1`);
+    } finally {
+      holder.close();
+      await database.drop();
+    }
+  }, 90_000);
 });
