@@ -93,7 +93,8 @@ export async function startProcess(opts: {
   const started = performance.now();
   const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), opts.script], {
     cwd: ROOT,
-    env: { ...process.env, ...opts.env, PORT: String(opts.port) },
+    // no platform listener: replicas started side by side would share its default port (3001)
+    env: { ...process.env, PLATFORM_API_PORT: 'off', ...opts.env, PORT: String(opts.port) },
     stdio: ['ignore', fd, fd],
   });
   closeSync(fd);

@@ -13,7 +13,7 @@ import { AuditModule } from './modules/audit/audit.module.js';
 import { AuthModule } from './modules/auth/auth.module.js';
 import { DocumentsModule } from './modules/documents/documents.module.js';
 import { HealthModule } from './modules/health/health.module.js';
-import { MetricsModule } from './modules/metrics/metrics.module.js';
+import { MetricsRouteModule } from './modules/metrics/metrics.module.js';
 import { RateLimitModule } from './modules/rate-limit/rate-limit.module.js';
 import { LocksModule } from './modules/locks/locks.module.js';
 import { ProjectsModule } from './modules/projects/projects.module.js';
@@ -48,7 +48,7 @@ export class AppModule {
         // after AuthModule: its guard counts per authenticated credential
         RateLimitModule,
         HealthModule,
-        MetricsModule,
+        MetricsRouteModule.register(config),
         WebhooksModule,
         LocksModule,
         ProjectsModule,

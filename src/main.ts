@@ -21,6 +21,7 @@ import { onFirstStart } from './first-start.js';
 import { type AdminServer, startAdminServer } from './cli/admin-server.js';
 import { adminSocketPath } from './cli/admin-socket-path.js';
 import { announceReady } from './ready-signal.js';
+import { type SideListeners, startSideListeners } from './side-listeners.js';
 
 /**
  * Every interface, as a service in a container must (Fastify's own default is localhost only):
@@ -81,6 +82,8 @@ async function main(): Promise<void> {
 
   const http = gracefulClose(app.getHttpServer() as Server);
   let admin: AdminServer | undefined;
+  // filled once listening; a shutdown before that has none to close
+  const sides: SideListeners[] = [];
   let closing = false;
   const shutdown = (signal: string): void => {
     if (closing) return;
@@ -91,6 +94,7 @@ async function main(): Promise<void> {
         // requests first, then the modules (audit drain, workers, the pool), then the database
         await http.close(SHUTDOWN_REQUESTS_MS);
         await admin?.close();
+        await Promise.all(sides.map((side) => side.close()));
         await app.close();
         await embedded?.stop();
         process.exit(0);
@@ -116,10 +120,13 @@ async function main(): Promise<void> {
   if (process.channel) process.on('disconnect', () => shutdown('parent exited'));
 
   await app.listen(config.PORT, anyAddress());
+  const side = await startSideListeners(app, config);
+  sides.push(side);
   if (socketPath) admin = await startAdminServer(socketPath, config, log, app.get(Logger));
   if (signalledEarly) return onSignal(signalledEarly);
   const { port } = (app.getHttpServer() as Server).address() as AddressInfo;
-  await announceReady(port, config.READY_FILE);
+  const { platformPort, metricsPort } = side;
+  await announceReady({ port, platformPort, metricsPort }, config.READY_FILE);
   const url = (await app.getUrl()).replace('[::1]', 'localhost').replace('127.0.0.1', 'localhost');
   log.info(
     {
@@ -128,6 +135,12 @@ async function main(): Promise<void> {
       docs: `${url}/${API_PREFIX}/docs`,
       openapi: `${url}/${API_PREFIX}/openapi.json`,
       database: embedded ? 'embedded' : 'external',
+      ...(side.platformPort === undefined
+        ? {}
+        : { platform: `http://${config.PLATFORM_API_HOST}:${side.platformPort}` }),
+      ...(side.metricsPort === undefined
+        ? {}
+        : { metrics: `http://${config.METRICS_HOST}:${side.metricsPort}/metrics` }),
       node: process.version,
       http_adapter: config.HTTP_ADAPTER,
     },

@@ -142,6 +142,8 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
       {
         type: 'http',
         scheme: 'bearer',
+        // Nest's default is JWT; these tokens are random strings looked up by digest, not JWTs
+        bearerFormat: 'opaque',
         description: 'An access token (`gat_…`) or a personal access token (`gpat_…`).',
       },
       'bearer',

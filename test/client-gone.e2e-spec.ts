@@ -61,9 +61,7 @@ describe('a big page whose client has gone', () => {
           `Authorization: ${a.auth}\r\n\r\n`,
       );
       await until('the page waits for its turn', () => reads.turns().waiting === 1);
-      expect((await call(t.baseUrl, 'GET', '/metrics')).text).toMatch(
-        /^turn_queue_waiting\{queue="big_page_reads"\} 1$/m,
-      );
+      expect((await t.scrape()).text).toMatch(/^turn_queue_waiting\{queue="big_page_reads"\} 1$/m);
       socket.destroy();
       await until('the page has left the queue', () => reads.turns().waiting === 0);
 
@@ -78,7 +76,7 @@ describe('a big page whose client has gone', () => {
       // only the page of the client that stayed was read
       expect(pageReads).toHaveLength(1);
       // operators see it
-      const metrics = (await call(t.baseUrl, 'GET', '/metrics')).text;
+      const metrics = (await t.scrape()).text;
       expect(metrics).toMatch(/^turn_queue_abandoned_total\{queue="big_page_reads"\} 1$/m);
       expect(metrics).toMatch(/^turn_queue_waiting\{queue="big_page_reads"\} 0$/m);
       // the page nobody waited for is no error of the service's

@@ -471,7 +471,7 @@ describe('request bodies at the edge (CONTRACT.md §10 "Edge")', () => {
         await until('the second waits', () => bigBodyTurns().waiting === 1);
         gone.destroy();
         await until('the second has left the queue', () => bigBodyTurns().waiting === 0);
-        expect((await call(t.baseUrl, 'GET', '/metrics')).text).toContain(
+        expect((await t.scrape()).text).toContain(
           `turn_queue_abandoned_total{queue="big_bodies"} ${left + 1}`,
         );
         // the third waits for the slot too, and is served

@@ -218,6 +218,12 @@ describe('foundation', () => {
       expect(body.components.securitySchemes.oauth2.flows.clientCredentials.tokenUrl).toBe(
         '/api/v1/oauth/token',
       );
+      // the tokens are opaque strings, not JWTs
+      expect(body.components.securitySchemes.bearer).toMatchObject({
+        type: 'http',
+        scheme: 'bearer',
+        bearerFormat: 'opaque',
+      });
       const ui = await fetch(`${t.baseUrl}/api/v1/docs`);
       expect(ui.status).toBe(200);
       expect(await ui.text()).toContain('swagger');

@@ -173,7 +173,7 @@ describe('HTTP adapters answer alike', () => {
 
   it('labels requests in metrics with the same route patterns', async () => {
     const series = async (app: TestApp): Promise<string[]> =>
-      (await (await fetch(`${app.baseUrl}/metrics`)).text())
+      (await app.scrape()).text
         .split('\n')
         .filter((line) => line.startsWith('http_requests_total{'))
         .map((line) => line.replace(/\s+\d+$/, ''))

@@ -164,6 +164,40 @@ describe('rate limiting', () => {
       expect((await tokenFrom(t, '2001:db8:7:8::1', client)).status).toBe(200);
     });
 
+    it('counts an IPv6 /48 too, at 16 times the limit, however its failures are spread over /64s', async () => {
+      // 48 failures, one from each of 48 /64s of one /48: no /64 reaches its own limit of 3
+      for (let subnet = 0; subnet < 48; subnet++) {
+        const ip = `2001:db8:1f:${subnet.toString(16)}::1`;
+        expect((await tokenFrom(t, ip, unknownClient())).status).toBe(401);
+      }
+      // the whole /48 is refused, a valid client from a fresh /64 of it too
+      expectTokenLimited(await tokenFrom(t, '2001:db8:1f:ff::1', unknownClient()));
+      expectTokenLimited(await tokenFrom(t, '2001:db8:1f:fe::1', client));
+      expect((await tokenFrom(t, '2001:db8:20:ff::1', client)).status).toBe(200);
+    });
+
+    it('counts a caller whose X-Forwarded-For entry is no address under its peer', async () => {
+      // the peer here is 127.0.0.1: failures of unknown address are its own
+      for (const xff of ['012.1.1.1', 'unknown', '10.1']) {
+        expect((await tokenFrom(t, xff, unknownClient())).status).toBe(401);
+      }
+      expectTokenLimited(await tokenFrom(t, '0x7f.0.0.1', client));
+      expectTokenLimited(await tokenFrom(t, '127.0.0.1', client));
+      expect((await tokenFrom(t, '198.51.100.13', client)).status).toBe(200);
+    });
+
+    it('lets fewer than twice the limit of failures through when they are sent at once', async () => {
+      const ip = '198.51.100.11';
+      const answers = await Promise.all(
+        Array.from({ length: 40 }, () => tokenFrom(t, ip, unknownClient())),
+      );
+      const statuses = answers.map((res) => res.status);
+      const failed = statuses.filter((status) => status === 401).length;
+      expect(failed).toBeGreaterThanOrEqual(3);
+      expect(failed).toBeLessThan(2 * 3);
+      expect(statuses.filter((status) => status === 429).length).toBe(40 - failed);
+    });
+
     it('counts neither tokens issued nor refusals made before the client is authenticated', async () => {
       const ip = '198.51.100.10';
       for (let i = 0; i < 4; i++) {
@@ -173,6 +207,35 @@ describe('rate limiting', () => {
       expect((await tokenFrom(t, ip, unknownClient())).status).toBe(401);
       expect((await tokenFrom(t, ip, unknownClient())).status).toBe(401);
       expect((await tokenFrom(t, ip, client)).status).toBe(200);
+    });
+  });
+
+  describe('failed client authentications and an address that never fails', () => {
+    let t: TestApp;
+    let client: TestClient;
+    beforeAll(async () => {
+      // the failure limit at its default (30); the separate per-client-id limit raised (its
+      // default, 120 a minute, would refuse these 200 + 31 requests of one client by itself)
+      t = await startTestApp({ TRUST_PROXY: '1', RATE_LIMIT_TOKEN_PER_MINUTE: '1000' });
+      client = await createClient(t.app, await createTenant(t.app));
+    });
+    afterAll(async () => {
+      await t.close();
+    });
+
+    it('issues 200 tokens asked for at once from one address, then counts only failures', async () => {
+      const ip = '198.51.100.70';
+      const answers = await Promise.all(
+        Array.from({ length: 200 }, () => tokenFrom(t, ip, client)),
+      );
+      const statuses = answers.map((res) => res.status);
+      expect(statuses.filter((status) => status !== 200)).toEqual([]);
+      // 29 failures (of 30 allowed) do not block it; the 30th does
+      for (let i = 0; i < 29; i++)
+        expect((await tokenFrom(t, ip, unknownClient())).status).toBe(401);
+      expect((await tokenFrom(t, ip, client)).status).toBe(200);
+      expect((await tokenFrom(t, ip, unknownClient())).status).toBe(401);
+      expectTokenLimited(await tokenFrom(t, ip, client));
     });
   });
 
@@ -214,7 +277,7 @@ describe('rate limiting', () => {
       await one.close();
     });
 
-    it('counts one address across both instances, and takes successes back', async () => {
+    it('counts one address across both instances, and only its failures', async () => {
       const client = await createClient(one.app, await createTenant(one.app));
       // the counters are namespaced by the database's name, which is new for every test app
       const ip = '203.0.113.1';

@@ -206,7 +206,7 @@ describe('retention (RETENTION_*)', () => {
   it('counts the rows it deleted per table in /metrics', async () => {
     await token(t, caller, GRACE_SECONDS + 60);
     await sweeper.sweep();
-    const metrics = await call(t.baseUrl, 'GET', '/metrics');
+    const metrics = await t.scrape();
     expect(metrics.text).toMatch(/retention_rows_deleted_total\{table="access_tokens"\} [1-9]/);
     expect(metrics.text).toMatch(/retention_rows_deleted_total\{table="events"\} [1-9]/);
   });

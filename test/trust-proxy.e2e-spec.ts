@@ -14,8 +14,23 @@ describe.each([
     form: 'a hop count (TRUST_PROXY=1)',
     env: '1',
     // the entry the one proxy appended is the client; what the client wrote before it is not
-    admitted: ['10.1.1.1', '8.8.8.8, 10.1.1.1', '10.2.2.2, 8.8.8.8, 10.1.1.1'],
-    refused: ['10.1.1.1, 8.8.8.8', '10.1.1.1, 10.2.2.2, 8.8.8.8', undefined],
+    admitted: ['10.1.1.1', '8.8.8.8, 10.1.1.1', '10.2.2.2, 8.8.8.8, 10.1.1.1', '::ffff:10.1.1.1'],
+    refused: [
+      '10.1.1.1, 8.8.8.8',
+      '10.1.1.1, 10.2.2.2, 8.8.8.8',
+      undefined,
+      // only canonical text is an address: these spell 10.1.1.1 to lenient parsers (octal,
+      // shortened, hexadecimal, one number), and are no address at all here
+      '012.1.1.1',
+      '10.1',
+      '10.1.257',
+      '0x0a.1.1.1',
+      '167837953',
+      '010.001.001.001',
+      '8.8.8.8, 012.1.1.1',
+      '::ffff:012.1.1.1',
+      'fe80::1%eth0',
+    ],
   },
   {
     form: 'two hops (TRUST_PROXY=2)',

@@ -69,7 +69,7 @@ describe('webhook fairness in one process', () => {
     // A is not starved either: no endpoint of A holds more than the limit
     for (let i = 0; i < 50; i++) expect(receiver.on(`/a/${i}`).length).toBeLessThanOrEqual(4);
 
-    const metrics = await call(t.baseUrl, 'GET', '/metrics');
+    const metrics = await t.scrape();
     expect(Number(/^webhook_attempts_in_flight (\d+)$/m.exec(metrics.text)?.[1])).toBeGreaterThan(
       0,
     );
@@ -79,7 +79,7 @@ describe('webhook fairness in one process', () => {
     // once A's first attempts timed out, its endpoints count as failing
     await waitFor(
       async () => {
-        const text = (await call(t.baseUrl, 'GET', '/metrics')).text;
+        const text = (await t.scrape()).text;
         const failing = /^webhook_endpoints_failing\{state="active"\} (\d+)$/m.exec(text);
         return Number(failing?.[1]) >= 1;
       },
@@ -87,7 +87,7 @@ describe('webhook fairness in one process', () => {
       15_000,
       'failing endpoints reported',
     );
-    const text = (await call(t.baseUrl, 'GET', '/metrics')).text;
+    const text = (await t.scrape()).text;
     // no tenant id as a label (nor any label naming a tenant)
     expect(text).not.toMatch(/tenant/);
   }, 60_000);

@@ -378,6 +378,8 @@ export async function startIntegrationApi(options: StartOptions = {}): Promise<I
     // the receivers of `webhookReceiver()` listen on loopback over http
     WEBHOOK_ALLOW_HTTP: 'true',
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+    // no platform listener: its default port (3001) would be shared by every service started
+    PLATFORM_API_PORT: 'off',
     ...options.env,
     PORT: '0',
     DATA_DIR: join(runDir, 'data'),

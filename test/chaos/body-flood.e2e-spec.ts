@@ -158,7 +158,8 @@ describe('body floods: an authenticated probe stays fast', () => {
   }
 
   async function residentMib(): Promise<number> {
-    const text = await (await fetch(`${service.baseUrl}/metrics`)).text();
+    // the platform listener's: /metrics is not served on the API port without METRICS_TOKEN
+    const text = await (await fetch(`http://127.0.0.1:${service.platformPort}/metrics`)).text();
     const bytes = Number(/^process_resident_memory_bytes (\d+)/m.exec(text)?.[1]);
     return Math.round(bytes / MIB);
   }

@@ -9,6 +9,7 @@ import { createApp } from '../../src/app.setup.js';
 import type { AppConfig } from '../../src/common/config/app-config.js';
 import { loadConfig } from '../../src/common/config/load-config.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
+import { call, type ApiResponse } from './http.js';
 import { leakedSecrets, rememberSecret } from './secrets.js';
 
 export interface TestApp {
@@ -19,12 +20,16 @@ export interface TestApp {
   /** Every log line the application wrote, for leak checks. */
   logs: string[];
   database: TestDatabase;
+  /** `GET /metrics` on the API port with the app's METRICS_TOKEN. */
+  scrape(): Promise<ApiResponse>;
   close(): Promise<void>;
 }
 
 /**
  * Boots the real application (real PostgreSQL, real HTTP server on a free port) on a fresh
  * database of its own. Background workers are off unless `WORKERS_ENABLED: 'true'` is passed.
+ * `/metrics` is served on its port with a METRICS_TOKEN of its own (`scrape()`) unless the test
+ * passes `METRICS_TOKEN: ''`; the listeners beside the API port are main.ts's, never started here.
  */
 export async function startTestApp(
   env: Record<string, string> = {},
@@ -42,12 +47,14 @@ export async function startTestApp(
     WEBHOOK_ALLOW_HTTP: 'true',
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
     PORT: '0',
+    METRICS_TOKEN: randomBytes(24).toString('base64url'),
     // the suites run on either adapter: `HTTP_ADAPTER=fastify npm test`
     ...(process.env.HTTP_ADAPTER ? { HTTP_ADAPTER: process.env.HTTP_ADAPTER } : {}),
     ...env,
   });
   // the key that encrypts webhook secrets is a secret of its own
   rememberSecret(config.WEBHOOK_SECRET_KEY);
+  if (config.METRICS_TOKEN) rememberSecret(config.METRICS_TOKEN);
   const logs: string[] = [];
   const sink = new Writable({
     write(chunk: Buffer, _enc, done) {
@@ -67,6 +74,8 @@ export async function startTestApp(
     baseUrl,
     logs,
     database: db,
+    scrape: () =>
+      call(baseUrl, 'GET', '/metrics', { auth: `Bearer ${config.METRICS_TOKEN ?? ''}` }),
     async close() {
       await app.close();
       if (!database) await db.drop();

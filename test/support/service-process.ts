@@ -20,6 +20,10 @@ export interface ServiceProcess {
   pid: number;
   port: number;
   baseUrl: string;
+  /** The platform listener's port (PLATFORM_API_PORT: a free one unless the test says). */
+  platformPort?: number;
+  /** METRICS_PORT's listener's port, when the test sets METRICS_PORT. */
+  metricsPort?: number;
   child: ChildProcess;
   /** Everything the process wrote to stdout and stderr so far. */
   output(): string;
@@ -44,7 +48,8 @@ export interface StartOptions {
  * READY_FILE) and waits until `/health/ready` answers 200. Without `options.port` the service binds
  * a port of its own choosing (PORT=0) and its READY_FILE says which: a port picked free here could
  * be taken by another test worker before the service, seconds later, binds it. Fails with the
- * captured output if it exits or never gets ready.
+ * captured output if it exits or never gets ready. The platform listener binds a free port too
+ * (PLATFORM_API_PORT=0, unless `env` says otherwise): services run in parallel.
  */
 export async function startService(
   env: Record<string, string>,
@@ -57,6 +62,7 @@ export async function startService(
       PATH: process.env.PATH ?? '/usr/bin:/bin',
       HOME: process.env.HOME ?? '/tmp',
       SEED_DEMO: 'false',
+      PLATFORM_API_PORT: '0',
       // `HTTP_ADAPTER=fastify npm test` runs the spawned services on Fastify too
       ...(process.env.HTTP_ADAPTER ? { HTTP_ADAPTER: process.env.HTTP_ADAPTER } : {}),
       ...env,
@@ -96,14 +102,15 @@ export async function startService(
   };
 
   const deadline = Date.now() + (options.readyTimeoutMs ?? 60_000);
-  let port: number | undefined;
+  let ready: ReadyMessage | undefined;
   for (;;) {
     if (!running) {
       const { code, signal } = await exited;
       throw new Error(`service exited before ready (code ${code}, signal ${signal}):\n${output()}`);
     }
-    port ??= announcedPort(readyFile, child.pid!);
-    if (port !== undefined) {
+    ready ??= announced(readyFile, child.pid!);
+    if (ready !== undefined) {
+      const { port, platformPort, metricsPort } = ready;
       try {
         const res = await fetch(`http://127.0.0.1:${port}/health/ready`, {
           signal: AbortSignal.timeout(2_000),
@@ -113,6 +120,8 @@ export async function startService(
             pid: child.pid!,
             port,
             baseUrl: `http://127.0.0.1:${port}`,
+            platformPort,
+            metricsPort,
             child,
             output,
             alive: () => running,
@@ -133,8 +142,8 @@ export async function startService(
   }
 }
 
-/** The port the service `pid` announced in `readyFile` (written by rename: whole or absent). */
-function announcedPort(readyFile: string, pid: number): number | undefined {
+/** What the service `pid` announced in `readyFile` (written by rename: whole or absent). */
+function announced(readyFile: string, pid: number): ReadyMessage | undefined {
   let text: string;
   try {
     text = readFileSync(readyFile, 'utf8');
@@ -144,7 +153,7 @@ function announcedPort(readyFile: string, pid: number): number | undefined {
   const ready = JSON.parse(text) as ReadyMessage;
   if (ready.pid !== pid)
     throw new Error(`${readyFile} was written by pid ${ready.pid}, not ${pid}`);
-  return ready.port;
+  return ready;
 }
 
 /** `fetch` with a deadline; resolves to `timeout` instead of hanging. */

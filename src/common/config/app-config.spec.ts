@@ -72,6 +72,41 @@ describe('loadConfig', () => {
     );
   });
 
+  it('serves /metrics on the platform listener only by default (loopback, port 3001)', () => {
+    const config = loadConfig({});
+    expect({
+      token: config.METRICS_TOKEN,
+      port: config.METRICS_PORT,
+      host: config.METRICS_HOST,
+      platformPort: config.PLATFORM_API_PORT,
+      platformHost: config.PLATFORM_API_HOST,
+    }).toEqual({
+      token: undefined,
+      port: undefined,
+      host: '127.0.0.1',
+      platformPort: 3001,
+      platformHost: '127.0.0.1',
+    });
+  });
+
+  it.each([
+    ['off', false],
+    ['OFF', false],
+    ['0', 0],
+    ['4001', 4001],
+  ])('reads PLATFORM_API_PORT=%s', (value, expected) => {
+    expect(loadConfig({ PLATFORM_API_PORT: value }).PLATFORM_API_PORT).toBe(expected);
+  });
+
+  it.each([
+    [{ PLATFORM_API_PORT: 'no' }, 'PLATFORM_API_PORT must be a port (0..65535) or off'],
+    [{ PLATFORM_API_PORT: '70000' }, 'PLATFORM_API_PORT must be a port (0..65535) or off'],
+    [{ METRICS_PORT: 'x' }, 'METRICS_PORT'],
+    [{ METRICS_TOKEN: 'short' }, 'METRICS_TOKEN must be at least 16 characters'],
+  ])('refuses %j', (env, message) => {
+    expect(() => loadConfig(env)).toThrow(message);
+  });
+
   it('accepts a 32-byte base64 webhook key', () => {
     const key = Buffer.alloc(32, 7).toString('base64');
     expect(loadConfig({ WEBHOOK_SECRET_KEY: key }).WEBHOOK_SECRET_KEY).toBe(key);

@@ -1,8 +1,17 @@
 import { Transform } from 'class-transformer';
-import { IsIn, IsInt, IsOptional, IsString, Matches, Min, ValidateBy } from 'class-validator';
+import {
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  Matches,
+  Min,
+  MinLength,
+  ValidateBy,
+} from 'class-validator';
 
 import { HTTP_ADAPTERS, type HttpAdapterName } from '../http/platform/http-platform.js';
-import { toBytes } from './env-values.js';
+import { toBytes, toPortOrOff } from './env-values.js';
 import { BoolSetting, IntSetting } from './setting-decorators.js';
 import {
   isTrustProxy,
@@ -140,8 +149,9 @@ export class AppConfig {
   RATE_LIMIT_TOKEN_PER_MINUTE = 120;
 
   /**
-   * Failed client authentications at the token endpoint per caller IP per minute, whatever client
-   * ids they name (the limit above counts per client id, so rotating ids would escape it); past it
+   * Failed client authentications at the token endpoint per caller IP (an IPv6 /64, and its /48 at
+   * 16 times this) per minute, whatever client ids they name (the limit above counts per client
+   * id, so rotating ids would escape it); only failures count; past it
    * every token request from that address is 429 until the minute ends. 0 turns the limit off.
    */
   @IntSetting({ min: 0 })
@@ -259,6 +269,46 @@ export class AppConfig {
   }
 
   // --- end issue 23 ---
+
+  // --- /metrics and the platform listener (issue 34) ---
+
+  /**
+   * When set, `/metrics` is also served on the API port to requests with
+   * `Authorization: Bearer <METRICS_TOKEN>` (401 otherwise); unset, it is not served there at all.
+   */
+  @IsOptional()
+  @IsString()
+  @MinLength(16, { message: 'METRICS_TOKEN must be at least 16 characters' })
+  METRICS_TOKEN?: string;
+
+  /** When set, a listener of its own on METRICS_HOST serves `GET /metrics` (0: a free port). */
+  @IsOptional()
+  @IntSetting({ min: 0, max: 65535 })
+  METRICS_PORT?: number;
+
+  /** Where the METRICS_PORT listener listens: loopback unless the scraper runs elsewhere. */
+  @IsString()
+  METRICS_HOST = '127.0.0.1';
+
+  /**
+   * The platform listener's port (`off`: none; 0: a free port). For now it serves `/metrics`
+   * only; the platform API will be served there.
+   */
+  @Transform(toPortOrOff)
+  @ValidateBy({
+    name: 'portOrOff',
+    validator: {
+      validate: (value: unknown) =>
+        value === false ||
+        (Number.isInteger(value) && Number(value) >= 0 && Number(value) <= 65535),
+      defaultMessage: () => 'PLATFORM_API_PORT must be a port (0..65535) or off',
+    },
+  })
+  PLATFORM_API_PORT: number | false = 3001;
+
+  /** Where the platform listener listens: loopback, the platform's own machine, by default. */
+  @IsString()
+  PLATFORM_API_HOST = '127.0.0.1';
 
   get embedded(): boolean {
     return !this.DATABASE_URL;

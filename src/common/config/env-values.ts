@@ -2,6 +2,14 @@
 export const toInt = ({ value }: { value: unknown }): unknown =>
   typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value) : value;
 
+/** A port number, or `off` (false); anything else stays as it is and fails validation. */
+export const toPortOrOff = ({ value }: { value: unknown }): unknown => {
+  if (typeof value !== 'string') return value;
+  const v = value.trim();
+  if (v.toLowerCase() === 'off') return false;
+  return /^\d+$/.test(v) ? Number(v) : value;
+};
+
 export const toBool = ({ value }: { value: unknown }): unknown => {
   if (typeof value !== 'string') return value;
   const v = value.trim().toLowerCase();

@@ -15,6 +15,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     'DATABASE_LISTEN_URL',
     'RETENTION_EVENT_SECONDS',
     'LOG_FORMAT',
+    'METRICS_TOKEN',
+    'METRICS_PORT',
   );
   const raw: Record<string, string> = {};
   for (const key of known) {

@@ -4,6 +4,7 @@ import { Strategy } from 'passport-http-bearer';
 import { CredentialsService } from './credentials.service.js';
 import type { Principal } from '../../common/access/principal.js';
 import type { HttpRequest } from '../../common/http/platform/http-platform.js';
+import { countedAddress } from '../../common/http/client-address.js';
 
 @Injectable()
 export class BearerStrategy extends PassportStrategy(Strategy, 'bearer') {
@@ -13,6 +14,9 @@ export class BearerStrategy extends PassportStrategy(Strategy, 'bearer') {
   }
 
   async validate(req: HttpRequest, token: string): Promise<Principal | false> {
-    return (await this.credentials.authenticate(token, { caller: req.ip, request: req })) ?? false;
+    return (
+      (await this.credentials.authenticate(token, { caller: countedAddress(req), request: req })) ??
+      false
+    );
   }
 }

@@ -5,6 +5,7 @@ import { CredentialsService } from './credentials.service.js';
 import { permits } from './authorization.js';
 import { RouteRequirements } from './route-requirements.js';
 import { TOKEN_BODY_LIMIT, TOKEN_ROUTE } from './token-route.js';
+import { countedAddress } from '../../common/http/client-address.js';
 
 /** The token endpoint's: read before authentication (it authenticates from it), forms too. */
 const TOKEN_BODY: BodyTerms = { forms: true, limit: TOKEN_BODY_LIMIT };
@@ -30,7 +31,10 @@ export class BodyAdmissionService {
     if (route === TOKEN_ROUTE) return TOKEN_BODY;
     const token = bearerToken(req.headers.authorization);
     if (!token) return null;
-    const principal = await this.credentials.authenticate(token, { caller: req.ip, request: req });
+    const principal = await this.credentials.authenticate(token, {
+      caller: countedAddress(req),
+      request: req,
+    });
     if (principal === null) return null;
     // the route's scope and entitlement too, once the guard has met the route
     const requirement = this.requirements.of(req.method, route);

@@ -5,6 +5,9 @@ import { bigBodyTurns } from '../../common/http/request-body.js';
 import { MetricsRepository } from './metrics.repository.js';
 import { SharedReading } from './shared-reading.js';
 
+/** Prometheus's text format, as every listener that serves the metrics answers it. */
+export const METRICS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
+
 /** How old the database's figures in a scrape may be (scrapers ask every 15 s or more). */
 export const DATABASE_FIGURES_MAX_AGE_MS = 5_000;
 
@@ -22,6 +25,8 @@ export class MetricsService {
 
   constructor(repository: MetricsRepository, pageReads: PageReads) {
     collectDefaultMetrics({ register: this.registry });
+    // the exact Node version tells a reader which published vulnerabilities apply
+    this.registry.removeSingleMetric('nodejs_version_info');
     const figures = new SharedReading(async () => {
       const [inFlight, failing, byStatus, backlog] = await Promise.all([
         repository.attemptsInFlight(),
@@ -127,6 +132,11 @@ export class MetricsService {
         for (const [queue, turns] of Object.entries(queues())) this.inc({ queue }, turns.left);
       },
     });
+  }
+
+  /** The whole registry in Prometheus's text format (METRICS_CONTENT_TYPE). */
+  scrape(): Promise<string> {
+    return this.registry.metrics();
   }
 
   /** Seconds from an event to the first attempt of one of its deliveries. */

@@ -3,13 +3,16 @@ import type { ThrottlerStorage } from '@nestjs/throttler';
 /** The library declares it but does not export it from its entry point. */
 export type ThrottlerStorageRecord = Awaited<ReturnType<ThrottlerStorage['increment']>>;
 
-/** A throttler storage that can also take a hit back (both storages here). */
+/** A throttler storage that can also read a window without counting (both storages here). */
 export interface CounterStorage extends ThrottlerStorage {
-  /**
-   * Takes one hit of `key` back, within its current window only: a window that has ended is
-   * neither reopened nor carried below zero.
-   */
-  decrement(key: string, throttlerName: string): Promise<void>;
+  /** The hits of `key`'s current window and the ms until it ends, counting nothing (0, 0: none). */
+  peek(key: string, throttlerName: string): Promise<WindowState>;
+}
+
+/** A window as it stands: `hits` so far, `msLeft` until it ends. */
+export interface WindowState {
+  hits: number;
+  msLeft: number;
 }
 
 /**

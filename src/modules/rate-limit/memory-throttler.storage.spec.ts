@@ -48,15 +48,15 @@ describe('MemoryThrottlerStorage (fixed window)', () => {
     expect((await hit('client:1', 'token')).totalHits).toBe(1);
   });
 
-  it('takes a hit back within its window only, never below zero', async () => {
+  it('reads a window without counting, and no window once it has ended', async () => {
+    expect(await storage.peek('client:1', 'api')).toEqual({ hits: 0, msLeft: 0 });
     await hit();
-    await hit();
-    await storage.decrement('client:1', 'api');
-    expect((await hit()).totalHits).toBe(2);
-    jest.advanceTimersByTime(60_000);
-    await storage.decrement('client:1', 'api');
-    await storage.decrement('client:1', 'api');
-    expect((await hit()).totalHits).toBe(1);
+    jest.advanceTimersByTime(10_000);
+    expect(await storage.peek('client:1', 'api')).toEqual({ hits: 1, msLeft: 50_000 });
+    expect(await storage.peek('client:1', 'api')).toEqual({ hits: 1, msLeft: 50_000 });
+    expect(await storage.peek('client:1', 'token')).toEqual({ hits: 0, msLeft: 0 });
+    jest.advanceTimersByTime(50_000);
+    expect(await storage.peek('client:1', 'api')).toEqual({ hits: 0, msLeft: 0 });
   });
 
   it('forgets finished windows at the sweep', async () => {

@@ -2,6 +2,7 @@ import {
   type CounterStorage,
   fixedWindowRecord,
   type ThrottlerStorageRecord,
+  type WindowState,
 } from './fixed-window.js';
 
 interface Window {
@@ -48,10 +49,10 @@ export class MemoryThrottlerStorage implements CounterStorage {
     return Promise.resolve(fixedWindowRecord(window.hits, window.endsAt - now, limit));
   }
 
-  decrement(key: string, throttlerName: string): Promise<void> {
+  peek(key: string, throttlerName: string): Promise<WindowState> {
     const window = this.windows.get(`${throttlerName}:${key}`);
-    if (window && window.endsAt > Date.now() && window.hits > 0) window.hits -= 1;
-    return Promise.resolve();
+    const msLeft = window ? window.endsAt - Date.now() : 0;
+    return Promise.resolve(msLeft > 0 ? { hits: window!.hits, msLeft } : { hits: 0, msLeft: 0 });
   }
 
   close(): void {

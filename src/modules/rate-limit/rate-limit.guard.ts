@@ -10,6 +10,7 @@ import type { Principal } from '../../common/access/principal.js';
 import { TOKEN_ROUTE } from '../auth/token-route.js';
 import { RateLimitedError } from './rate-limited.error.js';
 import { callerKey } from './caller-key.js';
+import { countedAddress } from '../../common/http/client-address.js';
 
 export function isTokenRequest(platform: HttpPlatform, req: Request): boolean {
   return platform.routeOf(req) === TOKEN_ROUTE;
@@ -38,7 +39,7 @@ function tokenClientId(req: Request): string {
  */
 function trackerOf(req: Request & { user?: Principal }): string {
   if (req.user) return req.user.credential.ref;
-  return `${tokenClientId(req)}|${callerKey(req.ip)}`;
+  return `${tokenClientId(req)}|${callerKey(countedAddress(req))}`;
 }
 
 /**

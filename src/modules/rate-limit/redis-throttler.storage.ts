@@ -2,6 +2,7 @@ import {
   type CounterStorage,
   fixedWindowRecord,
   type ThrottlerStorageRecord,
+  type WindowState,
 } from './fixed-window.js';
 import type { Redis } from 'ioredis';
 
@@ -13,11 +14,12 @@ local ttl = redis.call('PTTL', KEYS[1])
 if ttl < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]); ttl = tonumber(ARGV[1]) end
 return { hits, ttl }`;
 
-/** A hit taken back only while its window lasts: DECR alone would recreate an expired key forever. */
-const UNHIT = `
+/** A window's hits and ms left, read in one step (a key without expiry is no window). */
+const PEEK = `
 local hits = tonumber(redis.call('GET', KEYS[1]) or '0')
-if hits > 0 then return redis.call('DECR', KEYS[1]) end
-return 0`;
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl < 0 then return { 0, 0 } end
+return { hits, ttl }`;
 
 /**
  * Throttler counters in Redis, shared by every replica. (The published Redis storage for
@@ -44,8 +46,12 @@ export class RedisThrottlerStorage implements CounterStorage {
     return fixedWindowRecord(hits, pttl, limit);
   }
 
-  async decrement(key: string, throttlerName: string): Promise<void> {
-    await this.redis.eval(UNHIT, 1, this.keyOf(throttlerName, key));
+  async peek(key: string, throttlerName: string): Promise<WindowState> {
+    const [hits, msLeft] = (await this.redis.eval(PEEK, 1, this.keyOf(throttlerName, key))) as [
+      number,
+      number,
+    ];
+    return { hits, msLeft };
   }
 
   private keyOf(throttlerName: string, key: string): string {

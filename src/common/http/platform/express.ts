@@ -4,6 +4,7 @@ import { ExpressAdapter, type NestExpressApplication } from '@nestjs/platform-ex
 import express, { type Request, type Response } from 'express';
 import { type AppConfig, proxyTrust } from '../../config/app-config.js';
 import { answerClientError } from '../client-error.js';
+import { settleClientAddress } from '../client-address.js';
 import { closeAfterResponse, whenResponseClosed } from '../lingering-close.js';
 import { JSON_CONTENT_TYPE, JsonText } from '../json-text.js';
 import { continueOnlyAdmittedBodies, readRequestBody } from '../request-body.js';
@@ -86,6 +87,7 @@ export class ExpressPlatform implements HttpPlatform {
         // after a misframed request on its connection: never handled, the connection is closing
         if (onCondemned(req)) return;
         const started = process.hrtime.bigint();
+        settleClientAddress(req);
         const id = requestIdFor(req);
         req.id = id;
         res.setHeader('X-Request-Id', id);

@@ -4,6 +4,7 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type AppConfig, proxyTrust } from '../../config/app-config.js';
 import { answerClientError } from '../client-error.js';
+import { settleClientAddress } from '../client-address.js';
 import { closeAfterResponse, whenResponseClosed } from '../lingering-close.js';
 import { JSON_CONTENT_TYPE, JsonText } from '../json-text.js';
 import { carriesBody, continueOnlyAdmittedBodies, readRequestBody } from '../request-body.js';
@@ -153,6 +154,7 @@ export class FastifyPlatform implements HttpPlatform {
       // after a misframed request on its connection: never handled, the connection is closing
       if (onCondemned(request.raw)) return;
       (request as { [REPLY]?: FastifyReply })[REPLY] = reply;
+      settleClientAddress(request);
       // Fastify never reads a GET or HEAD body (no parser runs): as on Express, it is not kept
       if ((request.method === 'GET' || request.method === 'HEAD') && carriesBody(request.raw)) {
         closeAfterResponse(reply.raw);

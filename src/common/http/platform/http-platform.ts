@@ -13,8 +13,13 @@ export type HttpAdapterName = (typeof HTTP_ADAPTERS)[number];
 export interface HttpRequest {
   /** The request id (`X-Request-Id` when the caller sent a sane one). */
   readonly id: string;
-  /** The caller's address (`TRUST_PROXY` decides whether `X-Forwarded-For` counts). */
+  /**
+   * The caller's address (`TRUST_PROXY` decides whether `X-Forwarded-For` counts); undefined when
+   * unknown, as when the chosen `X-Forwarded-For` entry is not an address (client-address.ts).
+   */
   readonly ip: string | undefined;
+  /** The connection the request came on (its peer: the client, or the closest proxy). */
+  readonly socket?: { readonly remoteAddress?: string } | null;
   readonly method: string;
   readonly url: string;
   readonly headers: IncomingHttpHeaders;

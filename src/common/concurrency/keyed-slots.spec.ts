@@ -1,0 +1,38 @@
+import { describe, expect, it } from '@jest/globals';
+import { KeyedSlots } from './keyed-slots.js';
+
+const tick = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('KeyedSlots', () => {
+  it('lets `slots` holders of one key in at once, the next in order as each leaves', async () => {
+    const slots = new KeyedSlots();
+    const entered: number[] = [];
+    const releases = new Map<number, () => void>();
+    for (let i = 0; i < 5; i++) {
+      void slots.acquire('a', 2).then((release) => {
+        entered.push(i);
+        releases.set(i, release);
+      });
+    }
+    await tick();
+    expect(entered).toEqual([0, 1]);
+    releases.get(1)!();
+    releases.get(1)!(); // a second release frees nothing more
+    await tick();
+    expect(entered).toEqual([0, 1, 2]);
+    releases.get(0)!();
+    releases.get(2)!();
+    await tick();
+    expect(entered).toEqual([0, 1, 2, 3, 4]);
+  });
+
+  it('keeps keys apart, and forgets a key once no slot of it is held', async () => {
+    const slots = new KeyedSlots();
+    const a = await slots.acquire('a', 1);
+    const b = await slots.acquire('b', 1);
+    expect(slots.size).toBe(2);
+    a();
+    b();
+    expect(slots.size).toBe(0);
+  });
+});
