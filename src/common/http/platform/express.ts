@@ -3,6 +3,7 @@ import { HttpException, type INestApplication, NotFoundException } from '@nestjs
 import { ExpressAdapter, type NestExpressApplication } from '@nestjs/platform-express';
 import express, { type Request, type Response } from 'express';
 import { type AppConfig, proxyTrust } from '../../config/app-config.js';
+import { answerBeforeRouting } from '../before-routing.js';
 import { answerClientError } from '../client-error.js';
 import { closeAfterResponse, whenResponseClosed } from '../lingering-close.js';
 import { JSON_CONTENT_TYPE, JsonText } from '../json-text.js';
@@ -81,6 +82,7 @@ export class ExpressPlatform implements HttpPlatform {
     server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
     server.on('clientError', answerClientError);
     continueOnlyAdmittedBodies(server);
+    answerBeforeRouting(server);
     (app as NestExpressApplication).use(
       (req: Request & { id?: string }, res: Response, next: (err?: unknown) => void) => {
         // after a misframed request on its connection: never handled, the connection is closing
@@ -136,6 +138,12 @@ export class ExpressPlatform implements HttpPlatform {
     return typeof route?.path === 'string' && !route.path.includes('*')
       ? `${baseUrl ?? ''}${route.path}`
       : this.routeFor(req);
+  }
+
+  methodsOnPath(req: HttpRequest): string[] {
+    const url = (req as { originalUrl?: string }).originalUrl ?? req.url;
+    const router = this.express?.router as unknown as { stack?: RouteLayer[] } | undefined;
+    return this.routes.methodsOn(router?.stack ?? [], routedPath(url));
   }
 
   /**
