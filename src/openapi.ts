@@ -119,7 +119,10 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
         "platform's UI), lock documents while working on them, and receive signed webhooks.\n\n" +
         'Obtain a token with the client-credentials grant at `POST /api/v1/oauth/token` ' +
         '(the **Authorize** button does this for you), then send it as `Authorization: Bearer …`. ' +
-        'Errors are RFC 9457 problem details with a stable `code`.',
+        'Errors are RFC 9457 problem details with a stable `code`. A method a path does not ' +
+        'take is 405 `method_not_allowed` with `Allow` (under /api/v1 once the token is valid, as ' +
+        "an unknown path's 404); an `Expect` other than `100-continue` is 417 " +
+        '`expectation_failed`.',
     )
     .setVersion('1.0.0')
     .setLicense('Proprietary', 'https://grc.example.com/terms')

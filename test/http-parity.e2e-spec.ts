@@ -1,7 +1,10 @@
+import { METHODS } from 'node:http';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startTestApp, type TestApp } from './support/app.js';
+import { withMessage } from './support/expect-message.js';
 import { createCaller, type TestCaller } from './support/factories.js';
+import { type Answer, exchange as rawExchange } from './support/raw-exchange.js';
 import { rememberSecretsIn } from './support/secrets.js';
 
 /** Headers that depend on the clock, not on the server: each is checked to be there, not equal. */
@@ -169,6 +172,57 @@ describe('HTTP adapters answer alike', () => {
     expect(fromFastify).toEqual(fromExpress);
     // the probes are meant to exercise refusals as much as answers
     expect(fromExpress.status).toBeGreaterThanOrEqual(200);
+  });
+
+  /** An answer read off the socket, with what differs by clock or chance made equal. */
+  function comparable(answer: Answer): Answer {
+    const uuid = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(answer.headers)) {
+      headers[name] = VOLATILE.has(name) ? typeof value : value.replace(uuid, '<uuid>');
+    }
+    return { ...answer, headers, body: answer.body.replace(uuid, '<uuid>') };
+  }
+
+  // every method Node parses (CONNECT aside: Node never routes it) and one it does not
+  const anyMethod = [...METHODS.filter((m) => m !== 'CONNECT'), 'FOOBAR'];
+  const somePaths = ['/api/v1/projects', '/api/v1/nope', '/health/live', '/nope'];
+
+  it('answers any method alike, on known and unknown paths, with a token or not', async () => {
+    for (const method of anyMethod) {
+      for (const path of somePaths) {
+        for (const auth of [false, true]) {
+          for (const body of [false, true]) {
+            const lines = [`${method} ${path} HTTP/1.1`, 'Host: localhost', 'X-Request-Id: p-1'];
+            if (auth) lines.push(`Authorization: ${caller.auth}`);
+            if (body) lines.push('Content-Type: application/json', 'Content-Length: 2');
+            const bytes = `${lines.join('\r\n')}\r\n\r\n${body ? '{}' : ''}`;
+            const fromExpress = comparable(await rawExchange(express.baseUrl, bytes));
+            const fromFastify = comparable(await rawExchange(fastify.baseUrl, bytes));
+            withMessage(`${method} ${path} token: ${auth}, body: ${body}`, () =>
+              expect(fromFastify).toEqual(fromExpress),
+            );
+          }
+        }
+      }
+    }
+  });
+
+  it('answers alike what Node would answer before routing', async () => {
+    const heads = [
+      ['GET /api/v1/projects HTTP/1.1'],
+      ['POST /api/v1/webhooks HTTP/1.1', 'Content-Type: application/json', 'Content-Length: 2'],
+      ['GET /api/v1/projects HTTP/1.1', 'Host: localhost', 'Expect: foo'],
+      ['POST /nope HTTP/1.1', 'Host: localhost', 'Expect: bar', 'Content-Length: 2'],
+      ['QUERY /api/v1/projects HTTP/1.1', 'Host: localhost', 'Content-Length: 2'],
+      ['GET /api/v1/projects HTTP/1.0'],
+    ];
+    for (const lines of heads) {
+      const bytes = `${[...lines, 'X-Request-Id: p-2'].join('\r\n')}\r\n\r\n{}`;
+      const fromExpress = comparable(await rawExchange(express.baseUrl, bytes));
+      const fromFastify = comparable(await rawExchange(fastify.baseUrl, bytes));
+      withMessage(lines.join(' | '), () => expect(fromFastify).toEqual(fromExpress));
+    }
   });
 
   it('labels requests in metrics with the same route patterns', async () => {

@@ -605,7 +605,7 @@ describe('candidate external revisions', () => {
       ).toHaveProperty('get');
     });
 
-    it('answers 404 to every attempt to accept, reject or edit over HTTP', async () => {
+    it('answers 404 or 405 to every attempt to accept, reject or edit over HTTP', async () => {
       const f = await fixture();
       const staged = await post(f, { content: { x: 1 } });
       const base = `/documents/${f.documentId}/external-revisions/${staged.body.revisionId}`;
@@ -620,8 +620,11 @@ describe('candidate external revisions', () => {
           auth: f.caller.auth,
           body: { status: 'accepted', decided_by: 'me' },
         });
-        withMessage(`${method} ${path}`, () => expect(res.status).toBe(404));
-        expect(res.body.code).toBe('not_found');
+        // the revision's own path is known (GET): another method there is 405, not a decision
+        const known = path === base;
+        withMessage(`${method} ${path}`, () => expect(res.status).toBe(known ? 405 : 404));
+        expect(res.body.code).toBe(known ? 'method_not_allowed' : 'not_found');
+        if (known) expect(res.headers.get('allow')).toBe('GET, HEAD');
       }
       expect((await revisionRows(t.app, f.documentId)).map((r) => r.status)).toEqual(['staged']);
     });

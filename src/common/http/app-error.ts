@@ -78,3 +78,25 @@ export class ConflictError extends AppError {
 export class MalformedRequestError extends AppError {
   readonly code = 'malformed_request';
 }
+
+/**
+ * A known path asked with a method none of its routes takes (RFC 9110 §15.5.6): `Allow` lists
+ * the methods that are (`allowedMethods`).
+ */
+export class MethodNotAllowedError extends AppError {
+  readonly code = 'method_not_allowed';
+  constructor(method: string, allowed: readonly string[]) {
+    super(`${method} is not allowed on this path (allowed: ${allowed.join(', ')})`);
+    this.headers.Allow = allowed.join(', ');
+  }
+}
+
+/**
+ * An expectation other than `100-continue` (RFC 9110 §10.1.1): the service meets no other.
+ */
+export class ExpectationFailedError extends AppError {
+  readonly code = 'expectation_failed';
+  constructor() {
+    super('the only expectation this service meets is 100-continue');
+  }
+}

@@ -25,6 +25,7 @@ export const ERROR_CODES = {
   revision_not_staged: { status: 409, title: 'Revision not staged' },
   payload_too_large: { status: 413, title: 'Payload too large' },
   unsupported_media_type: { status: 415, title: 'Unsupported media type' },
+  expectation_failed: { status: 417, title: 'Expectation failed' },
   document_locked: { status: 423, title: 'Document locked' },
   rate_limited: { status: 429, title: 'Too many requests' },
   headers_too_large: { status: 431, title: 'Request header fields too large' },

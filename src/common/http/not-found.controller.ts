@@ -1,24 +1,26 @@
-import { All, Controller, type Type } from '@nestjs/common';
+import { All, Controller, Req, type Type } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
-import { NotFoundError } from './app-error.js';
+import { noRouteError } from './allowed-methods.js';
 import { AnyBody } from './bodyless-route.js';
 import { AnyQuery } from './known-query.js';
+import type { HttpPlatform, HttpRequest } from './platform/http-platform.js';
 
 /**
- * Registered last: an unknown route under `/api/v1` passes the global guard first, so without a
- * valid token it is 401 and with one 404 (CONTRACT.md §2), and never reveals which routes exist.
+ * Registered last: a request under `/api/v1` that no route of its method takes passes the global
+ * guard first, so without a valid token it is 401 (CONTRACT.md §2), and never reveals which routes
+ * exist; with one, 405 with `Allow` on a path other methods' routes take, 404 on any other.
  * `paths` are the router's own spelling of "everything" (HttpPlatform.catchAllPaths).
  */
-export function notFoundController(paths: string[]): Type {
+export function notFoundController(platform: HttpPlatform): Type {
   @ApiExcludeController()
   // an unknown route is 404 whatever its query or body
   @AnyQuery()
   @AnyBody()
   @Controller()
   class NotFoundController {
-    @All(paths)
-    notFound(): never {
-      throw new NotFoundError('route');
+    @All(platform.catchAllPaths)
+    notFound(@Req() req: HttpRequest): never {
+      throw noRouteError(req.method, platform.methodsOnPath(req));
     }
   }
   return NotFoundController;

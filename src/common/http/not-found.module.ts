@@ -6,6 +6,6 @@ import type { HttpPlatform } from './platform/http-platform.js';
 @Module({})
 export class NotFoundModule {
   static register(platform: HttpPlatform): DynamicModule {
-    return { module: NotFoundModule, controllers: [notFoundController(platform.catchAllPaths)] };
+    return { module: NotFoundModule, controllers: [notFoundController(platform)] };
   }
 }

@@ -6,7 +6,13 @@ import {
   Logger,
 } from '@nestjs/common';
 import { CallerGoneError } from '../concurrency/caller-signal.js';
-import { AppError, type FieldError, ValidationFailedError } from './app-error.js';
+import { noRouteError } from './allowed-methods.js';
+import {
+  AppError,
+  type FieldError,
+  MethodNotAllowedError,
+  ValidationFailedError,
+} from './app-error.js';
 import { BodyError } from './body-decoding.js';
 import { OAuthError } from './oauth-error.js';
 import type { FrameworkRefusal, HttpPlatform, HttpRequest } from './platform/http-platform.js';
@@ -91,7 +97,7 @@ export class ProblemFilter implements ExceptionFilter {
       return;
     }
 
-    const body = this.toProblem(exception, rid, headers);
+    const body = this.toProblem(this.routingError(exception, req), rid, headers);
     // the matched route when there is one (a trailing slash too), else the path as sent
     if (this.oauthRoutes.has(this.platform.routeOf(req) ?? pathOf(req.url))) {
       // the token endpoint speaks RFC 6749 only, also for errors found before it runs
@@ -109,6 +115,16 @@ export class ProblemFilter implements ExceptionFilter {
       { ...headers, 'Content-Type': PROBLEM_CONTENT_TYPE },
       JSON.stringify(body),
     );
+  }
+
+  /**
+   * The router's own 404 (a path outside `/api/v1`, where no guard runs: the public health and
+   * metrics routes) is a 405 with `Allow` where other methods have a route, as under `/api/v1`.
+   */
+  private routingError(exception: unknown, req: HttpRequest): unknown {
+    if (!(exception instanceof HttpException) || exception.getStatus() !== 404) return exception;
+    const error = noRouteError(req.method, this.platform.methodsOnPath(req));
+    return error instanceof MethodNotAllowedError ? error : exception;
   }
 
   private toProblem(

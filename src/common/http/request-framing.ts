@@ -21,12 +21,17 @@ const condemned = new WeakSet<Socket>();
 
 /**
  * Why a request's head cannot be trusted to frame and attribute it, or undefined when it can:
- * a singleton header sent twice, or a transfer coding other than `chunked` alone (RFC 9112 §6.1;
+ * an HTTP/1.1 request without `Host`, a singleton header sent twice, or a transfer coding other than `chunked` alone (RFC 9112 §6.1;
  * Node's parser decodes the chunks and hands the other codings' bytes on as if they were the
  * body, so `gzip, chunked` would be read as a body it is not). A `Content-Encoding` is decoded
  * (body-decoding.ts); this is about the message, checked before anything else reads it.
  */
 export function framingProblem(req: IncomingMessage): string | undefined {
+  // RFC 9112 §3.2; Node's own check is off, so that this is answered as problem details
+  // (before-routing.ts): the same versions as Node's
+  if (req.httpVersionMajor === 1 && req.httpVersionMinor === 1 && req.headers.host === undefined) {
+    return 'an HTTP/1.1 request must send a Host header';
+  }
   const seen = new Set<string>();
   const raw = req.rawHeaders;
   for (let i = 0; i < raw.length; i += 2) {

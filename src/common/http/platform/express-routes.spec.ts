@@ -102,6 +102,38 @@ describe('ExpressRoutes', () => {
     expect(routes.lookup(longer, 'POST', '/api/v1/late/1')).toBe('/api/v1/late/:id');
   });
 
+  it('tells the methods of the routes on a path, never those of a route for every method', () => {
+    const routes = new ExpressRoutes();
+    const stack = stackOf(ROUTES);
+    expect(routes.methodsOn(stack, '/api/v1/webhooks/3').sort()).toEqual(['GET', 'PATCH']);
+    expect(routes.methodsOn(stack, '/api/v1/webhooks/3/')).toHaveLength(2);
+    expect(routes.methodsOn(stack, '/api/v1/documents/3/checkout')).toEqual(['POST']);
+    expect(routes.methodsOn(stack, '/api/v1/x/y')).toEqual(['GET']);
+    expect(routes.methodsOn(stack, '/api/v1/x/z')).toEqual([]);
+    expect(routes.methodsOn(stack, '/api/v1')).toEqual([]);
+    expect(routes.methodsOn(stack, '/api/v1/nowhere')).toEqual([]);
+  });
+
+  it("takes Nest's mounts for every method on a routed path for no route", () => {
+    const app = express();
+    // what Nest does: middleware mounted for every method on an excluded path, the route, and
+    // the not-found handler for every method on it after the routes
+    app.all('/health/live', () => undefined);
+    app.get('/health/live', () => undefined);
+    app.all('/api/v1', () => undefined);
+    app.all('/health/live', () => undefined);
+    const stack = (app.router as unknown as { stack: RouteLayer[] }).stack;
+    const routes = new ExpressRoutes();
+    expect(routes.lookup(stack, 'ACL', '/health/live')).toBeUndefined();
+    expect(routes.lookup(stack, 'GET', '/health/live')).toBe('/health/live');
+    expect(routes.methodsOn(stack, '/health/live')).toEqual(['GET']);
+    // a route for every method on a path of its own is one (the API root's catch-all)
+    expect(routes.lookup(stack, 'PUT', '/api/v1')).toBe('/api/v1');
+    const [mount, route] = stack.filter((layer) => layer.route !== undefined);
+    expect(routes.isRoute(stack, mount!.route!)).toBe(false);
+    expect(routes.isRoute(stack, route!.route!)).toBe(true);
+  });
+
   it('looks up the path Express routes on: no query, fragment, scheme or authority', () => {
     expect(routedPath('/api/v1/projects?limit=5')).toBe('/api/v1/projects');
     expect(routedPath('/api/v1/documents/1/checkout#x')).toBe('/api/v1/documents/1/checkout');

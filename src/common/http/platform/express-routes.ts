@@ -1,3 +1,5 @@
+import { METHODS } from 'node:http';
+
 /** The parts of an Express router's layer a route look-up reads. */
 export interface RouteLayer {
   route?: { path?: unknown; methods?: Record<string, boolean | undefined> };
@@ -46,26 +48,52 @@ export class ExpressRoutes {
   private indexedLength = -1;
   private byMethod = new Map<string, Candidate[]>();
   private anyMethod: Candidate[] = [];
+  /** The `route` objects of the routes (not the mounts for every method on a routed path). */
+  private routeObjects = new WeakSet<object>();
+  /** The routes of each method registered for it by name (not for every method). */
+  private ownByMethod = new Map<string, Candidate[]>();
 
   lookup(stack: readonly RouteLayer[], method: string, path: string): string | undefined {
-    if (stack !== this.indexed || stack.length !== this.indexedLength) this.index(stack);
+    this.indexIfChanged(stack);
     const verb = method === 'HEAD' ? 'get' : method.toLowerCase();
     const segments = segmentCount(path);
-    for (const c of this.byMethod.get(verb) ?? this.anyMethod) {
-      if (c.segments !== undefined && c.segments !== segments) continue;
-      try {
-        if (c.layer.match(path)) return c.pattern;
-      } catch {
-        // a path whose parameters are not valid percent-encoding matches no route
-      }
+    return (this.byMethod.get(verb) ?? this.anyMethod).find((c) => matches(c, path, segments))
+      ?.pattern;
+  }
+
+  /**
+   * The methods (upper case) whose own routes match `path`; routes for every method (the
+   * catch-alls) do not count.
+   */
+  methodsOn(stack: readonly RouteLayer[], path: string): string[] {
+    this.indexIfChanged(stack);
+    const segments = segmentCount(path);
+    const methods: string[] = [];
+    for (const [verb, candidates] of this.ownByMethod) {
+      if (candidates.some((c) => matches(c, path, segments))) methods.push(verb.toUpperCase());
     }
-    return undefined;
+    return methods;
+  }
+
+  /**
+   * Whether a layer's `route` the router matched is a route: a mount of Nest's for every method
+   * on a routed path (its middleware, its not-found handler) is not.
+   */
+  isRoute(stack: readonly RouteLayer[], route: object): boolean {
+    this.indexIfChanged(stack);
+    return this.routeObjects.has(route);
+  }
+
+  private indexIfChanged(stack: readonly RouteLayer[]): void {
+    if (stack !== this.indexed || stack.length !== this.indexedLength) this.index(stack);
   }
 
   /** Each method's candidates in the router's order (the first match wins, as in routing). */
   private index(stack: readonly RouteLayer[]): void {
     const candidates: Array<{ candidate: Candidate; verbs: string[] | 'all' }> = [];
     const verbs = new Set<string>();
+    /** Paths with routes of their own methods, without a trailing slash. */
+    const routed = new Set<string>();
     for (const layer of stack) {
       const route = layer.route;
       if (typeof route?.path !== 'string' || route.path.includes('*')) continue;
@@ -77,18 +105,46 @@ export class ExpressRoutes {
       };
       const methods = route.methods ?? {};
       const own = Object.keys(methods).filter((verb) => verb !== '_all' && methods[verb]);
-      for (const verb of own) verbs.add(verb);
-      candidates.push({ candidate, verbs: methods['_all'] ? 'all' : own });
+      // `app.all` (Nest's) names every method one by one; `route.all` says `_all`
+      const every = methods['_all'] === true || own.length >= METHODS.length;
+      if (!every) {
+        for (const verb of own) verbs.add(verb);
+        routed.add(withoutSlash(pattern));
+      }
+      candidates.push({ candidate, verbs: every ? 'all' : own });
     }
+    // for every method on a path that has routes of its own methods: Nest's middleware and
+    // not-found handler mounted on a path outside the prefix (`/health/live`), never a route
+    const routes = candidates.filter(
+      ({ candidate, verbs: of }) => of !== 'all' || !routed.has(withoutSlash(candidate.pattern)),
+    );
     this.byMethod = new Map([...verbs].map((verb) => [verb, []]));
     this.anyMethod = [];
-    for (const { candidate, verbs: of } of candidates) {
+    this.ownByMethod = new Map([...verbs].map((verb) => [verb, []]));
+    this.routeObjects = new WeakSet(routes.map(({ candidate }) => candidate.layer.route!));
+    for (const { candidate, verbs: of } of routes) {
       if (of === 'all') this.anyMethod.push(candidate);
       for (const [verb, list] of this.byMethod) {
         if (of === 'all' || of.includes(verb)) list.push(candidate);
       }
+      if (of !== 'all') for (const verb of of) this.ownByMethod.get(verb)!.push(candidate);
     }
     this.indexed = stack;
     this.indexedLength = stack.length;
   }
+}
+
+/** Whether a route matches a path of `segments` segments. */
+function matches(c: Candidate, path: string, segments: number): boolean {
+  if (c.segments !== undefined && c.segments !== segments) return false;
+  try {
+    return c.layer.match(path);
+  } catch {
+    // a path whose parameters are not valid percent-encoding matches no route
+    return false;
+  }
+}
+
+function withoutSlash(path: string): string {
+  return path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
 }

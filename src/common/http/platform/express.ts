@@ -3,11 +3,12 @@ import { HttpException, type INestApplication, NotFoundException } from '@nestjs
 import { ExpressAdapter, type NestExpressApplication } from '@nestjs/platform-express';
 import express, { type Request, type Response } from 'express';
 import { type AppConfig, proxyTrust } from '../../config/app-config.js';
+import { answerBeforeRouting } from '../before-routing.js';
 import { answerClientError } from '../client-error.js';
 import { settleClientAddress } from '../client-address.js';
 import { closeAfterResponse, whenResponseClosed } from '../lingering-close.js';
 import { JSON_CONTENT_TYPE, JsonText } from '../json-text.js';
-import { continueOnlyAdmittedBodies, readRequestBody } from '../request-body.js';
+import { carriesBody, continueOnlyAdmittedBodies, readRequestBody } from '../request-body.js';
 import { misframed, onCondemned } from '../request-framing.js';
 import { requestIdFor } from '../request-id.js';
 import { ExpressRoutes, type RouteLayer, routedPath } from './express-routes.js';
@@ -59,6 +60,8 @@ export class ExpressPlatform implements HttpPlatform {
   private express: express.Express | undefined;
   private readonly routes = new ExpressRoutes();
   private readonly routesFound = new WeakMap<object, string | undefined>();
+  /** Requests whose body the body middleware has handled (read, refused or left). */
+  private readonly bodiesSeen = new WeakSet<object>();
 
   constructor(private readonly config: AppConfig) {}
 
@@ -82,6 +85,7 @@ export class ExpressPlatform implements HttpPlatform {
     server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
     server.on('clientError', answerClientError);
     continueOnlyAdmittedBodies(server);
+    answerBeforeRouting(server);
     (app as NestExpressApplication).use(
       (req: Request & { id?: string }, res: Response, next: (err?: unknown) => void) => {
         // after a misframed request on its connection: never handled, the connection is closing
@@ -102,16 +106,20 @@ export class ExpressPlatform implements HttpPlatform {
   }
 
   afterRoutes(): void {
-    this.express!.use((_req: Request, _res: Response, next: (err: unknown) => void) =>
+    this.express!.use((req: Request, res: Response, next: (err: unknown) => void) => {
+      // a body no middleware looked at (a path outside the prefix) is never read, as on Fastify,
+      // whose parser finds no route for it: the connection is not kept
+      if (!this.bodiesSeen.has(req) && carriesBody(req)) closeAfterResponse(res);
       // what Nest's own not-found handler throws, which Fastify's runs for these paths
-      next(new NotFoundException()),
-    );
+      next(new NotFoundException());
+    });
   }
 
   /** After the request logger: the body (readRequestBody), then the hook the handler runs inside. */
   middleware(): PlatformMiddleware[] {
     return [
       (req, res, next) => {
+        this.bodiesSeen.add(req);
         readRequestBody({
           request: req as unknown as HttpRequest,
           raw: req,
@@ -135,9 +143,16 @@ export class ExpressPlatform implements HttpPlatform {
   routeOf(req: HttpRequest): string | undefined {
     const { route, baseUrl } = req as unknown as { route?: { path?: unknown }; baseUrl?: string };
     // a catch-all route is the middleware Nest applies to every path, or the 404 route
-    return typeof route?.path === 'string' && !route.path.includes('*')
+    return typeof route?.path === 'string' &&
+      !route.path.includes('*') &&
+      this.routes.isRoute(this.routerStack(), route)
       ? `${baseUrl ?? ''}${route.path}`
       : this.routeFor(req);
+  }
+
+  methodsOnPath(req: HttpRequest): string[] {
+    const url = (req as { originalUrl?: string }).originalUrl ?? req.url;
+    return this.routes.methodsOn(this.routerStack(), routedPath(url));
   }
 
   /**
@@ -150,10 +165,14 @@ export class ExpressPlatform implements HttpPlatform {
     if (this.routesFound.has(req)) return this.routesFound.get(req);
     const url = (req as { originalUrl?: string }).originalUrl ?? req.url;
     const path = routedPath(url);
-    const router = this.express?.router as unknown as { stack?: RouteLayer[] } | undefined;
-    const route = this.routes.lookup(router?.stack ?? [], req.method, path);
+    const route = this.routes.lookup(this.routerStack(), req.method, path);
     this.routesFound.set(req, route);
     return route;
+  }
+
+  private routerStack(): RouteLayer[] {
+    const router = this.express?.router as unknown as { stack?: RouteLayer[] } | undefined;
+    return router?.stack ?? [];
   }
 
   refusalOf(err: unknown): FrameworkRefusal | undefined {

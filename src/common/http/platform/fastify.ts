@@ -1,8 +1,9 @@
-import type { Server } from 'node:http';
+import { METHODS, type Server } from 'node:http';
 import { HttpException, type INestApplication } from '@nestjs/common';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
 import { type AppConfig, proxyTrust } from '../../config/app-config.js';
+import { answerBeforeRouting } from '../before-routing.js';
 import { answerClientError } from '../client-error.js';
 import { settleClientAddress } from '../client-address.js';
 import { closeAfterResponse, whenResponseClosed } from '../lingering-close.js';
@@ -20,6 +21,23 @@ import type {
 } from './http-platform.js';
 
 const REPLY = Symbol('reply');
+
+/** The methods whose bodies Fastify hands to a content-type parser; it reads no other's. */
+const BODY_METHODS: ReadonlySet<string> = new Set(['DELETE', 'OPTIONS', 'PATCH', 'POST', 'PUT']);
+
+/**
+ * Every method Node parses is routed, as on Express, so that each reaches the catch-all (and its
+ * guard) instead of Fastify's unguarded 404; and only `BODY_METHODS` bodies are read. Fastify
+ * reads `QUERY` bodies by default and refuses a `QUERY` without `Content-Type` with a 400 before
+ * any hook or guard: no route takes `QUERY`, so it is answered as Express answers it (the body,
+ * never read, closes the connection: the onRequest hook). CONNECT never reaches routing.
+ */
+function routeEveryMethod(fastify: FastifyInstance): void {
+  for (const method of METHODS) {
+    if (method === 'CONNECT') continue;
+    fastify.addHttpMethod(method, { hasBody: BODY_METHODS.has(method), overrideExisting: true });
+  }
+}
 
 /** The reply of a request, kept by the onRequest hook (a body parser is given the request only). */
 function replyOf(request: FastifyRequest): FastifyReply {
@@ -90,11 +108,12 @@ export class FastifyPlatform implements HttpPlatform {
   readonly catchAllPaths = ['', '*'];
 
   private hooks: RequestHooks | undefined;
+  private instance: FastifyInstance | undefined;
 
   constructor(private readonly config: AppConfig) {}
 
   createAdapter(): FastifyAdapter {
-    return new JsonTextFastifyAdapter({
+    const adapter = new JsonTextFastifyAdapter({
       bodyLimit: this.config.BODY_LIMIT,
       // Node's own default, which Fastify turns off: a client has 5 minutes to send its request
       requestTimeout: 300_000,
@@ -127,12 +146,16 @@ export class FastifyPlatform implements HttpPlatform {
           .send(JSON.stringify(body));
       },
     });
+    routeEveryMethod(adapter.getInstance());
+    return adapter;
   }
 
   configure(app: INestApplication, hooks: RequestHooks): void {
     this.hooks = hooks;
     continueOnlyAdmittedBodies(app.getHttpServer() as Server);
+    answerBeforeRouting(app.getHttpServer() as Server);
     const fastify = (app as NestFastifyApplication).getHttpAdapter().getInstance();
+    this.instance = fastify;
     fastify.removeAllContentTypeParsers();
     // one parser for every media type: readRequestBody checks the credential and the type first
     fastify.addContentTypeParser('*', (request, _payload, done) => {
@@ -155,8 +178,9 @@ export class FastifyPlatform implements HttpPlatform {
       if (onCondemned(request.raw)) return;
       (request as { [REPLY]?: FastifyReply })[REPLY] = reply;
       settleClientAddress(request);
-      // Fastify never reads a GET or HEAD body (no parser runs): as on Express, it is not kept
-      if ((request.method === 'GET' || request.method === 'HEAD') && carriesBody(request.raw)) {
+      // Fastify never reads the body of a GET, HEAD or other method no route reads a body of (no
+      // parser runs): as on Express, the connection is not kept
+      if (!BODY_METHODS.has(request.method) && carriesBody(request.raw)) {
         closeAfterResponse(reply.raw);
       }
       reply.header('X-Request-Id', request.id);
@@ -178,6 +202,19 @@ export class FastifyPlatform implements HttpPlatform {
   /** Fastify reads bodies itself (content-type parsers, `configure`). */
   middleware(): PlatformMiddleware[] {
     return [];
+  }
+
+  methodsOnPath(req: HttpRequest): string[] {
+    const request = req as unknown as FastifyRequest;
+    // reached by the catch-all of the prefix itself (`''`): that route's path is no other's
+    const params = request.params as Record<string, unknown>;
+    if (request.routeOptions.url !== undefined && !('*' in params)) return [];
+    const fastify = this.instance!;
+    return fastify.supportedMethods.filter((method) => {
+      const found = fastify.findRoute({ method: method as HTTPMethods, url: request.url });
+      // the catch-all (`*`) is there for every method
+      return found !== null && !('*' in (found.params as Record<string, unknown>));
+    });
   }
 
   routeOf(req: HttpRequest): string | undefined {

@@ -79,6 +79,12 @@ export interface HttpPlatform {
    * only a catch-all (the 404 route, middleware applied to every path).
    */
   routeOf(req: HttpRequest): string | undefined;
+  /**
+   * The methods of the routes on the request's path, as its router matches paths (catch-alls
+   * never count): empty for a path no route has. For a request that reached no route of its own
+   * method, it tells a 405 from a 404.
+   */
+  methodsOnPath(req: HttpRequest): string[];
   /** What the server refused on its own (an undecodable URL, a body over the limit), if `err` is that. */
   refusalOf(err: unknown): FrameworkRefusal | undefined;
   /** Whether the response has been sent (or its head written). */
