@@ -3,6 +3,7 @@ import { HttpException, type INestApplication, NotFoundException } from '@nestjs
 import { ExpressAdapter, type NestExpressApplication } from '@nestjs/platform-express';
 import express, { type Request, type Response } from 'express';
 import { type AppConfig, proxyTrust } from '../../config/app-config.js';
+import { bodyRateOf } from '../body-rate.js';
 import { answerClientError } from '../client-error.js';
 import { closeAfterResponse, whenResponseClosed } from '../lingering-close.js';
 import { JSON_CONTENT_TYPE, JsonText } from '../json-text.js';
@@ -115,6 +116,7 @@ export class ExpressPlatform implements HttpPlatform {
           raw: req,
           route: this.routeOf(req as unknown as HttpRequest),
           limit: this.config.BODY_LIMIT,
+          rate: bodyRateOf(this.config),
           admits: this.hooks!.admitsBody,
           closeAfterResponse: () => closeAfterResponse(res),
           onResponseClosed: (listener) => whenResponseClosed(res, listener),

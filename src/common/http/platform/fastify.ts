@@ -3,6 +3,7 @@ import { HttpException, type INestApplication } from '@nestjs/common';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type AppConfig, proxyTrust } from '../../config/app-config.js';
+import { bodyRateOf } from '../body-rate.js';
 import { answerClientError } from '../client-error.js';
 import { closeAfterResponse, whenResponseClosed } from '../lingering-close.js';
 import { JSON_CONTENT_TYPE, JsonText } from '../json-text.js';
@@ -140,6 +141,7 @@ export class FastifyPlatform implements HttpPlatform {
         raw: request.raw,
         route: this.routeOf(request as unknown as HttpRequest),
         limit: this.config.BODY_LIMIT,
+        rate: bodyRateOf(this.config),
         admits: hooks.admitsBody,
         closeAfterResponse: () => closeAfterResponse(replyOf(request).raw),
         onResponseClosed: (listener) => whenResponseClosed(replyOf(request).raw, listener),
