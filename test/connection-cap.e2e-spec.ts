@@ -179,6 +179,19 @@ function connectFrom(baseUrl: string, localAddress: string): Promise<Raw> {
   });
 }
 
+/** `promise`, or a failure naming `what` after 10 s. */
+async function within<T>(what: string, promise: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`timed out waiting until ${what}`)), 10_000);
+  });
+  try {
+    return await Promise.race([promise, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** The problem body of a raw HTTP/1.1 response. */
 function problemOf(response: string): { code?: string; status?: number } {
   return JSON.parse(response.slice(response.indexOf('\r\n\r\n') + 4)) as { code?: string };
@@ -239,7 +252,7 @@ describe('Connections: head timeout, per-address cap, body rate, refused uploads
     const trickle = setInterval(() => trickling.socket.write('X-Slow: 1\r\n'), 200);
     try {
       for (const raw of [idle, trickling]) {
-        await raw.ended;
+        await within('the server answers', raw.ended);
         // the client never closes its side: the server closes the connection all the same
         await closedByServer(raw);
         expect(raw.received()).toMatch(/^HTTP\/1\.1 408 /);
@@ -259,7 +272,7 @@ describe('Connections: head timeout, per-address cap, body rate, refused uploads
       held.push(raw);
     }
     const dropped = await open('127.0.0.2');
-    await dropped.ended;
+    await within('the server closes it', dropped.ended);
     expect(dropped.received()).toBe('');
     await closedByServer(dropped);
     const logged = await until('the drop is logged', () =>
@@ -275,7 +288,7 @@ describe('Connections: head timeout, per-address cap, body rate, refused uploads
     other.socket.write(
       `GET /api/v1/projects HTTP/1.1\r\nHost: localhost\r\nAuthorization: ${caller.auth}\r\nConnection: close\r\n\r\n`,
     );
-    await other.ended;
+    await within('the server answers', other.ended);
     expect(other.received()).toMatch(/^HTTP\/1\.1 200 /);
     const proxied = [];
     for (let i = 0; i < 4; i++) proxied.push(await open('127.0.0.3'));
@@ -283,7 +296,7 @@ describe('Connections: head timeout, per-address cap, body rate, refused uploads
     last.socket.write(
       `GET /api/v1/projects HTTP/1.1\r\nHost: localhost\r\nAuthorization: ${caller.auth}\r\nConnection: close\r\n\r\n`,
     );
-    await last.ended;
+    await within('the server answers', last.ended);
     expect(last.received()).toMatch(/^HTTP\/1\.1 200 /);
     for (const raw of [...held, ...proxied]) raw.socket.destroy();
     await noneOpenFrom('127.0.0.2');
@@ -298,7 +311,7 @@ describe('Connections: head timeout, per-address cap, body rate, refused uploads
     // a byte every 100 ms: 5 in a window, under the 100 asked for
     const trickle = setInterval(() => slow.socket.write(' '), 100);
     try {
-      await slow.ended;
+      await within('the server answers', slow.ended);
       await closedByServer(slow);
     } finally {
       clearInterval(trickle);
@@ -326,7 +339,7 @@ describe('Connections: head timeout, per-address cap, body rate, refused uploads
       }
     };
     pump();
-    await upload.ended;
+    await within('the server answers', upload.ended);
     await closedByServer(upload);
     expect(upload.received()).toMatch(/^HTTP\/1\.1 401 /);
     // the head, what the close reads (64 KiB) and what Node's buffers took before it paused
