@@ -4,7 +4,12 @@ import { NestFactory, Reflector } from '@nestjs/core';
 import { Logger } from 'nestjs-pino';
 import { AppModule, type AppModuleOptions } from './app.module.js';
 import type { AppConfig } from './common/config/app-config.js';
-import { capConnections } from './common/http/connection-cap.js';
+import {
+  boundRequestHeads,
+  capConnections,
+  capConnectionsPerAddress,
+} from './common/http/connection-cap.js';
+import { trustedPeer } from './common/net/peer-address.js';
 import { DeferredBodyErrorInterceptor } from './common/http/deferred-body-error.interceptor.js';
 import { createHttpPlatform } from './common/http/platform/create-http-platform.js';
 import type { HttpPlatform } from './common/http/platform/http-platform.js';
@@ -55,9 +60,21 @@ export async function createApp(
 function configureApp(app: INestApplication, platform: HttpPlatform, config: AppConfig): void {
   app.useLogger(app.get(Logger));
   const logger = new NestLogger('HttpPlatform');
-  capConnections(app.getHttpServer() as Server, config.MAX_CONNECTIONS, (dropped, max) =>
+  const server = app.getHttpServer() as Server;
+  capConnections(server, config.MAX_CONNECTIONS, (dropped, max) =>
     logger.warn({ dropped, max_connections: max }, 'connections dropped: MAX_CONNECTIONS reached'),
   );
+  capConnectionsPerAddress(
+    server,
+    config.MAX_CONNECTIONS_PER_ADDRESS,
+    trustedPeer(config.TRUST_PROXY),
+    (dropped, max, address) =>
+      logger.warn(
+        { dropped, max_connections_per_address: max, address },
+        'connections dropped: MAX_CONNECTIONS_PER_ADDRESS reached',
+      ),
+  );
+  boundRequestHeads(server, config.HEADERS_TIMEOUT_MS);
   const metrics = app.get(MetricsService);
   const bodyAdmission = app.get(BodyAdmissionService);
   platform.configure(app, {

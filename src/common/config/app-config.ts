@@ -174,6 +174,33 @@ export class AppConfig {
   MAX_CONNECTIONS = 4096;
 
   /**
+   * Connections one address (an IPv6 address by its /64) holds open at once, counted by the
+   * connection's own peer address, before any header is read; past it that address's new
+   * connections are closed when accepted, so one address cannot take `MAX_CONNECTIONS`. A peer
+   * `TRUST_PROXY` trusts (every peer with a hop count) is not capped: it carries many clients.
+   */
+  @IntSetting({ min: 1, max: 1_000_000 })
+  MAX_CONNECTIONS_PER_ADDRESS = 256;
+
+  /**
+   * Milliseconds a request head may take, from a connection's first byte (or its opening) to the
+   * head's end; past it the request is answered 408 and its connection closed.
+   */
+  @IntSetting({ min: 1_000, max: 300_000 })
+  HEADERS_TIMEOUT_MS = 10_000;
+
+  /**
+   * A body being read must bring at least `BODY_MIN_BYTES_PER_WINDOW` bytes in every
+   * `BODY_RATE_WINDOW_MS`, or it is answered 408 `request_timeout` and its connection closed.
+   */
+  @IntSetting({ min: 100, max: 300_000 })
+  BODY_RATE_WINDOW_MS = 10_000;
+
+  /** See `BODY_RATE_WINDOW_MS`; 0 turns the minimum rate off. */
+  @IntSetting({ min: 0, max: 1_073_741_824 })
+  BODY_MIN_BYTES_PER_WINDOW = 1024;
+
+  /**
    * How long a verified credential (token or client) may be answered from memory. The cache is
    * emptied whenever a credential, tenant plan or entitlement changes (a database notification,
    * a few milliseconds after the commit) and is bypassed while that notification channel is down;

@@ -1,4 +1,8 @@
 import type { Server } from 'node:http';
+import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
+import { peerKey } from '../net/peer-address.js';
+import { closeWithin, LINGER_MS } from './lingering-close.js';
 
 /** How often at most dropped connections are logged (with the count since the last line). */
 const LOG_EVERY_MS = 60_000;
@@ -44,4 +48,70 @@ export function capConnections(
       server.closeIdleConnections();
     }
   });
+}
+
+/**
+ * Bounds the connections one address holds open at once, by the connection's own peer address
+ * (an IPv6 address by its /64), counted when Node accepts it, before any byte is read: so no
+ * proxy header can speak for it. Past `max`, that address's new connection is closed at once, so
+ * one address holding connections (trickled heads, slow bodies, idle keep-alives) leaves the
+ * rest of `MAX_CONNECTIONS` to everyone else. Peers `exempt` says are proxies are not capped.
+ * `warn` is told of drops at most once a minute, with how many there were and the last address.
+ */
+export function capConnectionsPerAddress(
+  server: Server,
+  max: number,
+  exempt: (address: string | undefined) => boolean,
+  warn: (dropped: number, max: number, address: string) => void,
+): void {
+  const open = new Map<string, number>();
+  let dropped = 0;
+  let last = '';
+  let logging: NodeJS.Timeout | undefined;
+  const report = (): void => {
+    if (dropped === 0) {
+      logging = undefined;
+      return;
+    }
+    warn(dropped, max, last);
+    dropped = 0;
+    logging = setTimeout(report, LOG_EVERY_MS);
+    logging.unref();
+  };
+  // before Node's own listener: a dropped connection gets no parser's work
+  server.prependListener('connection', (socket: Socket) => {
+    const address = socket.remoteAddress;
+    if (exempt(address)) return;
+    const key = peerKey(address);
+    const count = open.get(key) ?? 0;
+    if (count >= max) {
+      socket.destroy();
+      dropped += 1;
+      last = key;
+      if (!logging) report();
+      return;
+    }
+    open.set(key, count + 1);
+    socket.once('close', () => {
+      const left = (open.get(key) ?? 1) - 1;
+      if (left > 0) open.set(key, left);
+      else open.delete(key);
+    });
+  });
+}
+
+/**
+ * A request head must arrive within `ms` of a connection's opening (or of the first byte of its
+ * next request): Node answers one that does not 408 (a problem body, client-error.ts) on a check
+ * it runs every `connectionsCheckingInterval`, by default 30 s, which would let a trickled head
+ * live four times the bound; here a quarter of it, at most a second. Set before `listen`, which
+ * starts the check. Every connection answered for a client error is also closed within
+ * `LINGER_MS`: the answer only half-closes it, and a client that never closes its side (a
+ * trickler cut by the head timeout) would otherwise keep it open for good.
+ */
+export function boundRequestHeads(server: Server, ms: number): void {
+  server.headersTimeout = ms;
+  (server as Server & { connectionsCheckingInterval: number }).connectionsCheckingInterval =
+    Math.min(1_000, Math.ceil(ms / 4));
+  server.on('clientError', (_err: Error, socket: Duplex) => closeWithin(socket, LINGER_MS));
 }

@@ -3,6 +3,7 @@ import getRawBody from 'raw-body';
 import { CallerGoneError } from '../concurrency/caller-signal.js';
 import { FairSlots } from '../concurrency/fair-slots.js';
 import { isBigBody } from './big-body.js';
+import { atMinimumRate, type BodyRate } from './body-rate.js';
 import { BodyError, bodyKindOf, decodeBody } from './body-decoding.js';
 import type { BodyAdmission, BodyTerms, HttpRequest } from './platform/http-platform.js';
 
@@ -14,6 +15,8 @@ export interface BodyReading {
   /** The matched route pattern; undefined when none matched (the 404 route). */
   readonly route: string | undefined;
   readonly limit: number;
+  /** The least the body must bring while it is read. */
+  readonly rate: BodyRate;
   readonly admits: BodyAdmission;
   /** Called when the answer must close the connection: a body was left unread. */
   readonly closeAfterResponse: () => void;
@@ -105,7 +108,11 @@ export async function readRequestBody(reading: BodyReading): Promise<unknown> {
   const limit = Math.min(terms.limit ?? reading.limit, reading.limit);
   invite(reading, limit);
   try {
-    const bytes = await getRawBody(raw, { length: raw.headers['content-length'], limit });
+    const bytes = await atMinimumRate(
+      raw,
+      reading.rate,
+      getRawBody(raw, { length: raw.headers['content-length'], limit }),
+    );
     // held until the response: decoding, parsing and handling a big body
     if (isBigBody(bytes.length, raw.headers['content-encoding'])) {
       // a client gone while its body waits leaves the queue; its body is never decoded

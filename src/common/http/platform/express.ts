@@ -4,6 +4,7 @@ import { ExpressAdapter, type NestExpressApplication } from '@nestjs/platform-ex
 import express, { type Request, type Response } from 'express';
 import { type AppConfig, proxyTrust } from '../../config/app-config.js';
 import { answerBeforeRouting } from '../before-routing.js';
+import { bodyRateOf } from '../body-rate.js';
 import { answerClientError } from '../client-error.js';
 import { settleClientAddress } from '../client-address.js';
 import { closeAfterResponse, whenResponseClosed } from '../lingering-close.js';
@@ -125,6 +126,7 @@ export class ExpressPlatform implements HttpPlatform {
           raw: req,
           route: this.routeOf(req as unknown as HttpRequest),
           limit: this.config.BODY_LIMIT,
+          rate: bodyRateOf(this.config),
           admits: this.hooks!.admitsBody,
           closeAfterResponse: () => closeAfterResponse(res),
           onResponseClosed: (listener) => whenResponseClosed(res, listener),

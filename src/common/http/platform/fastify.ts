@@ -4,6 +4,7 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
 import { type AppConfig, proxyTrust } from '../../config/app-config.js';
 import { answerBeforeRouting } from '../before-routing.js';
+import { bodyRateOf } from '../body-rate.js';
 import { answerClientError } from '../client-error.js';
 import { settleClientAddress } from '../client-address.js';
 import { closeAfterResponse, whenResponseClosed } from '../lingering-close.js';
@@ -164,6 +165,7 @@ export class FastifyPlatform implements HttpPlatform {
         raw: request.raw,
         route: this.routeOf(request as unknown as HttpRequest),
         limit: this.config.BODY_LIMIT,
+        rate: bodyRateOf(this.config),
         admits: hooks.admitsBody,
         closeAfterResponse: () => closeAfterResponse(replyOf(request).raw),
         onResponseClosed: (listener) => whenResponseClosed(replyOf(request).raw, listener),
