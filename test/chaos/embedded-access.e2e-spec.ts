@@ -1,7 +1,7 @@
 import { execFile, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { chmod, mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -57,7 +57,8 @@ const pg = require(process.argv[1]);
       out[a.label] = 'refused: ' + (e.code || e.message);
     }
   }
-  process.stdout.write(JSON.stringify(out));
+  // a refused SCRAM exchange leaves its connection open until the server's authentication_timeout
+  process.stdout.write(JSON.stringify(out), () => process.exit(0));
 })();
 `;
 
@@ -81,7 +82,7 @@ async function loginsAsNobody(attempts: Attempt[]): Promise<Record<string, strin
 }
 
 /** Every way in another local account could try: TCP on loopback, the socket, known passwords. */
-function everyWayIn(socketDir: string, port: number, keptPassword: string): Attempt[] {
+function everyWayIn(socketDir: string, port: number, keptPassword?: string): Attempt[] {
   const ways: Attempt[] = [];
   for (const host of ['127.0.0.1', '::1', socketDir]) {
     for (const [user, password, what] of [
@@ -89,7 +90,7 @@ function everyWayIn(socketDir: string, port: number, keptPassword: string): Atte
       ['postgres', undefined, 'no password'],
       [SERVICE_ROLE, undefined, 'no password'],
       // even with the password (it is 0600 under DATA_DIR), the socket's directory is closed
-      ['postgres', keptPassword, 'the kept password'],
+      ...(keptPassword ? [['postgres', keptPassword, 'the kept password'] as const] : []),
     ] as const) {
       ways.push({ label: `${host} ${user} / ${what}`, host, port, user, password });
     }
@@ -293,6 +294,54 @@ describe('the embedded PostgreSQL is its owner’s alone', () => {
     expect({ exit, output }).toMatchObject({ exit: { code: 0, signal: null } });
     expect(alive(postmaster.pid)).toBe(false);
     expect(runningPostmaster(embeddedDatabaseDir(dataDir))).toBeNull();
+  });
+
+  it('with a DATA_DIR too long for a socket path: loopback TCP, no login without the kept password', async () => {
+    const base = await newDataDir();
+    // the socket's path would pass the 107 bytes a Unix socket takes
+    const dataDir = join(base, 'd'.repeat(100));
+    await mkdir(dataDir, { mode: 0o755 });
+    await chmod(dataDir, 0o755);
+    dirs.push(dataDir, base);
+    const port = await freePort();
+    const service = await startService(
+      {
+        ...serviceEnv(undefined, secretKey),
+        DATA_DIR: dataDir,
+        EMBEDDED_PG_PORT: String(port),
+        // <DATA_DIR>/admin.sock would be too long a socket path as well
+        ADMIN_SOCKET: 'off',
+      },
+      { readyTimeoutMs: 90_000 },
+    );
+    services.push(service);
+    try {
+      expect(await hbaRules(dataDir)).toEqual(['host all all 127.0.0.1/32 scram-sha-256']);
+      expect(await mode(embeddedSecretsFile(dataDir))).toBe('600');
+      expect(
+        await query(runningEmbeddedUrls(dataDir, port).url, 'SELECT current_user AS u'),
+      ).toEqual([{ u: SERVICE_ROLE }]);
+      if (asRoot) {
+        const results = await loginsAsNobody(everyWayIn(embeddedSocketDir(dataDir), port));
+        console.log(`embedded-access: nobody's logins, TCP ${JSON.stringify(results, null, 1)}`);
+        expect(results['127.0.0.1 postgres / postgres']).toBe('refused: 28P01');
+        for (const [way, result] of Object.entries(results)) {
+          expect(`${way}: ${result}`).toMatch(/: refused: /);
+        }
+        // nor can it read the password
+        await expect(
+          promisify(execFile)('setpriv', [
+            `--reuid=${NOBODY}`,
+            `--regid=${NOBODY}`,
+            '--clear-groups',
+            'cat',
+            embeddedSecretsFile(dataDir),
+          ]),
+        ).rejects.toThrow(/Permission denied/);
+      }
+    } finally {
+      expect(await service.stop('SIGTERM', EXIT_DEADLINE_MS)).toEqual({ code: 0, signal: null });
+    }
   });
 
   describe('a DATA_DIR made by an earlier version (password postgres, TCP on loopback)', () => {

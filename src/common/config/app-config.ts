@@ -49,7 +49,7 @@ export class AppConfig {
   @IsString()
   DATA_DIR = './.data';
 
-  /** Port of the embedded PostgreSQL; 0 picks a free one. */
+  /** Port number of the embedded PostgreSQL (it names its Unix socket); 0 picks a free one. */
   @IntSetting({ min: 0, max: 65535 })
   EMBEDDED_PG_PORT = 0;
 

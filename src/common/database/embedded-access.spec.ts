@@ -7,8 +7,10 @@ import {
   embeddedSecretsFile,
   embeddedSocketDir,
   ensureEmbeddedSecrets,
-  prepareSocketDir,
-  socketUrl,
+  embeddedListener,
+  pgHba,
+  prepareListener,
+  serverUrl,
 } from './embedded-access.js';
 
 const modeOf = async (path: string): Promise<number> => (await stat(path)).mode & 0o777;
@@ -39,20 +41,30 @@ describe('the embedded PostgreSQL’s access files', () => {
   });
 
   it('makes the socket directory 0700, tightening one that exists', async () => {
-    await prepareSocketDir(dir, 5432);
+    const listener = embeddedListener(dir, 5432);
+    expect(listener).toEqual({ kind: 'socket', dir: embeddedSocketDir(dir) });
+    await prepareListener(listener);
     expect(await modeOf(embeddedSocketDir(dir))).toBe(0o700);
     await chmod(embeddedSocketDir(dir), 0o755);
-    await prepareSocketDir(dir, 5432);
+    await prepareListener(listener);
     expect(await modeOf(embeddedSocketDir(dir))).toBe(0o700);
+    expect(pgHba(listener)).toMatch(/^local all all scram-sha-256$/m);
+    expect(pgHba(listener)).not.toMatch(/^host|trust|password$/m);
   });
 
-  it('refuses a DATA_DIR too long for a socket path, naming the limit', async () => {
-    const deep = join(dir, 'x'.repeat(100));
-    await expect(prepareSocketDir(deep, 5432)).rejects.toThrow(/at most 107 bytes/);
+  it('listens on loopback TCP, a password still required, when the socket path is too long', () => {
+    // the socket's path would be 108 bytes, one more than a Unix socket takes
+    const deep = join('/', 'x'.repeat(108 - '//pg-socket/.s.PGSQL.5432'.length));
+    expect(`${embeddedSocketDir(deep)}/.s.PGSQL.5432`).toHaveLength(108);
+    const listener = embeddedListener(deep, 5432);
+    expect(listener).toEqual({ kind: 'tcp', host: '127.0.0.1' });
+    expect(pgHba(listener)).toMatch(/^host all all 127\.0\.0\.1\/32 scram-sha-256$/m);
+    expect(pgHba(listener)).not.toMatch(/^local|trust|password$/m);
+    expect(embeddedListener(deep.slice(0, -1), 5432).kind).toBe('socket');
   });
 
   it('writes socket URLs node-postgres reads back as the socket directory', () => {
-    const url = socketUrl('/tmp/a dir/pg-socket', 41234, 'grc_service', 'p-w_d');
+    const url = serverUrl('/tmp/a dir/pg-socket', 41234, 'grc_service', 'p-w_d');
     expect(parse(url)).toMatchObject({
       host: '/tmp/a dir/pg-socket',
       port: '41234',

@@ -9,8 +9,9 @@ import { APP_ROLE } from './schema-constants.js';
 /**
  * Who may reach the embedded PostgreSQL, and as whom. The server listens on no TCP address, only
  * on a Unix socket in a 0700 directory under DATA_DIR (owned by the server's OS user: `postgres`
- * when the service runs as root, root reaching it anyway); every login needs a password
- * (scram-sha-256), kept 0600 under DATA_DIR. The superuser is for set-up and migrations; the
+ * when the service runs as root, root reaching it anyway), unless that path is too long for a
+ * socket (then loopback TCP); every login needs a password (scram-sha-256), kept 0600 under
+ * DATA_DIR. The superuser is for set-up and migrations; the
  * service logs in as `grc_service`, neither superuser nor owner of the tables.
  */
 
@@ -73,68 +74,79 @@ export function serverOsUser(): { uid: number; gid: number } | undefined {
   return { uid: id('-u'), gid: id('-g') };
 }
 
-/** A Unix socket path must fit `sockaddr_un.sun_path` (108 bytes with its NUL). */
-const MAX_SOCKET_PATH = 107;
+/** A Unix socket path must fit `sockaddr_un.sun_path` (108 bytes with its NUL; macOS: 104). */
+const MAX_SOCKET_PATH = process.platform === 'linux' ? 107 : 103;
+
+/**
+ * Where the server listens: its socket directory under DATA_DIR, or, when that path would be too
+ * long for a Unix socket, loopback TCP (still a password for every login, scram-sha-256, and the
+ * passwords readable by their owner only).
+ */
+export type EmbeddedListener = { kind: 'socket'; dir: string } | { kind: 'tcp'; host: '127.0.0.1' };
+
+export function embeddedListener(dataDir: string, port: number): EmbeddedListener {
+  const dir = embeddedSocketDir(dataDir);
+  return Buffer.byteLength(`${dir}/.s.PGSQL.${port}`) <= MAX_SOCKET_PATH
+    ? { kind: 'socket', dir }
+    : { kind: 'tcp', host: '127.0.0.1' };
+}
+
+export function listenerHost(listener: EmbeddedListener): string {
+  return listener.kind === 'socket' ? listener.dir : listener.host;
+}
 
 /** The socket directory, 0700 and the server's own (made, or tightened if it exists). */
-export async function prepareSocketDir(dataDir: string, port: number): Promise<string> {
-  const dir = embeddedSocketDir(dataDir);
-  const socket = `${dir}/.s.PGSQL.${port}`;
-  if (Buffer.byteLength(socket) > MAX_SOCKET_PATH) {
-    throw new Error(
-      `DATA_DIR is too long a path for the embedded PostgreSQL's socket (${socket}: at most ` +
-        `${MAX_SOCKET_PATH} bytes): choose a shorter DATA_DIR`,
-    );
-  }
-  await mkdir(dir, { recursive: true, mode: 0o700 });
+export async function prepareListener(listener: EmbeddedListener): Promise<void> {
+  if (listener.kind !== 'socket') return;
+  await mkdir(listener.dir, { recursive: true, mode: 0o700 });
   const owner = serverOsUser();
-  if (owner) await chown(dir, owner.uid, owner.gid);
-  await chmod(dir, 0o700);
-  return dir;
+  if (owner) await chown(listener.dir, owner.uid, owner.gid);
+  await chmod(listener.dir, 0o700);
 }
 
 /**
  * pg_hba.conf, written at every start (so a data directory made by an earlier version, with its
- * `password` or `trust` lines and a TCP listener, is brought in line): the socket only, and a
- * password always.
+ * `password` lines and a TCP listener for anyone's password guess, is brought in line): the one
+ * way in, and a password always.
  */
-export const PG_HBA = [
-  '# Written by the service at every start; edits are lost. The server listens on no TCP address,',
-  '# only on its socket in a 0700 directory, and every login needs its password.',
-  'local all all scram-sha-256',
-  '',
-].join('\n');
+export function pgHba(listener: EmbeddedListener): string {
+  return [
+    '# Written by the service at every start; edits are lost. The one way in, and every login',
+    '# needs its password.',
+    listener.kind === 'socket'
+      ? 'local all all scram-sha-256'
+      : 'host all all 127.0.0.1/32 scram-sha-256',
+    '',
+  ].join('\n');
+}
 
-export async function writeHba(databaseDir: string): Promise<void> {
+export async function writeHba(databaseDir: string, listener: EmbeddedListener): Promise<void> {
   const file = resolve(databaseDir, 'pg_hba.conf');
-  await writeFile(file, PG_HBA, { mode: 0o600 });
+  await writeFile(file, pgHba(listener), { mode: 0o600 });
   await chmod(file, 0o600);
 }
 
 /** The server's settings on its command line (they win over postgresql.conf). */
-export function accessFlags(socketDir: string): string[] {
-  return [
-    '-c',
-    'listen_addresses=',
-    '-c',
-    `unix_socket_directories=${socketDir}`,
-    '-c',
-    'unix_socket_permissions=0700',
-    '-c',
-    'password_encryption=scram-sha-256',
-  ];
+export function accessFlags(listener: EmbeddedListener): string[] {
+  const where =
+    listener.kind === 'socket'
+      ? ['listen_addresses=', `unix_socket_directories=${listener.dir}`]
+      : [`listen_addresses=${listener.host}`, 'unix_socket_directories='];
+  return [...where, 'unix_socket_permissions=0700', 'password_encryption=scram-sha-256'].flatMap(
+    (setting) => ['-c', setting],
+  );
 }
 
-/** `postgres://user:password@<socket dir>:port/database`, the socket directory percent-encoded. */
-export function socketUrl(
-  socketDir: string,
+/** `postgres://user:password@host:port/database`, a socket directory as host percent-encoded. */
+export function serverUrl(
+  host: string,
   port: number,
   user: string,
   password: string,
   database = DATABASE,
 ): string {
   const u = encodeURIComponent;
-  return `postgres://${u(user)}:${u(password)}@${u(socketDir)}:${port}/${database}`;
+  return `postgres://${u(user)}:${u(password)}@${u(host)}:${port}/${database}`;
 }
 
 export interface EmbeddedUrls {
@@ -144,20 +156,17 @@ export interface EmbeddedUrls {
   adminUrl: string;
 }
 
-export function embeddedUrls(
-  socketDir: string,
-  port: number,
-  secrets: EmbeddedSecrets,
-): EmbeddedUrls {
+export function embeddedUrls(host: string, port: number, secrets: EmbeddedSecrets): EmbeddedUrls {
   return {
-    url: socketUrl(socketDir, port, SERVICE_ROLE, secrets.service),
-    adminUrl: socketUrl(socketDir, port, SUPERUSER, secrets.superuser),
+    url: serverUrl(host, port, SERVICE_ROLE, secrets.service),
+    adminUrl: serverUrl(host, port, SUPERUSER, secrets.superuser),
   };
 }
 
 /** The URLs of the embedded server of `dataDir` running on `port` (the CLI, the benchmarks). */
 export function runningEmbeddedUrls(dataDir: string, port: number): EmbeddedUrls {
-  return embeddedUrls(embeddedSocketDir(dataDir), port, readEmbeddedSecrets(dataDir));
+  const host = listenerHost(embeddedListener(dataDir, port));
+  return embeddedUrls(host, port, readEmbeddedSecrets(dataDir));
 }
 
 /**

@@ -15,8 +15,10 @@ import {
   ensureServiceRole,
   initdbPasswordFile,
   LEGACY_PASSWORD,
-  prepareSocketDir,
-  socketUrl,
+  embeddedListener,
+  listenerHost,
+  prepareListener,
+  serverUrl,
   SUPERUSER,
   writeHba,
 } from './embedded-access.js';
@@ -118,14 +120,14 @@ export function embeddedDatabaseDir(dataDir: string): string {
  * first; then initdb's one-time one, or the old fixed one of an earlier version's data directory).
  */
 async function openAsSuperuser(
-  socketDir: string,
+  host: string,
   port: number,
   passwords: readonly string[],
   secretsFile: string,
 ): Promise<pg.Client> {
   for (const password of passwords) {
     const client = new pg.Client({
-      connectionString: socketUrl(socketDir, port, SUPERUSER, password, 'postgres'),
+      connectionString: serverUrl(host, port, SUPERUSER, password, 'postgres'),
     });
     try {
       await client.connect();
@@ -210,18 +212,26 @@ export async function startEmbeddedDatabase(
     await new EmbeddedPostgres(options).initialise();
   }
   // after initialise: as root, that is what creates the postgres OS user the socket dir is for
-  const socketDir = await prepareSocketDir(dataDir, pgPort);
+  const listener = embeddedListener(dataDir, pgPort);
+  if (listener.kind === 'tcp') {
+    log.warn(
+      { dataDir },
+      'DATA_DIR is too long a path for a Unix socket: the embedded PostgreSQL listens on 127.0.0.1 (passwords required)',
+    );
+  }
+  await prepareListener(listener);
+  const host = listenerHost(listener);
   await chmod(databaseDir, 0o700);
-  await writeHba(databaseDir);
+  await writeHba(databaseDir, listener);
   const server = new EmbeddedPostgres({
     ...options,
-    postgresFlags: [...accessFlags(socketDir), '-c', 'max_connections=200'],
+    postgresFlags: [...accessFlags(listener), '-c', 'max_connections=200'],
   });
   await withEnvironment(EMBEDDED_MALLOC_ENV, () => server.start());
   try {
     const oneTime = existsSync(initialFile) ? [await readFile(initialFile, 'utf8')] : [];
     const admin = await openAsSuperuser(
-      socketDir,
+      host,
       pgPort,
       [secrets.superuser, ...oneTime, LEGACY_PASSWORD],
       embeddedSecretsFile(dataDir),
@@ -236,7 +246,7 @@ export async function startEmbeddedDatabase(
     } finally {
       await admin.end();
     }
-    const urls = embeddedUrls(socketDir, pgPort, secrets);
+    const urls = embeddedUrls(host, pgPort, secrets);
     const grc = new pg.Client({ connectionString: urls.adminUrl });
     await grc.connect();
     try {
