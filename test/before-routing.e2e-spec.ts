@@ -89,6 +89,18 @@ describe('answers before routing', () => {
     expect(continued.status).toBe(200);
   });
 
+  it('answers CONNECT, which Node routes nowhere, with a 400 problem, and closes', async () => {
+    for (const target of ['localhost:443', '/api/v1/projects']) {
+      const answer = await exchange(
+        t.baseUrl,
+        head([`CONNECT ${target} HTTP/1.1`, 'Host: localhost:443', 'X-Request-Id: connect-1']),
+      );
+      expectProblem(answer, 400, 'malformed_request');
+      expect(answer.headers['x-request-id']).toBe('connect-1');
+      expect(answer.closed).toBe(true);
+    }
+  });
+
   it('answers a request line the parser refuses with a 400 problem', async () => {
     for (const bytes of [
       head(['FOOBAR /api/v1/projects HTTP/1.1', 'Host: localhost']),

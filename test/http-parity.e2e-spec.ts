@@ -216,6 +216,7 @@ describe('HTTP adapters answer alike', () => {
       ['POST /nope HTTP/1.1', 'Host: localhost', 'Expect: bar', 'Content-Length: 2'],
       ['QUERY /api/v1/projects HTTP/1.1', 'Host: localhost', 'Content-Length: 2'],
       ['GET /api/v1/projects HTTP/1.0'],
+      ['CONNECT localhost:443 HTTP/1.1', 'Host: localhost:443'],
     ];
     for (const lines of heads) {
       const bytes = `${[...lines, 'X-Request-Id: p-2'].join('\r\n')}\r\n\r\n{}`;

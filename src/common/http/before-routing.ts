@@ -1,4 +1,5 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { ExpectationFailedError, MalformedRequestError, type AppError } from './app-error.js';
 import { closeAfterResponse } from './lingering-close.js';
 import { problem, PROBLEM_CONTENT_TYPE } from './problem.js';
@@ -11,8 +12,9 @@ import { requestIdFor } from './request-id.js';
  * `X-Request-Id`: an HTTP/1.1 request without `Host` (400) and an `Expect` other than
  * `100-continue` (417). Here both are the service's: Node's Host check is off, so the platforms'
  * framing check (request-framing.ts) answers a missing Host as it answers any head it cannot
- * trust; an unknown expectation is answered here, as problem details. Installed by both
- * platforms (what the HTTP parser refuses outright is client-error.ts's).
+ * trust; an unknown expectation is answered here, as problem details, and so is CONNECT, which
+ * Node hands to no route. Installed by both platforms (what the HTTP parser refuses outright is
+ * client-error.ts's).
  */
 export function answerBeforeRouting(server: Server): void {
   (server as Server & { requireHostHeader: boolean }).requireHostHeader = false;
@@ -24,6 +26,22 @@ export function answerBeforeRouting(server: Server): void {
     // a body left unread (or a head that cannot frame one): nothing after it on the connection
     if (framing !== undefined || carriesBody(req)) closeAfterResponse(res);
     sendProblem(req, res, error);
+  });
+  // Node routes no CONNECT: without a listener it closes the connection unanswered
+  server.on('connect', (req: IncomingMessage, socket: Duplex) => {
+    const requestId = requestIdFor(req);
+    const body = JSON.stringify(
+      problem('malformed_request', 'CONNECT is not supported: this service is no proxy', requestId),
+    );
+    socket.on('error', () => socket.destroy());
+    socket.end(
+      'HTTP/1.1 400 Bad Request\r\n' +
+        `Content-Type: ${PROBLEM_CONTENT_TYPE}\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+        `X-Request-Id: ${requestId}\r\n` +
+        'Connection: close\r\n\r\n' +
+        body,
+    );
   });
 }
 

@@ -1,7 +1,7 @@
 import { METHODS, type Server } from 'node:http';
 import { HttpException, type INestApplication } from '@nestjs/common';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { type AppConfig, proxyTrust } from '../../config/app-config.js';
 import { answerBeforeRouting } from '../before-routing.js';
 import { bodyRateOf } from '../body-rate.js';
@@ -208,12 +208,13 @@ export class FastifyPlatform implements HttpPlatform {
 
   methodsOnPath(req: HttpRequest): string[] {
     const request = req as unknown as FastifyRequest;
-    // reached by the catch-all of the prefix itself (`''`): that route's path is no other's
+    // a route without `*` answering here is the catch-all of the prefix itself (`''`), whose
+    // path no other route has; Fastify's own not-found handler has no route (no url)
     const params = request.params as Record<string, unknown>;
     if (request.routeOptions.url !== undefined && !('*' in params)) return [];
     const fastify = this.instance!;
     return fastify.supportedMethods.filter((method) => {
-      const found = fastify.findRoute({ method: method as HTTPMethods, url: request.url });
+      const found = fastify.findRoute({ method, url: request.url });
       // the catch-all (`*`) is there for every method
       return found !== null && !('*' in (found.params as Record<string, unknown>));
     });
