@@ -1,0 +1,61 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
+
+/**
+ * Tables a reset leaves: `tenants` (ids stay valid, so a suite's audit trail still names them)
+ * and `audit_log`, which is append-only for every role by design (a trigger refuses TRUNCATE).
+ */
+const KEPT = ['tenants', 'audit_log'];
+
+/** What the testing kit's `reset` removes, as the owner role (an administrator path). */
+@Injectable()
+export class TestingRepository {
+  private tables: Promise<string[]> | undefined;
+
+  constructor(@InjectDataSource() private readonly db: DataSource) {}
+
+  /**
+   * Every table of this schema with a `tenant_id` column but the kept ones, read from the catalog
+   * once: a table a later migration adds is emptied too, without a list to keep in step.
+   */
+  tenantTables(): Promise<string[]> {
+    return (this.tables ??= this.db
+      .query(
+        `SELECT c.relname AS name
+           FROM pg_attribute a
+           JOIN pg_class c ON c.oid = a.attrelid
+          WHERE c.relnamespace = current_schema()::regnamespace
+            AND c.relkind IN ('r', 'p')
+            AND a.attname = 'tenant_id' AND NOT a.attisdropped
+            AND c.relname <> ALL ($1)
+          ORDER BY 1`,
+        [KEPT],
+      )
+      .then((rows: Array<{ name: string }>) => rows.map((r) => r.name)));
+  }
+
+  /** One TRUNCATE of them all (its triggers announce the credential change, reset counts). */
+  async truncate(tables: readonly string[]): Promise<void> {
+    await this.db.query(`TRUNCATE ${tables.map(identifier).join(', ')}`);
+  }
+
+  /**
+   * The rows of `tenantIds` in every table, as ONE statement: the foreign keys are checked at its
+   * end, so the order of the deletes does not matter (documents and their versions refer to each
+   * other). `project_counts` is left to the trigger on `projects`, which brings it to zero.
+   */
+  async deleteTenantsData(tables: readonly string[], tenantIds: readonly number[]): Promise<void> {
+    const deletes = tables
+      .filter((t) => t !== COUNTED_BY_TRIGGER)
+      .map((t, i) => `d${i} AS (DELETE FROM ${identifier(t)} WHERE tenant_id = ANY ($1::int[]))`);
+    await this.db.query(`WITH ${deletes.join(', ')} SELECT 1`, [tenantIds]);
+  }
+}
+
+const COUNTED_BY_TRIGGER = 'project_counts';
+
+/** A table name read from the catalog, quoted. */
+function identifier(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
+}
