@@ -3,7 +3,9 @@ import type {
   EventData as CatalogEventData,
   EventPayload as CatalogEventPayload,
 } from '../modules/events/event-catalog.js' with { 'resolution-mode': 'import' };
-import type { EventType as SubscribableType } from '../modules/events/event-types.js' with { 'resolution-mode': 'import' };
+import type { EventType as SubscribableType } from '../modules/events/event-types.js' with {
+  'resolution-mode': 'import',
+};
 
 /** Every type a webhook may receive: the subscribable ones and `webhook.test`. */
 export type EventType = CatalogEventType;
