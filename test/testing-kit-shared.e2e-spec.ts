@@ -86,6 +86,36 @@ describe('testing kit: one shared service, reset() and emit()', () => {
   });
 });
 
+describe('testing kit: reset() while the worker delivers', () => {
+  let database: TestDatabase;
+  let api: Awaited<ReturnType<Kit['startIntegrationApi']>>;
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    api = await kit.startIntegrationApi({ databaseUrl: database.url });
+  });
+  afterAll(async () => {
+    await api?.stop();
+    await database?.drop();
+  });
+
+  it('succeeds however the attempts being recorded fall (it once broke a foreign key)', async () => {
+    const receiver = await api.webhookReceiver();
+    for (let round = 0; round < 15; round++) {
+      const acme = await api.createTenant({
+        webhooks: [{ url: receiver.url, events: ['document.checked_in'] }],
+      });
+      const data = { documentId: 1, released_at: '2026-11-27T10:00:00.000Z' };
+      await Promise.all(
+        Array.from({ length: 10 }, () => api.emit('document.checked_in', data, { tenant: acme })),
+      );
+      // the first deliveries are being sent and recorded: reset in the middle of it
+      await receiver.waitFor('document.checked_in');
+      await api.reset();
+    }
+  });
+});
+
 describe('testing kit: reset() of a service of its own', () => {
   let database: TestDatabase;
   let api: Awaited<ReturnType<Kit['startIntegrationApi']>>;
