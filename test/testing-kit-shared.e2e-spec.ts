@@ -99,7 +99,7 @@ describe('testing kit: reset() while the worker delivers', () => {
     await database?.drop();
   });
 
-  it('succeeds however the attempts being recorded fall (it once broke a foreign key)', async () => {
+  it('succeeds, and no batch of the worker results fails on a delivery it removed', async () => {
     const receiver = await api.webhookReceiver();
     for (let round = 0; round < 15; round++) {
       const acme = await api.createTenant({
@@ -113,6 +113,29 @@ describe('testing kit: reset() while the worker delivers', () => {
       await receiver.waitFor('document.checked_in');
       await api.reset();
     }
+    // once a later delivery is recorded, every earlier batch was written or given up (one writer,
+    // in order): none may have failed on a delivery the reset removed
+    const last = await api.createTenant({
+      webhooks: [{ url: receiver.url, events: ['document.checked_in'] }],
+    });
+    const data = { documentId: 2, released_at: '2026-11-27T10:00:00.000Z' };
+    const { event_id } = await api.emit('document.checked_in', data, { tenant: last });
+    await receiver.waitFor('document.checked_in', { where: (d) => d.id === event_id });
+    for (const deadline = Date.now() + 20_000; ;) {
+      const res = await fetch(`${api.apiUrl}/webhook-deliveries?status=succeeded`, {
+        headers: { authorization: `Bearer ${last.token}` },
+      });
+      const { data: rows } = (await res.json()) as { data: unknown[] };
+      if (rows.length === 1) break;
+      if (Date.now() > deadline) throw new Error('the last delivery was never recorded');
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(
+      api
+        .output()
+        .split('\n')
+        .filter((l) => /"level":(50|60)/.test(l)),
+    ).toEqual([]);
   });
 });
 
