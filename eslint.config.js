@@ -6,7 +6,7 @@ export default tseslint.config(
     ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.data/**', 'eslint.config.js'],
   },
   // a consumer's own project (CommonJS jest, its own install), run by test/package.e2e-spec.ts
-  { ignores: ['examples/platform-jest-suite/**'] },
+  { ignores: ['examples/platform-jest-suite/**', 'test/fixtures/type-consumers/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

@@ -265,7 +265,7 @@ export interface paths {
         };
         /**
          * List projects
-         * @description The tenant's projects ordered by projectId, one page at a time: by `offset` (SPEC.md), or by `cursor` for deep walks, which costs the same on any page. Every page carries `page.next_cursor` (`null` on the last page) and `page.total`, which is read from a counter kept with every create and delete, not counted per request.
+         * @description The tenant's projects ordered by projectId, one page at a time: by `offset`, or by `cursor` for deep walks, which costs the same on any page. Every page carries `page.next_cursor` (`null` on the last page) and `page.total`, which is read from a counter kept with every create and delete, not counted per request.
          */
         get: operations["Projects_list"];
         put?: never;
@@ -3297,7 +3297,7 @@ export interface operations {
                 };
             };
             /**
-             * @description `project_not_found`: the project is unknown or belongs to another tenant (answered alike, as SPEC.md asks: 400, not 404); `validation_failed`: projectId is not a positive integer.
+             * @description `project_not_found`: the project is unknown or belongs to another tenant (answered alike: 400, not 404, on the project routes); `validation_failed`: projectId is not a positive integer.
              *
              *     `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take. `malformed_request`: the request line or path could not be parsed, or the head sends `Host`, `Authorization`, `Content-Type` or `Content-Length` twice or a transfer coding other than `chunked` alone (the connection is closed).
              */
@@ -3386,7 +3386,7 @@ export interface operations {
                 };
             };
             /**
-             * @description `project_not_found`: the project is unknown or belongs to another tenant (answered alike, as SPEC.md asks: 400, not 404); `validation_failed`: projectId is not a positive integer. Also `validation_failed` for `limit` outside 1..1000 or a cursor that is malformed or not of this list and tenant.
+             * @description `project_not_found`: the project is unknown or belongs to another tenant (answered alike: 400, not 404, on the project routes); `validation_failed`: projectId is not a positive integer. Also `validation_failed` for `limit` outside 1..1000 or a cursor that is malformed or not of this list and tenant.
              *
              *     `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take. `malformed_request`: the request line or path could not be parsed, or the head sends `Host`, `Authorization`, `Content-Type` or `Content-Length` twice or a transfer coding other than `chunked` alone (the connection is closed).
              */

@@ -1,4 +1,4 @@
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
 import {
   cpSync,
   existsSync,
@@ -116,7 +116,13 @@ describe('the package from its npm pack tarball, in a CommonJS jest suite outsid
     // (offline: the registry is not asked)
     execFileSync('tar', ['-xzf', tarball, '-C', installed, '--strip-components=1']);
     symlinkSync(realpathSync(join(ROOT, 'node_modules')), join(installed, 'node_modules'));
-    for (const f of ['package.json', 'integration.test.js', 'consumer.mjs']) {
+    for (const f of [
+      'package.json',
+      'integration.test.js',
+      'consumer.mjs',
+      'global-setup.js',
+      'global-teardown.js',
+    ]) {
       cpSync(join(EXAMPLE, f), join(consumer, f));
     }
   });
@@ -135,9 +141,12 @@ describe('the package from its npm pack tarball, in a CommonJS jest suite outsid
       'package/dist/src/testing/index.d.cts',
       'package/dist/src/testing/index.js',
       'package/dist/src/testing/index.d.ts',
+      'package/examples/api-types.d.cts',
     ]) {
       expect(files).toContain(f);
     }
+    // no source maps: they would point at sources the package does not ship
+    expect(files.filter((f) => f.endsWith('.map'))).toEqual([]);
     expect(files.some((f) => f.startsWith('package/dist/migrations/'))).toBe(true);
     expect(files.filter((f) => /^package\/(dist\/)?(test|bench)\//.test(f))).toEqual([]);
     const manifest = JSON.parse(
@@ -150,6 +159,16 @@ describe('the package from its npm pack tarball, in a CommonJS jest suite outsid
     expect(manifest.private).toBeUndefined();
     expect(manifest.bin['grc-integration-api']).toBe('dist/src/bin.js');
     expect(manifest.engines.node).toBe('>=24');
+  });
+
+  it('npm pack prints the files it puts in the tarball', () => {
+    const listed = spawnSync('npm', ['pack', '--dry-run', '--ignore-scripts'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+    });
+    expect(listed.status).toBe(0);
+    expect(listed.stderr).toMatch(/Tarball Contents/);
+    expect(listed.stderr).toMatch(/dist\/src\/testing\/index\.cjs/);
   });
 
   it('loads from an ES module consumer', async () => {

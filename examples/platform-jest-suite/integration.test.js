@@ -1,7 +1,7 @@
 // A plain CommonJS jest suite, as the platform team writes them: the service comes from the
-// package's tarball (`npm install ../../grc-integration-api-1.0.0.tgz`, see README.md here).
-// DATABASE_URL set: the service uses that PostgreSQL (migrated first); unset: an embedded one.
-const { startIntegrationApi } = require('grc-integration-api/testing');
+// package's tarball (`npm install ../../grc-integration-api-1.0.0.tgz`, see README.md here),
+// started once for the whole run by global-setup.js; each test starts from empty tenants.
+const { attachIntegrationApi } = require('grc-integration-api/testing');
 
 let api;
 let receiver;
@@ -10,11 +10,16 @@ let documentId;
 const timings = {};
 
 beforeAll(async () => {
-  let started = Date.now();
-  api = await startIntegrationApi({ databaseUrl: process.env.DATABASE_URL || undefined });
-  timings.spawnToReadyMs = Date.now() - started;
-  started = Date.now();
+  const started = Date.now();
+  api = await attachIntegrationApi();
   receiver = await api.webhookReceiver();
+  timings.attachMs = Date.now() - started;
+});
+
+beforeEach(async () => {
+  // this suite's tenants emptied (their data and credentials), its receiver's deliveries forgotten
+  timings.resetMs = (await api.reset()).ms;
+  const started = Date.now();
   acme = await api.createTenant({
     name: 'Acme',
     projects: [{ name: 'ISO 27001', documents: [{ title: 'Access policy', content: { v: 1 } }] }],
@@ -28,6 +33,7 @@ afterAll(async () => {
   if (process.env.TIMINGS_FILE) {
     require('node:fs').writeFileSync(process.env.TIMINGS_FILE, JSON.stringify(timings));
   }
+  // closes this suite's receiver; the service is global-teardown.js's to stop
   await api?.stop();
 });
 

@@ -20,6 +20,8 @@ import { DemoModule } from '../demo/demo.module.js';
 import { TenancyModule } from '../modules/tenancy/tenancy.module.js';
 import { WebhooksModule } from '../modules/webhooks/webhooks.module.js';
 import { FIXTURE_COMMANDS } from './fixture.command.js';
+import { TESTING_COMMANDS } from '../modules/testing/cli/testing.commands.js';
+import { TestingModule } from '../modules/testing/testing.module.js';
 
 /**
  * The administration CLI: the same modules and services as the API, without HTTP. Each bounded
@@ -42,6 +44,8 @@ export class CliModule {
         ProjectsModule,
         DocumentsModule,
         WebhooksModule,
+        // `testing reset` would empty every tenant: absent unless the service was started for tests
+        ...(config.TESTING_COMMANDS ? [TestingModule] : []),
       ],
       providers: [
         ...AUDIT_COMMANDS,
@@ -52,6 +56,7 @@ export class CliModule {
         ...PROJECT_COMMANDS,
         ...DOCUMENT_COMMANDS,
         ...FIXTURE_COMMANDS,
+        ...(config.TESTING_COMMANDS ? TESTING_COMMANDS : []),
       ],
     };
   }

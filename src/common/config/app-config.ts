@@ -136,6 +136,13 @@ export class AppConfig {
   @BoolSetting()
   SEED_DEMO = true;
 
+  /**
+   * Adds the testing kit's administration commands (`testing reset`, which empties every tenant's
+   * data, and `testing emit`). Only for a service started for tests; the kit turns it on.
+   */
+  @BoolSetting()
+  TESTING_COMMANDS = false;
+
   /** Runs the webhook delivery worker and the lock sweeper in this process. */
   @BoolSetting()
   WORKERS_ENABLED = true;

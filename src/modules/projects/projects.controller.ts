@@ -19,7 +19,7 @@ const PROJECT_NOT_FOUND = {
   status: 400,
   codes: ['project_not_found', 'validation_failed'],
   description:
-    '`project_not_found`: the project is unknown or belongs to another tenant (answered alike, as SPEC.md asks: 400, not 404); `validation_failed`: projectId is not a positive integer.',
+    '`project_not_found`: the project is unknown or belongs to another tenant (answered alike: 400, not 404, on the project routes); `validation_failed`: projectId is not a positive integer.',
 } as const;
 
 const LIST_REFUSED = {
@@ -39,7 +39,7 @@ export class ProjectsController {
   @ApiOperation({
     summary: 'List projects',
     description:
-      "The tenant's projects ordered by projectId, one page at a time: by `offset` (SPEC.md), or " +
+      "The tenant's projects ordered by projectId, one page at a time: by `offset`, or " +
       'by `cursor` for deep walks, which costs the same on any page. Every page carries ' +
       '`page.next_cursor` (`null` on the last page) and `page.total`, which is read from a ' +
       'counter kept with every create and delete, not counted per request.',

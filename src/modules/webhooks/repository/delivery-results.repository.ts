@@ -25,6 +25,9 @@ const WRITE_RESULTS_SQL = `WITH r AS (
          SELECT tenant_id, id, attempted_at, response_status, error, duration_ms,
                 response_body_excerpt FROM r
           WHERE next_status <> 'released'
+            -- a delivery removed meanwhile (the testing kit's reset) has no attempt to keep; its
+            -- row would fail the whole batch, other tenants' results with it
+            AND EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.id = r.id)
        ), moved AS (
          UPDATE webhook_deliveries d
             SET status = CASE WHEN r.next_status <> 'succeeded' AND w.status = 'revoked'

@@ -1,0 +1,13 @@
+import { Module } from '@nestjs/common';
+import { TenancyModule } from '../tenancy/tenancy.module.js';
+import { OutboxModule } from '../webhooks/outbox/outbox.module.js';
+import { TestingRepository } from './testing.repository.js';
+import { TestingService } from './testing.service.js';
+
+/** The testing kit's service-side commands (`testing reset`, `testing emit`). */
+@Module({
+  imports: [OutboxModule, TenancyModule],
+  providers: [TestingRepository, TestingService],
+  exports: [TestingService],
+})
+export class TestingModule {}

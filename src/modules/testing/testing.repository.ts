@@ -1,0 +1,84 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
+
+/**
+ * Tables a reset leaves: `tenants` (ids stay valid, so a suite's audit trail still names them)
+ * and `audit_log`, which is append-only for every role by design (a trigger refuses TRUNCATE).
+ */
+const KEPT = ['tenants', 'audit_log'];
+
+/** What the testing kit's `reset` removes, as the owner role (an administrator path). */
+@Injectable()
+export class TestingRepository {
+  private tables: Promise<string[]> | undefined;
+
+  constructor(@InjectDataSource() private readonly db: DataSource) {}
+
+  /**
+   * Every table of this schema with a `tenant_id` column but the kept ones, read from the catalog
+   * once: a table a later migration adds is emptied too, without a list to keep in step.
+   */
+  tenantTables(): Promise<string[]> {
+    return (this.tables ??= this.db
+      .query(
+        `SELECT c.relname AS name
+           FROM pg_attribute a
+           JOIN pg_class c ON c.oid = a.attrelid
+          WHERE c.relnamespace = current_schema()::regnamespace
+            AND c.relkind IN ('r', 'p')
+            AND a.attname = 'tenant_id' AND NOT a.attisdropped
+            AND c.relname <> ALL ($1)
+          ORDER BY 1`,
+        [KEPT],
+      )
+      .then((rows: Array<{ name: string }>) => rows.map((r) => r.name)));
+  }
+
+  /**
+   * The rows of `tenantIds` (or of every tenant) in every table, as ONE statement: the foreign
+   * keys are checked at its end, so the order of the deletes does not matter (documents and their
+   * versions refer to each other). `project_counts` is left to the trigger on `projects`, which
+   * brings it to zero. A DELETE, not a TRUNCATE: on a test's few rows it took 36 ms where a
+   * TRUNCATE of the same tables took 130 to 230 ms (new files for each table).
+   *
+   * The tables are locked against writers first (readers go on): a delivery attempt recorded by
+   * the worker after the DELETE's snapshot would otherwise reference a delivery it removed. Should
+   * that lock meet the worker's in a deadlock, PostgreSQL ends one side and the reset runs again.
+   */
+  async deleteTenantsData(
+    tables: readonly string[],
+    tenantIds: readonly number[] | 'all',
+  ): Promise<void> {
+    const where = tenantIds === 'all' ? '' : ' WHERE tenant_id = ANY ($1::int[])';
+    const deletes = tables
+      .filter((t) => t !== COUNTED_BY_TRIGGER)
+      .map((t, i) => `d${i} AS (DELETE FROM ${identifier(t)}${where})`);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.db.transaction(async (m) => {
+          await m.query(
+            `LOCK TABLE ${tables.map(identifier).join(', ')} IN SHARE ROW EXCLUSIVE MODE`,
+          );
+          await m.query(
+            `WITH ${deletes.join(', ')} SELECT 1`,
+            tenantIds === 'all' ? [] : [tenantIds],
+          );
+        });
+        return;
+      } catch (err) {
+        const { code, driverError } = err as { code?: string; driverError?: { code?: string } };
+        if (attempt >= MAX_ATTEMPTS || (driverError?.code ?? code) !== DEADLOCK) throw err;
+      }
+    }
+  }
+}
+
+const DEADLOCK = '40P01';
+const MAX_ATTEMPTS = 5;
+const COUNTED_BY_TRIGGER = 'project_counts';
+
+/** A table name read from the catalog, quoted. */
+function identifier(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
+}

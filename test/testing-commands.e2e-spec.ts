@@ -1,0 +1,51 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { startTestApp, type TestApp } from './support/app.js';
+import { runCli } from './support/cli.js';
+import { createCaller, type TestCaller } from './support/factories.js';
+import { call } from './support/http.js';
+
+// `testing reset` empties every tenant: it exists only where TESTING_COMMANDS=true (the kit's
+// services), never in an ordinary CLI or service.
+describe('CLI: the testing commands', () => {
+  let t: TestApp;
+  let caller: TestCaller;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    caller = await createCaller(t.app);
+  });
+  afterAll(async () => {
+    delete process.env.TESTING_COMMANDS;
+    await t.close();
+  });
+
+  it('are unknown commands without TESTING_COMMANDS, and touch nothing', async () => {
+    const reset = await runCli(t, 'testing', 'reset');
+    expect(reset.code).toBe(2);
+    expect(reset.out.error).toMatchObject({ code: 'usage' });
+    expect(reset.out.error.message).toMatch(/unknown command 'testing'/);
+    expect((await call(t.baseUrl, 'GET', '/projects', { auth: caller.auth })).status).toBe(200);
+  });
+
+  it('with TESTING_COMMANDS=true, reset empties the tenants and emit checks what it is given', async () => {
+    process.env.TESTING_COMMANDS = 'true';
+    const emit = await runCli(
+      t,
+      'testing',
+      'emit',
+      '--tenant',
+      String(caller.tenantId),
+      '--type',
+      'document.checked_in',
+      '--data',
+      '[1]',
+    );
+    expect(emit.code).toBe(2);
+    expect(emit.out.error.message).toBe('--data must be a JSON object');
+    const reset = await runCli(t, 'testing', 'reset', '--tenants', String(caller.tenantId));
+    expect(reset.code).toBe(0);
+    expect(reset.out.tables).toEqual(expect.arrayContaining(['projects', 'access_tokens']));
+    expect(reset.out.tables).not.toContain('audit_log');
+    expect((await call(t.baseUrl, 'GET', '/projects', { auth: caller.auth })).status).toBe(401);
+  });
+});
