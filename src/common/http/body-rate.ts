@@ -44,22 +44,12 @@ export function atMinimumRate<T>(
       }
       settle();
       stream.pause();
-      // the abandoned read settles when the connection closes: nobody waits for it
-      reading.catch(() => undefined);
       reject(new RequestTimeoutError(rate));
     }, rate.windowMs);
     timer.unref();
     stream.on('data', count);
-    reading.then(
-      (value) => {
-        settle();
-        resolve(value);
-      },
-      (err: unknown) => {
-        settle();
-        reject(err as Error);
-      },
-    );
+    // a read abandoned for its rate settles when its connection closes: nobody waits for it then
+    reading.finally(settle).then(resolve, reject);
   });
 }
 
