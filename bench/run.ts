@@ -974,6 +974,8 @@ async function main(): Promise<void> {
     WEBHOOK_ALLOW_HTTP: 'true',
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
     LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
+    // the load generator is one address, with up to 1024 connections (BENCH_CONNECTIONS)
+    MAX_CONNECTIONS_PER_ADDRESS: '4096',
     // capacity is measured, not the per-credential quota: limits stay on (their cost counts) but high
     RATE_LIMIT_API_PER_MINUTE: process.env.RATE_LIMIT_API_PER_MINUTE ?? '1000000000',
     RATE_LIMIT_TOKEN_PER_MINUTE: process.env.RATE_LIMIT_TOKEN_PER_MINUTE ?? '1000000000',

@@ -3,8 +3,12 @@ import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals
 import { atMinimumRate, RequestTimeoutError } from './body-rate.js';
 
 describe('atMinimumRate', () => {
-  beforeEach(() => jest.useFakeTimers());
-  afterEach(() => jest.useRealTimers());
+  beforeEach(() => {
+    jest.useFakeTimers();
+  });
+  afterEach(() => {
+    jest.useRealTimers();
+  });
 
   const rate = { windowMs: 1_000, minBytes: 10 };
 
