@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { plainToInstance } from 'class-transformer';
 import { validate } from 'class-validator';
-import { Command, SubCommand } from 'nest-commander';
+import { Command, SubCommand } from '../common/cli/cli-command.js';
 import { CliOptions, requiredOption } from '../common/cli/cli-options.js';
 import { ValidationFailedError } from '../common/http/app-error.js';
 import { CredentialAdminService } from '../modules/auth/credential-admin.service.js';

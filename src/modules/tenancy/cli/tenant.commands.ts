@@ -1,4 +1,4 @@
-import { Command, Option, SubCommand } from 'nest-commander';
+import { Command, Option, SubCommand } from '../../../common/cli/cli-command.js';
 import {
   CommandGroup,
   RepeatedOption,
