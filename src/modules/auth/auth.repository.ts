@@ -116,9 +116,11 @@ export class AuthRepository {
     return inserted.length === 1;
   }
 
-  /** The new client's id. */
+  /** The new client's id (in the current system transaction, if any: `fixture apply`). */
   async insertClient(client: NewClient): Promise<number> {
-    const saved = await this.db.getRepository(ApiClient).save({ ...client, enabled: true });
+    const saved = await this.tx.ownerManager
+      .getRepository(ApiClient)
+      .save({ ...client, enabled: true });
     return saved.id;
   }
 
@@ -136,9 +138,9 @@ export class AuthRepository {
     });
   }
 
-  /** The new PAT's id. */
+  /** The new PAT's id (in the current system transaction, if any). */
   async insertPat(pat: NewPat): Promise<number> {
-    const saved = await this.db
+    const saved = await this.tx.ownerManager
       .getRepository(PersonalAccessToken)
       .save({ ...pat, revokedAt: null });
     return saved.id;
