@@ -28,6 +28,7 @@ import { TENANT_COMMANDS, TenantCommand } from '../modules/tenancy/cli/tenant.co
 import { DemoModule } from '../demo/demo.module.js';
 import { TenancyModule } from '../modules/tenancy/tenancy.module.js';
 import { WebhooksModule } from '../modules/webhooks/webhooks.module.js';
+import { WEBHOOK_COMMANDS, WebhookCommand } from '../modules/webhooks/cli/webhook.commands.js';
 import { FIXTURE_COMMANDS, FixtureCommand } from './fixture.command.js';
 
 /** The top-level commands, in the order `--help` lists them. */
@@ -41,6 +42,7 @@ export const CLI_COMMANDS: readonly CommandClass[] = [
   ProjectCommand,
   FileCommand,
   DocumentCommand,
+  WebhookCommand,
   FixtureCommand,
 ];
 
@@ -74,6 +76,7 @@ export class CliModule {
         ...REVISION_COMMANDS,
         ...PROJECT_COMMANDS,
         ...DOCUMENT_COMMANDS,
+        ...WEBHOOK_COMMANDS,
         ...FIXTURE_COMMANDS,
       ],
     };

@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { loadConfig } from '../common/config/load-config.js';
 import { connectCliDatabase } from './cli-database.js';
+import { checkCliDataDir } from './cli-data-dir.js';
 import { bootCommands, reportFailure, runCommandLine } from './command-host.js';
 
 /**
@@ -9,6 +10,7 @@ import { bootCommands, reportFailure, runCommandLine } from './command-host.js';
  */
 export async function runInProcess(): Promise<void> {
   try {
+    checkCliDataDir(process.env, process.cwd());
     const config = loadConfig({ ...process.env, WORKERS_ENABLED: 'false', SEED_DEMO: 'false' });
     const release = await connectCliDatabase(config);
     try {

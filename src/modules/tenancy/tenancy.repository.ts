@@ -33,6 +33,13 @@ export class TenancyRepository {
     return rows[0]?.exists === true;
   }
 
+  /** Every tenant, oldest first. */
+  listTenants(): Promise<TenantRow[]> {
+    return this.tx.ownerManager
+      .getRepository(Tenant)
+      .find({ select: { id: true, name: true, plan: true }, order: { id: 'ASC' } });
+  }
+
   async insertTenant(name: string, plan: Plan): Promise<number> {
     const tenant = await this.tx.ownerManager.getRepository(Tenant).save({ name, plan });
     return tenant.id;
