@@ -167,6 +167,21 @@ describe('CLI: list commands, and no database made in an arbitrary folder', () =
       expect(out.error.message).toMatch(/DATA_DIR/);
       expect(existsSync(join(cwd, '.data'))).toBe(false);
       expect(await readdir(cwd)).toEqual([]);
+
+      // help needs no database: it still lists the commands
+      const help = await new Promise<{ code: number; stdout: string }>((resolve) => {
+        execFile(
+          process.execPath,
+          [CLI, 'tenant', '--help'],
+          { cwd, env: { PATH: process.env.PATH ?? '' }, timeout: 60_000 },
+          (err, stdout) =>
+            resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout }),
+        );
+      });
+      expect(help.code).toBe(0);
+      expect(help.stdout).toMatch(/Usage: grc-integration-api tenant/);
+      expect(help.stdout).toMatch(/list\s.*every tenant/);
+      expect(await readdir(cwd)).toEqual([]);
     } finally {
       await rm(cwd, { recursive: true, force: true });
     }

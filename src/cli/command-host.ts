@@ -2,6 +2,7 @@ import type { INestApplicationContext, LoggerService } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { AppConfig } from '../common/config/app-config.js';
 import { ConfigError } from '../common/config/load-config.js';
+import type { CommandClass, CommandRunner } from '../common/cli/cli-command.js';
 import { printError, setExitCode, UsageError } from '../common/cli/cli-output.js';
 import { CLI_COMMANDS, CliModule } from './cli.module.js';
 import { commandTree } from './command-tree.js';
@@ -30,6 +31,18 @@ export async function runCommandLine(
   argv: readonly string[],
 ): Promise<void> {
   await commandTree(app, CLI_COMMANDS).parseAsync([...argv]);
+}
+
+/**
+ * Help without a database (none is configured here): the same tree over stand-ins that have each
+ * command's options but run nothing; a command line that would run a command gets `refusal`.
+ */
+export async function showHelpWithout(argv: readonly string[], refusal: Error): Promise<void> {
+  const standIn = (type: CommandClass): CommandRunner =>
+    Object.assign(Object.create(type.prototype as object) as CommandRunner, {
+      run: () => Promise.reject(refusal),
+    });
+  await commandTree(standIn, CLI_COMMANDS).parseAsync([...argv]);
 }
 
 /** A command that failed outside `runCommand`: usage (exit 2), configuration or internal (1). */

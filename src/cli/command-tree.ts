@@ -26,9 +26,12 @@ function configure(command: Command): Command {
     });
 }
 
-function build(app: INestApplicationContext, type: CommandClass): Command {
+/** The command object of a class: the Nest provider, or a stand-in that only shows help. */
+export type CommandResolver = (type: CommandClass) => CommandRunner;
+
+function build(resolve: CommandResolver, type: CommandClass): Command {
   const meta = commandMeta(type);
-  const instance = app.get<CommandRunner>(type);
+  const instance = resolve(type);
   const command = configure(new Command(meta.name)).description(meta.description ?? '');
   instance.setCommand(command);
   for (const o of optionsOf(instance)) {
@@ -40,7 +43,7 @@ function build(app: INestApplicationContext, type: CommandClass): Command {
     );
   }
   command.action(() => instance.run(command.args, command.opts()));
-  for (const sub of meta.subCommands ?? []) command.addCommand(build(app, sub));
+  for (const sub of meta.subCommands ?? []) command.addCommand(build(resolve, sub));
   return command;
 }
 
@@ -48,8 +51,13 @@ function build(app: INestApplicationContext, type: CommandClass): Command {
  * A fresh commander tree of `roots` over the commands the application context holds: one per
  * invocation, as commander keeps parsed option values between parses.
  */
-export function commandTree(app: INestApplicationContext, roots: readonly CommandClass[]): Command {
+export function commandTree(
+  app: INestApplicationContext | CommandResolver,
+  roots: readonly CommandClass[],
+): Command {
+  const resolve: CommandResolver =
+    typeof app === 'function' ? app : (type) => app.get<CommandRunner>(type);
   const program = configure(new Command(CLI_NAME));
-  for (const root of roots) program.addCommand(build(app, root));
+  for (const root of roots) program.addCommand(build(resolve, root));
   return program;
 }

@@ -1,8 +1,8 @@
 import 'reflect-metadata';
 import { loadConfig } from '../common/config/load-config.js';
 import { connectCliDatabase } from './cli-database.js';
-import { checkCliDataDir } from './cli-data-dir.js';
-import { bootCommands, reportFailure, runCommandLine } from './command-host.js';
+import { missingDataDir } from './cli-data-dir.js';
+import { bootCommands, reportFailure, runCommandLine, showHelpWithout } from './command-host.js';
 
 /**
  * Runs one command in this process: boots the CLI's modules on the database (starting the
@@ -10,7 +10,12 @@ import { bootCommands, reportFailure, runCommandLine } from './command-host.js';
  */
 export async function runInProcess(): Promise<void> {
   try {
-    checkCliDataDir(process.env, process.cwd());
+    const missing = missingDataDir(process.env, process.cwd());
+    if (missing) {
+      // --help still lists the commands; anything that would run one is refused
+      await showHelpWithout(process.argv, missing);
+      return;
+    }
     const config = loadConfig({ ...process.env, WORKERS_ENABLED: 'false', SEED_DEMO: 'false' });
     const release = await connectCliDatabase(config);
     try {
