@@ -160,6 +160,38 @@ describe('npm install of the packed tarball, from the registry, outside the repo
     );
     expect(bin.code).toBe(0);
     expect(bin.output).toContain('usage: grc-integration-api serve');
+
+    // an administration command with --json: exactly one JSON object on stdout, even when it
+    // refuses (no service, DATA_DIR or DATABASE_URL here: it makes no database in this folder)
+    const listed = await new Promise<{ code: number | null; stdout: string }>((ok, fail) => {
+      const child = spawn(
+        join(nodeModules, '.bin/grc-integration-api'),
+        ['tenant', 'list', '--json'],
+        {
+          cwd: project,
+          env: consumerEnv(),
+          stdio: ['ignore', 'pipe', 'ignore'],
+        },
+      );
+      let stdout = '';
+      child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
+      child.once('error', fail);
+      child.once('exit', (code) => ok({ code, stdout }));
+    });
+    expect(listed.code).toBe(1);
+    const lines = listed.stdout.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(JSON.parse(lines[0]!)).toEqual({
+      error: {
+        code: 'invalid_configuration',
+        message: expect.stringContaining(join(project, '.data')),
+      },
+    });
+    expect(readdirSync(project).sort()).toEqual([
+      'node_modules',
+      'package-lock.json',
+      'package.json',
+    ]);
   });
 
   it('installs the example suite as its README says, leaves its files as they were, and its tests pass', async () => {
