@@ -2,17 +2,14 @@ import { chmod, unlink } from 'node:fs/promises';
 import { isAbsolute } from 'node:path';
 import { createServer, type Server, type Socket } from 'node:net';
 import type { INestApplicationContext, LoggerService } from '@nestjs/common';
-import { Command } from 'commander';
-import { CommandFactory, CommandRunnerService } from 'nest-commander';
 import type { Logger } from 'pino';
 import { type AppConfig } from '../common/config/app-config.js';
 import { loadConfig } from '../common/config/load-config.js';
 import type { AdminAnswer } from './admin-client.js';
 import { callAdminSocket } from './admin-client.js';
 import { type CliSink, withCliSink } from '../common/cli/cli-output.js';
-import { CliModule } from './cli.module.js';
-import { CLI_NAME, commanderOptions, reportFailure } from './command-host.js';
-import { routeUsageErrorsToExceptions } from './commander-errors.js';
+import { bootCommands, reportFailure, runCommandLine } from './command-host.js';
+import { CLI_NAME } from './command-tree.js';
 
 /** A command line is short; anything longer is not one. */
 const MAX_REQUEST_BYTES = 1024 * 1024;
@@ -56,7 +53,6 @@ export async function startAdminServer(
   }
   await unlink(path).catch(() => undefined);
 
-  routeUsageErrorsToExceptions();
   // the service's own settings and database, without a second worker or demo seed
   const cliConfig = Object.assign(loadConfig({ ...process.env, WORKERS_ENABLED: 'false' }), {
     DATABASE_URL: config.DATABASE_URL,
@@ -65,12 +61,9 @@ export async function startAdminServer(
   });
   let context: Promise<INestApplicationContext> | undefined;
   const boot = (): Promise<INestApplicationContext> =>
-    (context ??= CommandFactory.createWithoutRunning(CliModule.register(cliConfig), {
-      ...commanderOptions(),
-      // Nest sets the process-wide logger from this option: `false` (the CLI process's) would
-      // silence every Nest Logger of the service from here on (unhandled errors included)
-      logger: serviceLogger,
-    }));
+    // Nest sets the process-wide logger from this option: `false` (the CLI process's) would
+    // silence every Nest Logger of the service from here on (unhandled errors included)
+    (context ??= bootCommands(cliConfig, serviceLogger));
 
   const run = async ({ argv, cwd }: AdminRequest): Promise<AdminAnswer> => {
     const sink: CliSink = {
@@ -82,11 +75,7 @@ export async function startAdminServer(
     };
     await withCliSink(sink, async () => {
       try {
-        const runner = (await boot()).get(CommandRunnerService);
-        // a fresh commander tree per call: commander keeps parsed option values between parses
-        (runner as unknown as { commander: Command }).commander = new Command();
-        await runner.onModuleInit();
-        await runner.run([...sink.argv]);
+        await runCommandLine(await boot(), sink.argv);
       } catch (err) {
         reportFailure(err);
       }

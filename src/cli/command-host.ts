@@ -1,36 +1,49 @@
-import type { CommanderError } from 'commander';
-import type { CommandFactoryRunOptions } from 'nest-commander/src/command-factory.interface.js';
+import type { INestApplicationContext, LoggerService } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import type { AppConfig } from '../common/config/app-config.js';
 import { ConfigError } from '../common/config/load-config.js';
-import {
-  printError,
-  setExitCode,
-  UsageError,
-  writeErr,
-  writeOut,
-} from '../common/cli/cli-output.js';
-import { HelpShown, throwCommanderError } from './commander-errors.js';
+import type { CommandClass, CommandRunner } from '../common/cli/cli-command.js';
+import { printError, setExitCode, UsageError } from '../common/cli/cli-output.js';
+import { CLI_COMMANDS, CLI_ROOTS, CliModule } from './cli.module.js';
+import { commandTree } from './command-tree.js';
+import { HelpShown } from './commander-errors.js';
 
-/** The one command of the package (`grc-integration-api <command>`). */
-export const CLI_NAME = 'grc-integration-api';
-
-/** How nest-commander is set up, whether the command runs in its own process or in the service. */
-export function commanderOptions(): CommandFactoryRunOptions {
-  return {
-    logger: false,
+/**
+ * Boots the CLI's modules (the services the commands call), whether the command runs in its own
+ * process (`logger: false`) or in the service (the service's logger: Nest sets the process-wide
+ * logger from this option).
+ */
+export function bootCommands(
+  config: AppConfig,
+  logger: LoggerService | false,
+): Promise<INestApplicationContext> {
+  return NestFactory.createApplicationContext(CliModule.register(config), {
+    logger,
     // a module that fails to initialise must throw here, not exit the process before the
     // embedded database is released
     abortOnError: false,
-    cliName: CLI_NAME,
-    errorHandler: (err) => throwCommanderError(err as CommanderError),
-    outputConfiguration: {
-      outputError: () => undefined,
-      writeOut: (text) => writeOut(text),
-      writeErr: (text) => writeErr(text),
-    },
-    serviceErrorHandler: (err: Error) => {
-      throw err;
-    },
-  };
+  });
+}
+
+/** Parses `argv` (`[node, script, ...args]`) and runs the command it names. */
+export async function runCommandLine(
+  app: INestApplicationContext,
+  argv: readonly string[],
+): Promise<void> {
+  const roots = app.get<readonly CommandClass[]>(CLI_ROOTS);
+  await commandTree(app, roots).parseAsync([...argv]);
+}
+
+/**
+ * Help without a database (none is configured here): the same tree over stand-ins that have each
+ * command's options but run nothing; a command line that would run a command gets `refusal`.
+ */
+export async function showHelpWithout(argv: readonly string[], refusal: Error): Promise<void> {
+  const standIn = (type: CommandClass): CommandRunner =>
+    Object.assign(Object.create(type.prototype as object) as CommandRunner, {
+      run: () => Promise.reject(refusal),
+    });
+  await commandTree(standIn, CLI_COMMANDS).parseAsync([...argv]);
 }
 
 /** A command that failed outside `runCommand`: usage (exit 2), configuration or internal (1). */

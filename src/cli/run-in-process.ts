@@ -1,10 +1,8 @@
 import 'reflect-metadata';
-import { CommandFactory } from 'nest-commander';
 import { loadConfig } from '../common/config/load-config.js';
-import { CliModule } from './cli.module.js';
 import { connectCliDatabase } from './cli-database.js';
-import { commanderOptions, reportFailure } from './command-host.js';
-import { routeUsageErrorsToExceptions } from './commander-errors.js';
+import { missingDataDir } from './cli-data-dir.js';
+import { bootCommands, reportFailure, runCommandLine, showHelpWithout } from './command-host.js';
 
 /**
  * Runs one command in this process: boots the CLI's modules on the database (starting the
@@ -12,11 +10,21 @@ import { routeUsageErrorsToExceptions } from './commander-errors.js';
  */
 export async function runInProcess(): Promise<void> {
   try {
+    const missing = missingDataDir(process.env, process.cwd());
+    if (missing) {
+      // --help still lists the commands; anything that would run one is refused
+      await showHelpWithout(process.argv, missing);
+      return;
+    }
     const config = loadConfig({ ...process.env, WORKERS_ENABLED: 'false', SEED_DEMO: 'false' });
-    routeUsageErrorsToExceptions();
     const release = await connectCliDatabase(config);
     try {
-      await CommandFactory.run(CliModule.register(config), commanderOptions());
+      const app = await bootCommands(config, false);
+      try {
+        await runCommandLine(app, process.argv);
+      } finally {
+        await app.close();
+      }
     } finally {
       await release();
     }

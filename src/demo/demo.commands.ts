@@ -1,4 +1,4 @@
-import { Command, SubCommand } from 'nest-commander';
+import { Command, SubCommand } from '../common/cli/cli-command.js';
 import { CommandGroup, type JsonOption, ResultCommand } from '../common/cli/cli-output.js';
 import { DemoSeedService } from './demo-seed.service.js';
 

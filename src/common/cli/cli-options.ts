@@ -1,4 +1,4 @@
-import { Option } from 'nest-commander';
+import { Option } from './cli-command.js';
 import { UsageError } from './cli-output.js';
 
 /** An option whose value a command reads as given (the text after the flag). */
@@ -22,7 +22,7 @@ export const clientOption = (description?: string): CliOption =>
   option('--client <client_id>', description);
 export const patOption = (description?: string): CliOption => option('--pat <id>', description);
 
-/** `--media-type <type>` -> `parseMediaType`: the method name nest-commander calls for it. */
+/** `--media-type <type>` -> `parseMediaType`: the method that parses it. */
 function parserName(flags: string): string {
   const long = /--([a-z][a-z0-9-]*)/.exec(flags)?.[1];
   if (!long) throw new Error(`CLI option without a long flag: ${flags}`);
@@ -31,8 +31,8 @@ function parserName(flags: string): string {
 
 /**
  * Declares options whose value the command takes as given, instead of one
- * `@Option(…) parseX(v) { return v; }` method per option. nest-commander finds options as
- * decorated prototype methods, so each gets one; they come first, in the order listed, and the
+ * `@Option(…) parseX(v) { return v; }` method per option. Options are decorated prototype
+ * methods (see cli-command.ts), so each gets one; they come first, in the order listed, and the
  * class's own `@Option` methods (parsers that do more, e.g. repeatable options) follow in theirs.
  */
 export function CliOptions(...options: CliOption[]): ClassDecorator {
@@ -44,7 +44,7 @@ export function CliOptions(...options: CliOption[]): ClassDecorator {
     for (const o of options) {
       const name = parserName(o.flags);
       if (own.includes(name)) throw new Error(`${target.name}.${name} is declared twice`);
-      // a function per option: nest-commander keeps an option's metadata on its function
+      // a function per option: an option's metadata is kept on its function
       const descriptor: PropertyDescriptor = {
         value: (v: string): string => v,
         writable: true,

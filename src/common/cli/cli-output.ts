@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { resolve } from 'node:path';
-import { CommandRunner, Option } from 'nest-commander';
+import { CommandRunner, Option } from './cli-command.js';
 import { AppError } from '../http/app-error.js';
 
 /**

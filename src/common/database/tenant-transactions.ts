@@ -228,6 +228,18 @@ export class TenantTransactions {
     return scope.manager();
   }
 
+  /**
+   * The entity manager of the current owner-role transaction (`runAsSystem`), else a plain one.
+   * Administrator writes and reads go through it: they join a system transaction (one
+   * `fixture apply` is all or nothing) and never a tenant's, which runs as the application role.
+   */
+  get ownerManager(): EntityManager {
+    const scope = this.scope.getStore();
+    if (!scope || scope.tenantId !== null) return this.dataSource.manager;
+    assertOpen(scope);
+    return scope.manager();
+  }
+
   repo<E extends ObjectLiteral>(entity: EntityTarget<E>): Repository<E> {
     return this.manager.getRepository(entity);
   }

@@ -60,6 +60,27 @@ const OVERRIDES =
  * Client secrets, access tokens and PATs (all kept as digests). Runs as the owner role: a
  * credential is looked up before its tenant is known.
  */
+/** What `client list` shows of a client. */
+export interface ClientListRow {
+  client_id: string;
+  name: string;
+  scopes: string[];
+  allowed_ips: string[];
+  enabled: boolean;
+  created_at: Date;
+}
+
+/** What `pat list` shows of a personal access token. */
+export interface PatListRow {
+  pat_id: number;
+  name: string;
+  scopes: string[];
+  allowed_ips: string[];
+  expires_at: Date;
+  revoked_at: Date | null;
+  created_at: Date;
+}
+
 @Injectable()
 export class AuthRepository {
   constructor(
@@ -116,9 +137,27 @@ export class AuthRepository {
     return inserted.length === 1;
   }
 
-  /** The new client's id. */
+  /** A tenant's API clients, oldest first: never a secret or its digest. */
+  listClients(tenantId: number): Promise<ClientListRow[]> {
+    return this.rows<ClientListRow>(
+      sql`SELECT client_id, name, scopes, allowed_ips, enabled, created_at
+       FROM api_clients WHERE tenant_id = ${tenantId} ORDER BY id`,
+    );
+  }
+
+  /** A tenant's personal access tokens, oldest first: never a token or its digest. */
+  listPats(tenantId: number): Promise<PatListRow[]> {
+    return this.rows<PatListRow>(
+      sql`SELECT id AS pat_id, name, scopes, allowed_ips, expires_at, revoked_at, created_at
+       FROM personal_access_tokens WHERE tenant_id = ${tenantId} ORDER BY id`,
+    );
+  }
+
+  /** The new client's id (in the current system transaction, if any: `fixture apply`). */
   async insertClient(client: NewClient): Promise<number> {
-    const saved = await this.db.getRepository(ApiClient).save({ ...client, enabled: true });
+    const saved = await this.tx.ownerManager
+      .getRepository(ApiClient)
+      .save({ ...client, enabled: true });
     return saved.id;
   }
 
@@ -136,9 +175,9 @@ export class AuthRepository {
     });
   }
 
-  /** The new PAT's id. */
+  /** The new PAT's id (in the current system transaction, if any). */
   async insertPat(pat: NewPat): Promise<number> {
-    const saved = await this.db
+    const saved = await this.tx.ownerManager
       .getRepository(PersonalAccessToken)
       .save({ ...pat, revokedAt: null });
     return saved.id;

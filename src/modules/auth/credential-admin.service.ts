@@ -7,7 +7,7 @@ import {
 } from '../../common/http/app-error.js';
 import { EntitlementRequiredError } from '../tenancy/tenancy.errors.js';
 import { TenancyService } from '../tenancy/tenancy.service.js';
-import { AuthRepository } from './auth.repository.js';
+import { AuthRepository, type ClientListRow, type PatListRow } from './auth.repository.js';
 import { CredentialCache } from './credential-cache.js';
 import { CredentialsService } from './credentials.service.js';
 import { normaliseCidr } from './ip-allowlist.js';
@@ -100,6 +100,18 @@ export class CredentialAdminService {
       scopes: checked.scopes,
       allowed_ips: checked.allowedIps,
     };
+  }
+
+  /** A tenant's clients (never a secret); not_found for an unknown tenant. */
+  async listClients(tenantId: number): Promise<{ data: ClientListRow[] }> {
+    await this.tenancy.view(tenantId);
+    return { data: await this.repository.listClients(tenantId) };
+  }
+
+  /** A tenant's personal access tokens (never a token); not_found for an unknown tenant. */
+  async listPats(tenantId: number): Promise<{ data: PatListRow[] }> {
+    await this.tenancy.view(tenantId);
+    return { data: await this.repository.listPats(tenantId) };
   }
 
   /** Disables a client at once: its secret stops working and its tokens are revoked. */

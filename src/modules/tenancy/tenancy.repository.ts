@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
+import { TenantTransactions } from '../../common/database/tenant-transactions.js';
 import { EntitlementOverride } from './entities/entitlement-override.entity.js';
 import { Tenant } from './entities/tenant.entity.js';
 import type { Entitlement, Plan } from '../../common/access/entitlements.js';
@@ -13,10 +14,16 @@ export interface OverrideChange {
   granted: boolean | null;
 }
 
-/** Tenants and their entitlement overrides, as the owner role (administrator paths). */
+/**
+ * Tenants and their entitlement overrides, as the owner role (administrator paths), in the
+ * current system transaction if there is one (TenantTransactions.ownerManager).
+ */
 @Injectable()
 export class TenancyRepository {
-  constructor(@InjectDataSource() private readonly db: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly db: DataSource,
+    private readonly tx: TenantTransactions,
+  ) {}
 
   /** Whether any tenant exists, across tenants (a first start seeds the demo when none does). */
   async anyTenant(): Promise<boolean> {
@@ -26,23 +33,32 @@ export class TenancyRepository {
     return rows[0]?.exists === true;
   }
 
+  /** Every tenant, oldest first. */
+  listTenants(): Promise<TenantRow[]> {
+    return this.tx.ownerManager
+      .getRepository(Tenant)
+      .find({ select: { id: true, name: true, plan: true }, order: { id: 'ASC' } });
+  }
+
   async insertTenant(name: string, plan: Plan): Promise<number> {
-    const tenant = await this.db.getRepository(Tenant).save({ name, plan });
+    const tenant = await this.tx.ownerManager.getRepository(Tenant).save({ name, plan });
     return tenant.id;
   }
 
   /** Whether the tenant exists (and now has `plan`). */
   async updatePlan(tenantId: number, plan: Plan): Promise<boolean> {
-    const result = await this.db.getRepository(Tenant).update({ id: tenantId }, { plan });
+    const result = await this.tx.ownerManager
+      .getRepository(Tenant)
+      .update({ id: tenantId }, { plan });
     return Boolean(result.affected);
   }
 
   findTenant(tenantId: number): Promise<TenantRow | null> {
-    return this.db.getRepository(Tenant).findOneBy({ id: tenantId });
+    return this.tx.ownerManager.getRepository(Tenant).findOneBy({ id: tenantId });
   }
 
   overridesOf(tenantId: number): Promise<EntitlementOverride[]> {
-    return this.db.getRepository(EntitlementOverride).findBy({ tenantId });
+    return this.tx.ownerManager.getRepository(EntitlementOverride).findBy({ tenantId });
   }
 
   /** Applies the changes in order, in one transaction. */

@@ -34,6 +34,12 @@ export class TenancyService {
     return this.repository.anyTenant();
   }
 
+  /** Every tenant with its plan, oldest first (`tenant list`). */
+  async list(): Promise<{ data: Array<{ tenant_id: number; name: string; plan: Plan }> }> {
+    const rows = await this.repository.listTenants();
+    return { data: rows.map((t) => ({ tenant_id: t.id, name: t.name, plan: t.plan })) };
+  }
+
   async create(name: string, plan: Plan): Promise<TenantView> {
     return this.view(await this.repository.insertTenant(name, plan));
   }

@@ -1,4 +1,4 @@
-import { Command, SubCommand } from 'nest-commander';
+import { Command, SubCommand } from '../../../common/cli/cli-command.js';
 import { CommandGroup, ResultCommand, UsageError } from '../../../common/cli/cli-output.js';
 import {
   CliOptions,

@@ -1,4 +1,4 @@
-import { Command, Option, SubCommand } from 'nest-commander';
+import { Command, Option, SubCommand } from '../../../common/cli/cli-command.js';
 import {
   CommandGroup,
   RepeatedOption,
@@ -119,10 +119,24 @@ export class ClientDisableCommand extends ResultCommand<CredentialOptions> {
   }
 }
 
+@SubCommand({ name: 'list', description: "a tenant's API clients (never a secret)" })
+@CliOptions(tenantOption('tenant id'))
+export class ClientListCommand extends ResultCommand<CredentialOptions> {
+  constructor(private readonly admin: CredentialAdminService) {
+    super();
+  }
+
+  protected result(o: CredentialOptions): Promise<object> {
+    return this.admin.listClients(
+      positiveInt('tenant', requiredNonBlankOption('tenant', o.tenant)),
+    );
+  }
+}
+
 @Command({
   name: 'client',
   description: 'API clients (client-credentials grant)',
-  subCommands: [ClientCreateCommand, ClientDisableCommand],
+  subCommands: [ClientCreateCommand, ClientListCommand, ClientDisableCommand],
 })
 export class ClientCommand extends CommandGroup {}
 
@@ -164,18 +178,32 @@ export class PatRevokeCommand extends ResultCommand<CredentialOptions> {
   }
 }
 
+@SubCommand({ name: 'list', description: "a tenant's personal access tokens (never a token)" })
+@CliOptions(tenantOption('tenant id'))
+export class PatListCommand extends ResultCommand<CredentialOptions> {
+  constructor(private readonly admin: CredentialAdminService) {
+    super();
+  }
+
+  protected result(o: CredentialOptions): Promise<object> {
+    return this.admin.listPats(positiveInt('tenant', requiredNonBlankOption('tenant', o.tenant)));
+  }
+}
+
 @Command({
   name: 'pat',
   description: 'personal access tokens',
-  subCommands: [PatCreateCommand, PatRevokeCommand],
+  subCommands: [PatCreateCommand, PatListCommand, PatRevokeCommand],
 })
 export class PatCommand extends CommandGroup {}
 
 export const CREDENTIAL_COMMANDS = [
   ClientCommand,
   ClientCreateCommand,
+  ClientListCommand,
   ClientDisableCommand,
   PatCommand,
   PatCreateCommand,
+  PatListCommand,
   PatRevokeCommand,
 ];

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { checkBodyShape } from '../../../common/http/validation.js';
-import { Command, SubCommand } from 'nest-commander';
+import { Command, SubCommand } from '../../../common/cli/cli-command.js';
 import { CommandGroup, resolveCliPath, ResultCommand } from '../../../common/cli/cli-output.js';
 import {
   CliOptions,

@@ -1,4 +1,5 @@
-import { Command, SubCommand } from 'nest-commander';
+import { allPages } from '../../../common/cli/all-pages.js';
+import { Command, SubCommand } from '../../../common/cli/cli-command.js';
 import { CommandGroup, ResultCommand, UsageError } from '../../../common/cli/cli-output.js';
 import {
   CliOptions,
@@ -7,6 +8,7 @@ import {
   requiredText,
   tenantOption,
 } from '../../../common/cli/cli-options.js';
+import { TenancyService } from '../../tenancy/tenancy.service.js';
 import { ProjectsService } from '../projects.service.js';
 
 interface ProjectOptions {
@@ -42,10 +44,31 @@ export class ProjectCreateCommand extends ResultCommand<ProjectOptions> {
   }
 }
 
+@SubCommand({ name: 'list', description: "a tenant's projects, oldest first" })
+@CliOptions(tenantOption())
+export class ProjectListCommand extends ResultCommand<ProjectOptions> {
+  constructor(
+    private readonly tenancy: TenancyService,
+    private readonly projects: ProjectsService,
+  ) {
+    super();
+  }
+
+  protected async result(o: ProjectOptions): Promise<object> {
+    const tenantId = requiredPositiveInt('tenant', o.tenant);
+    await this.tenancy.view(tenantId);
+    // the API's own pages (GET /projects)
+    const data = await allPages((cursor) =>
+      this.projects.listProjects(tenantId, { limit: 100, offset: 0, cursor }),
+    );
+    return { data };
+  }
+}
+
 @Command({
   name: 'project',
   description: 'projects',
-  subCommands: [ProjectCreateCommand],
+  subCommands: [ProjectCreateCommand, ProjectListCommand],
 })
 export class ProjectCommand extends CommandGroup {}
 
@@ -91,4 +114,10 @@ export class FileAddCommand extends ResultCommand<FileOptions> {
 @Command({ name: 'file', description: 'project file metadata', subCommands: [FileAddCommand] })
 export class FileCommand extends CommandGroup {}
 
-export const PROJECT_COMMANDS = [ProjectCommand, ProjectCreateCommand, FileCommand, FileAddCommand];
+export const PROJECT_COMMANDS = [
+  ProjectCommand,
+  ProjectCreateCommand,
+  ProjectListCommand,
+  FileCommand,
+  FileAddCommand,
+];

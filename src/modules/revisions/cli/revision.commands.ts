@@ -1,4 +1,4 @@
-import { Command, SubCommand } from 'nest-commander';
+import { Command, SubCommand } from '../../../common/cli/cli-command.js';
 import {
   CommandGroup,
   JsonCommand,
@@ -31,7 +31,7 @@ function decide(o: DecisionOptions, work: Decide): Promise<void> {
   });
 }
 
-/** The options both decisions take; nest-commander reads them from each leaf class. */
+/** The options both decisions take; each leaf class has them. */
 @CliOptions(
   revisionOption('the candidate revision id'),
   { flags: '--by <user>', description: 'who decides (stored as decided_by)' },

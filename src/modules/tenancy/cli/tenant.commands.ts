@@ -1,4 +1,4 @@
-import { Command, Option, SubCommand } from 'nest-commander';
+import { Command, Option, SubCommand } from '../../../common/cli/cli-command.js';
 import {
   CommandGroup,
   RepeatedOption,
@@ -108,16 +108,33 @@ export class TenantEntitlementsCommand extends ResultCommand<TenantOptions> {
   }
 }
 
+@SubCommand({ name: 'list', description: 'every tenant with its plan, oldest first' })
+export class TenantListCommand extends ResultCommand<TenantOptions> {
+  constructor(private readonly tenancy: TenancyService) {
+    super();
+  }
+
+  protected result(): Promise<object> {
+    return this.tenancy.list();
+  }
+}
+
 @Command({
   name: 'tenant',
   description: 'tenants, plans and entitlements',
-  subCommands: [TenantCreateCommand, TenantSetPlanCommand, TenantEntitlementsCommand],
+  subCommands: [
+    TenantCreateCommand,
+    TenantListCommand,
+    TenantSetPlanCommand,
+    TenantEntitlementsCommand,
+  ],
 })
 export class TenantCommand extends CommandGroup {}
 
 export const TENANT_COMMANDS = [
   TenantCommand,
   TenantCreateCommand,
+  TenantListCommand,
   TenantSetPlanCommand,
   TenantEntitlementsCommand,
 ];

