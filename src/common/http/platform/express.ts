@@ -6,6 +6,7 @@ import { type AppConfig, proxyTrust } from '../../config/app-config.js';
 import { answerClientError } from '../client-error.js';
 import { closeAfterResponse, whenResponseClosed } from '../lingering-close.js';
 import { JSON_CONTENT_TYPE, JsonText } from '../json-text.js';
+import { jsonLimitsOf } from '../json-limits.js';
 import { continueOnlyAdmittedBodies, readRequestBody } from '../request-body.js';
 import { misframed, onCondemned } from '../request-framing.js';
 import { requestIdFor } from '../request-id.js';
@@ -115,6 +116,7 @@ export class ExpressPlatform implements HttpPlatform {
           raw: req,
           route: this.routeOf(req as unknown as HttpRequest),
           limit: this.config.BODY_LIMIT,
+          jsonLimits: jsonLimitsOf(this.config),
           admits: this.hooks!.admitsBody,
           closeAfterResponse: () => closeAfterResponse(res),
           onResponseClosed: (listener) => whenResponseClosed(res, listener),

@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { FreeJson } from '../../../common/http/validation.js';
+import type { FreeJsonValue } from '../../../common/http/prepared-json.js';
 import {
   IsDefined,
   IsInt,
@@ -73,7 +74,7 @@ export class StageRevisionRequest {
   @IsDefined({ message: 'is required' })
   @IsObject({ message: 'must be a JSON object' })
   @FreeJson()
-  content!: Record<string, unknown>;
+  content!: FreeJsonValue<Record<string, unknown>>;
 
   @ApiPropertyOptional({
     type: 'integer',

@@ -1,0 +1,36 @@
+import { parentPort } from 'node:worker_threads';
+import type { IncomingHttpHeaders } from 'node:http';
+import { ValidationFailedError } from './app-error.js';
+import { BodyError } from './body-decoding.js';
+import type { JsonLimits } from './json-limits.js';
+import { decodeBigJson } from './json-prepare.js';
+import type { JsonJob, JsonJobAnswer } from './json-worker-pool.js';
+
+/**
+ * The JSON worker's thread (json-worker-pool.ts starts it): decodes and prepares big JSON bodies
+ * one at a time, off the service's event loop, and answers what it made or why it refused.
+ */
+parentPort?.on('message', (job: JsonJob) => {
+  parentPort!.postMessage(run(job));
+});
+
+function run(job: JsonJob): JsonJobAnswer {
+  const headers: IncomingHttpHeaders = job.headers;
+  const limits: JsonLimits = job.limits;
+  try {
+    const decoded = decodeBigJson(headers, Buffer.from(job.bytes), job.limit, limits);
+    return { id: job.id, decoded };
+  } catch (err) {
+    if (err instanceof ValidationFailedError) {
+      return { id: job.id, refused: { kind: 'validation', errors: err.errors } };
+    }
+    if (err instanceof BodyError) {
+      const errors = (err as { errors?: unknown }).errors;
+      return {
+        id: job.id,
+        refused: { kind: 'body', type: err.type, message: err.message, errors },
+      };
+    }
+    return { id: job.id, failed: err instanceof Error ? err.message : String(err) };
+  }
+}
