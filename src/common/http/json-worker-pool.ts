@@ -28,10 +28,13 @@ export type JsonJobAnswer = { id: number } & (
 );
 
 /**
- * Heap of the worker: a 5 MiB body of 100,000 values (CONTENT_MAX_NODES), as text, parsed and as
- * canonical JSON, takes a few tens of MB; past this the worker ends (413), never the service.
+ * Heap of the worker: the worst 5 MiB bodies within CONTENT_MAX_NODES (100,000 keys of 44
+ * characters; 100,000 strings; one 5 MiB string) peaked at 34 MB used with 40 MB allowed
+ * (bench/README.md, "Big content"); past this the worker ends (413), never the service. A small
+ * young generation: its objects die young anyway, and every MB of it counts in the process's RSS.
  */
-const WORKER_HEAP_MB = 96;
+const WORKER_HEAP_MB = 64;
+const WORKER_YOUNG_MB = 8;
 
 /**
  * The worker's script: the compiled `json-worker.js` beside this module. Under jest the sources
@@ -75,7 +78,10 @@ class JsonWorker {
   private started(): Worker {
     if (this.worker) return this.worker;
     const worker = new Worker(workerScript(), {
-      resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB },
+      resourceLimits: {
+        maxOldGenerationSizeMb: WORKER_HEAP_MB,
+        maxYoungGenerationSizeMb: WORKER_YOUNG_MB,
+      },
     });
     worker.on('message', (answer: JsonJobAnswer) => {
       const pending = this.pending.get(answer.id);
@@ -116,7 +122,9 @@ export async function decodeBigJsonOffLoop(
   limit: number,
   limits: JsonLimits,
 ): Promise<unknown> {
-  const own = new Uint8Array(bytes); // a copy of its own, to transfer
+  // transferred as is when the bytes have their memory to themselves, else a copy of their own
+  const whole = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
+  const own = whole ? new Uint8Array(bytes.buffer) : new Uint8Array(bytes);
   const wanted: JsonJob['headers'] = {};
   if (headers['content-type'] !== undefined) wanted['content-type'] = headers['content-type'];
   if (headers['content-encoding'] !== undefined) {

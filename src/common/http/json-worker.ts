@@ -1,3 +1,5 @@
+import { readlinkSync } from 'node:fs';
+import { setPriority } from 'node:os';
 import { parentPort } from 'node:worker_threads';
 import type { IncomingHttpHeaders } from 'node:http';
 import { ValidationFailedError } from './app-error.js';
@@ -10,6 +12,8 @@ import type { JsonJob, JsonJobAnswer } from './json-worker-pool.js';
  * The JSON worker's thread (json-worker-pool.ts starts it): decodes and prepares big JSON bodies
  * one at a time, off the service's event loop, and answers what it made or why it refused.
  */
+lowerOwnPriority();
+
 parentPort?.on('message', (job: JsonJob) => {
   parentPort!.postMessage(run(job));
 });
@@ -32,5 +36,19 @@ function run(job: JsonJob): JsonJobAnswer {
       };
     }
     return { id: job.id, failed: err instanceof Error ? err.message : String(err) };
+  }
+}
+
+/**
+ * On Linux, this thread alone yields the CPU to the event loop's (a thread's id is a process id to
+ * `setpriority`): on a busy machine the small requests are served first, the big body waits.
+ * Best effort: elsewhere, or where the call is refused, the thread runs at the process's priority.
+ */
+function lowerOwnPriority(): void {
+  try {
+    const tid = Number(/task\/(\d+)$/.exec(readlinkSync('/proc/thread-self'))?.[1]);
+    if (Number.isInteger(tid) && tid > 0) setPriority(tid, 10);
+  } catch {
+    // not Linux, or not allowed: nothing lost but the preference
   }
 }
