@@ -40,8 +40,11 @@ export class AppConfig {
   @IntSetting({ min: 1, max: 10_000_000 })
   CONTENT_MAX_NODES = 100_000;
 
-  /** Levels of objects and arrays in `content` (its own object is level 1). */
-  @IntSetting({ min: 1, max: 1_000 })
+  /**
+   * Levels of objects and arrays in `content` (its own object is level 1); at most 99, as the
+   * validation pipe refuses any body nested 100 levels deep (MAX_BODY_DEPTH).
+   */
+  @IntSetting({ min: 1, max: 99 })
   CONTENT_MAX_DEPTH = 64;
 
   @IsOptional()
