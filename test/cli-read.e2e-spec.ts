@@ -128,6 +128,9 @@ describe('CLI: project create, document create, file add', () => {
       // what the API refuses in content (CONTRACT §10), the CLI refuses too, naming the path
       ['proto.json', '{"a":{"__proto__":{}}}', /content\.a\.__proto__/],
       ['nul.json', '{"a":"x\\u0000"}', /content\.a/],
+      // and its limits, counted before the file is parsed (CONTENT_MAX_DEPTH 64, _NODES 100,000)
+      ['deep.json', `{"a":${'['.repeat(64)}${']'.repeat(64)}}`, /CONTENT_MAX_DEPTH/],
+      ['wide.json', `{"a":[${Array(100_000).fill(0).join(',')}]}`, /CONTENT_MAX_NODES/],
     ] as const;
     const results = await Promise.all(
       cases.map(async ([name, text]) => {

@@ -42,6 +42,20 @@ export class AppConfig {
   @Min(1024)
   BODY_LIMIT = 5 * 1024 * 1024;
 
+  /**
+   * Values (objects, arrays, strings, numbers, booleans, nulls; keys aside) a document's `content`
+   * or any other top-level member of a JSON body may hold, counted before the body is parsed.
+   */
+  @IntSetting({ min: 1, max: 10_000_000 })
+  CONTENT_MAX_NODES = 100_000;
+
+  /**
+   * Levels of objects and arrays in `content` (its own object is level 1); at most 99, as the
+   * validation pipe refuses any body nested 100 levels deep (MAX_BODY_DEPTH).
+   */
+  @IntSetting({ min: 1, max: 99 })
+  CONTENT_MAX_DEPTH = 64;
+
   @IsOptional()
   @Matches(/^postgres(ql)?:\/\/.+/, { message: 'DATABASE_URL must be a postgres:// URL' })
   DATABASE_URL?: string;

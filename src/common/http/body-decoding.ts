@@ -1,6 +1,8 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { parse as parseForm } from 'node:querystring';
 import { brotliDecompressSync, gunzipSync, inflateSync, type ZlibOptions } from 'node:zlib';
+import { ValidationFailedError } from './app-error.js';
+import { jsonLimitProblem, type JsonLimits } from './json-limits.js';
 import { utf8Problem } from './text.js';
 import { inexactNumber } from './json-numbers.js';
 
@@ -90,12 +92,15 @@ function bodyText(headers: IncomingHttpHeaders, body: Buffer, limit: number): st
   return utf8(decompressed);
 }
 
-function parseJson(text: string): unknown {
+function parseJson(text: string, limits: JsonLimits): unknown {
   const trimmed = text.trim();
   if (trimmed === '') return {};
   if (trimmed[0] !== '{' && trimmed[0] !== '[') {
     throw new BodyError('entity.parse.failed', 'the body is not a JSON object or array');
   }
+  // counted before anything is built: 1.7 million `{}` in 5 MB exhausted a 256 MB heap
+  const tooLarge = jsonLimitProblem(trimmed, limits);
+  if (tooLarge) throw new ValidationFailedError([tooLarge]);
   let value: unknown;
   try {
     value = JSON.parse(trimmed);
@@ -120,14 +125,16 @@ function parseJson(text: string): unknown {
  *   is malformed;
  * - forms (`application/x-www-form-urlencoded`, what OAuth clients send to the token endpoint):
  *   flat keys, repeated keys as arrays, at most 1,000 keys.
- * Throws `BodyError`.
+ * Throws `BodyError`, or `ValidationFailedError` for JSON past `limits` (`jsonLimitProblem`,
+ * counted on the text before it is parsed).
  */
 export function decodeBody(
   kind: BodyKind,
   headers: IncomingHttpHeaders,
   raw: Buffer,
   limit: number,
+  limits: JsonLimits,
 ): unknown {
   const text = bodyText(headers, raw, limit);
-  return kind === 'json' ? parseJson(text) : { ...parseForm(text) };
+  return kind === 'json' ? parseJson(text, limits) : { ...parseForm(text) };
 }

@@ -5,6 +5,8 @@ import { FairSlots } from '../concurrency/fair-slots.js';
 import { isBigBody } from './big-body.js';
 import { atMinimumRate, type BodyRate } from './body-rate.js';
 import { BodyError, bodyKindOf, decodeBody } from './body-decoding.js';
+import type { JsonLimits } from './json-limits.js';
+import { decodeBigJsonOffLoop } from './json-worker-pool.js';
 import type { BodyAdmission, BodyTerms, HttpRequest } from './platform/http-platform.js';
 
 export interface BodyReading {
@@ -17,6 +19,8 @@ export interface BodyReading {
   readonly limit: number;
   /** The least the body must bring while it is read. */
   readonly rate: BodyRate;
+  /** What a JSON body's members may hold (`CONTENT_MAX_NODES`, `CONTENT_MAX_DEPTH`). */
+  readonly jsonLimits: JsonLimits;
   readonly admits: BodyAdmission;
   /** Called when the answer must close the connection: a body was left unread. */
   readonly closeAfterResponse: () => void;
@@ -119,8 +123,12 @@ export async function readRequestBody(reading: BodyReading): Promise<unknown> {
       const gone = new AbortController();
       reading.onResponseClosed(() => gone.abort());
       reading.onResponseClosed(await bigBodies.acquire(null, () => gone.signal));
+      // decoded, parsed, checked and hashed off the event loop (json-prepare.ts)
+      if (kind === 'json') {
+        return await decodeBigJsonOffLoop(raw.headers, bytes, limit, reading.jsonLimits);
+      }
     }
-    return decodeBody(kind, raw.headers, bytes, limit);
+    return decodeBody(kind, raw.headers, bytes, limit, reading.jsonLimits);
   } catch (err) {
     // nobody to answer: no guard, handler or problem runs for it (the filter drops it)
     if (err instanceof CallerGoneError) throw err;

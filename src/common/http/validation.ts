@@ -1,7 +1,17 @@
 import { type ArgumentMetadata, ValidationPipe, type ValidationError } from '@nestjs/common';
 import { type FieldError, ValidationFailedError } from './app-error.js';
+import {
+  MAX_BODY_DEPTH,
+  MAX_BODY_MEMBERS,
+  MAX_BODY_TOTAL_MEMBERS,
+  TOO_MANY_IN_ALL,
+  TOO_MANY_MEMBERS,
+} from './body-bounds.js';
 import { walkJson } from './json-walk.js';
+import { PreparedJson } from './prepared-json.js';
 import { findTextProblem, keyTextProblem, textProblem } from './text.js';
+
+export { MAX_BODY_DEPTH, MAX_BODY_MEMBERS, MAX_BODY_TOTAL_MEMBERS };
 
 function flatten(errors: ValidationError[], parent = ''): FieldError[] {
   return errors.flatMap((e) => {
@@ -13,9 +23,6 @@ function flatten(errors: ValidationError[], parent = ''): FieldError[] {
     return own.concat(flatten(e.children ?? [], field));
   });
 }
-
-/** Deeper than any document structure needs; class-transformer recurses per level. */
-export const MAX_BODY_DEPTH = 100;
 
 const FREE_JSON = 'app:free-json';
 
@@ -51,16 +58,6 @@ function isHiddenMember(metatype: unknown, key: string): boolean {
 }
 
 /**
- * Members an object or array outside free JSON may have: far more than any request's fields or
- * lists need. class-transformer's copy of an object, and the list of its unknown fields, grow
- * with the square of its width: a 1 MB body of 100,000 keys held the event loop for seconds.
- */
-export const MAX_BODY_MEMBERS = 1_000;
-
-/** Members all objects and arrays outside free JSON may have together (many narrow ones). */
-export const MAX_BODY_TOTAL_MEMBERS = 10_000;
-
-/**
  * Walks a parsed body once, in time linear in its size, and returns its first problem:
  * - nested deeper than MAX_BODY_DEPTH (the transformer's recursion would overflow: a 500);
  * - an object or array outside free JSON with more than MAX_BODY_MEMBERS members, or more than
@@ -89,11 +86,11 @@ export function checkBodyShape(
         return `is nested deeper than ${MAX_BODY_DEPTH} levels`;
       }
       if (inFree) return null;
-      if (size > MAX_BODY_MEMBERS) return `must not have more than ${MAX_BODY_MEMBERS} members`;
+      if (size > MAX_BODY_MEMBERS) return TOO_MANY_MEMBERS;
       members += size;
       if (members <= MAX_BODY_TOTAL_MEMBERS) return null;
       tooMany = true;
-      return `must not have more than ${MAX_BODY_TOTAL_MEMBERS} members in all (free JSON aside)`;
+      return TOO_MANY_IN_ALL;
     },
     key: (key, depth) => {
       if (depth === 0 && isHiddenMember(metatype, key)) return 'should not exist';
@@ -105,6 +102,44 @@ export function checkBodyShape(
   if (!problem) return null;
   const whole = tooDeep || tooMany || !problem.field;
   return { field: whole ? 'body' : problem.field, message: problem.message };
+}
+
+/**
+ * The body with its prepared members (a big body's, `PreparedJson`) made plain for the shape
+ * check: a free one stands as an empty object or array (its own problem is `preparedProblem`'s);
+ * any other one is parsed back here, when it is small enough to be valid outside free JSON
+ * (MAX_BODY_TOTAL_MEMBERS), else the body is refused as too big in all.
+ */
+function withoutPrepared(body: unknown, free: ReadonlySet<string>): unknown {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return body;
+  const members = body as Record<string, unknown>;
+  let plain: Record<string, unknown> | null = null;
+  let budget = MAX_BODY_TOTAL_MEMBERS;
+  for (const key of Object.keys(members)) {
+    const v = members[key];
+    if (!(v instanceof PreparedJson)) continue;
+    plain ??= { ...members };
+    let member: unknown;
+    if (free.has(key)) member = v.array ? [] : {};
+    else {
+      if (v.problem) throw new ValidationFailedError([v.problem]);
+      budget -= v.nodes - 1;
+      if (budget < 0)
+        throw new ValidationFailedError([{ field: 'body', message: TOO_MANY_IN_ALL }]);
+      member = JSON.parse(v.canonical);
+      // the handler gets the value too, as it would from a small body
+      members[key] = member;
+    }
+    Object.defineProperty(plain, key, { value: member, enumerable: true, writable: true });
+  }
+  return plain ?? body;
+}
+
+/** The first problem a prepared free member of the body holds. */
+function preparedProblem(body: unknown): FieldError | null {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return null;
+  for (const v of Object.values(body)) if (v instanceof PreparedJson && v.problem) return v.problem;
+  return null;
 }
 
 /**
@@ -129,8 +164,10 @@ class AppValidationPipe extends ValidationPipe {
    */
   private async transformBody(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     const free = freeJsonProperties(metadata.metatype);
-    const error = checkBodyShape(value, metadata.metatype, free);
+    const error = checkBodyShape(withoutPrepared(value, free), metadata.metatype, free);
     if (error) throw new ValidationFailedError([error]);
+    const prepared = preparedProblem(value);
+    if (prepared) throw new ValidationFailedError([prepared]);
     if (free.size === 0 || value === null || typeof value !== 'object' || Array.isArray(value)) {
       return super.transform(value, metadata);
     }
@@ -143,7 +180,7 @@ class AppValidationPipe extends ValidationPipe {
       // and its stand-in fails the property's own checks as the array would
       if (free.has(key) && v !== null && typeof v === 'object') {
         kept.set(key, v);
-        standIn[key] = Array.isArray(v) ? [] : {};
+        standIn[key] = (v instanceof PreparedJson ? v.array : Array.isArray(v)) ? [] : {};
       } else {
         standIn[key] = v;
       }

@@ -1,17 +1,6 @@
-import { createHash } from 'node:crypto';
-import canonicalize from 'canonicalize';
+import { canonicalJson, hashOfCanonical } from '../../common/http/canonical-json.js';
 
-/** The RFC 8785 (JCS) canonical JSON of `content`; throws for what JSON cannot represent. */
-export function canonicalJson(content: unknown): string {
-  const canonical = canonicalize(content);
-  if (canonical === undefined) throw new TypeError('content is not representable as JSON');
-  return canonical;
-}
-
-/** The content hash of content whose canonical JSON is `canonical`. */
-export function hashOfCanonical(canonical: string): string {
-  return createHash('sha256').update(canonical, 'utf8').digest('hex');
-}
+export { canonicalJson, hashOfCanonical };
 
 /**
  * Lowercase hex SHA-256 of the RFC 8785 (JCS) canonical JSON of `content`: the same content hashes

@@ -94,7 +94,7 @@ export class RevisionsService implements OnModuleInit {
     );
     return this.tx.runOpening(tenantId, opening, async ([[doc, access], revisionId]) => {
       if (scope) {
-        const claim = await this.idempotency.claim(scope, requestHash(dto, ifMatch, headers));
+        const claim = await this.idempotency.claim(scope, requestHash(dto, json, ifMatch, headers));
         if (claim.replay) {
           const body = claim.body as unknown as StagedRevisionResponse;
           return {

@@ -9,6 +9,7 @@ import { answerClientError } from '../client-error.js';
 import { settleClientAddress } from '../client-address.js';
 import { closeAfterResponse, whenResponseClosed } from '../lingering-close.js';
 import { JSON_CONTENT_TYPE, JsonText } from '../json-text.js';
+import { jsonLimitsOf } from '../json-limits.js';
 import { carriesBody, continueOnlyAdmittedBodies, readRequestBody } from '../request-body.js';
 import { misframed, onCondemned } from '../request-framing.js';
 import { requestIdFor } from '../request-id.js';
@@ -127,6 +128,7 @@ export class ExpressPlatform implements HttpPlatform {
           route: this.routeOf(req as unknown as HttpRequest),
           limit: this.config.BODY_LIMIT,
           rate: bodyRateOf(this.config),
+          jsonLimits: jsonLimitsOf(this.config),
           admits: this.hooks!.admitsBody,
           closeAfterResponse: () => closeAfterResponse(res),
           onResponseClosed: (listener) => whenResponseClosed(res, listener),

@@ -9,6 +9,7 @@ import { answerClientError } from '../client-error.js';
 import { settleClientAddress } from '../client-address.js';
 import { closeAfterResponse, whenResponseClosed } from '../lingering-close.js';
 import { JSON_CONTENT_TYPE, JsonText } from '../json-text.js';
+import { jsonLimitsOf } from '../json-limits.js';
 import { carriesBody, continueOnlyAdmittedBodies, readRequestBody } from '../request-body.js';
 import { condemn, framingProblem, misframed, onCondemned } from '../request-framing.js';
 import { requestIdFor } from '../request-id.js';
@@ -166,6 +167,7 @@ export class FastifyPlatform implements HttpPlatform {
         route: this.routeOf(request as unknown as HttpRequest),
         limit: this.config.BODY_LIMIT,
         rate: bodyRateOf(this.config),
+        jsonLimits: jsonLimitsOf(this.config),
         admits: hooks.admitsBody,
         closeAfterResponse: () => closeAfterResponse(replyOf(request).raw),
         onResponseClosed: (listener) => whenResponseClosed(replyOf(request).raw, listener),

@@ -10,6 +10,12 @@ import {
   requiredText,
 } from '../../../common/cli/cli-options.js';
 import { ValidationFailedError } from '../../../common/http/app-error.js';
+import {
+  jsonLimitProblem,
+  type JsonLimits,
+  jsonLimitsOf,
+} from '../../../common/http/json-limits.js';
+import { AppConfig } from '../../../common/config/app-config.js';
 import { ProjectsService } from '../../projects/projects.service.js';
 import { DocumentsService } from '../documents.service.js';
 
@@ -20,7 +26,7 @@ interface DocumentOptions {
   contentFile?: string;
 }
 
-async function readContent(path: string): Promise<Record<string, unknown>> {
+async function readContent(path: string, limits: JsonLimits): Promise<Record<string, unknown>> {
   const invalid = (message: string): ValidationFailedError =>
     new ValidationFailedError([{ field: 'content-file', message }]);
   let text: string;
@@ -29,6 +35,9 @@ async function readContent(path: string): Promise<Record<string, unknown>> {
   } catch {
     throw invalid(`cannot read ${path}`);
   }
+  // counted before it is parsed, as the API counts a body (CONTENT_MAX_NODES, CONTENT_MAX_DEPTH)
+  const tooLarge = jsonLimitProblem(`{"content":${text}}`, limits);
+  if (tooLarge) throw new ValidationFailedError([tooLarge]);
   let content: unknown;
   try {
     content = JSON.parse(text);
@@ -56,6 +65,7 @@ export class DocumentCreateCommand extends ResultCommand<DocumentOptions> {
   constructor(
     private readonly projects: ProjectsService,
     private readonly documents: DocumentsService,
+    private readonly config: AppConfig,
   ) {
     super();
   }
@@ -63,7 +73,8 @@ export class DocumentCreateCommand extends ResultCommand<DocumentOptions> {
   protected async result(o: DocumentOptions): Promise<object> {
     const projectId = requiredPositiveInt('project', o.project);
     const title = requiredText('title', o.title, 500);
-    const content = await readContent(requiredOption('content-file', o.contentFile));
+    const path = requiredOption('content-file', o.contentFile);
+    const content = await readContent(path, jsonLimitsOf(this.config));
     const tenantId = await this.projects.tenantOfProject(projectId);
     return this.documents.createDocument(tenantId, projectId, title, content);
   }

@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { FreeJson } from '../../../common/http/validation.js';
+import type { FreeJsonValue } from '../../../common/http/prepared-json.js';
 import {
   IsDefined,
   IsInt,
@@ -67,13 +68,13 @@ export class StageRevisionRequest {
     type: 'object',
     additionalProperties: true,
     description:
-      'Structured document content of the platform: a JSON object (not an array, string or null), stored and returned exactly as sent, every key kept (`constructor`, `toString` and the like included; a key named `__proto__` itself, at any depth, is refused with 400 `validation_failed`). Its hash (`content_hash`) is the lowercase hex SHA-256 of its RFC 8785 canonical JSON. No string or key in it may contain U+0000 (PostgreSQL cannot store it) or a lone surrogate (`\\ud800` without its pair: not Unicode text), and numbers must fit a double: else 400 `validation_failed` naming the path, e.g. `content.sections[0].body`.',
+      'Structured document content of the platform: a JSON object (not an array, string or null), stored and returned exactly as sent, every key kept (`constructor`, `toString` and the like included; a key named `__proto__` itself, at any depth, is refused with 400 `validation_failed`). Its hash (`content_hash`) is the lowercase hex SHA-256 of its RFC 8785 canonical JSON. No string or key in it may contain U+0000 (PostgreSQL cannot store it) or a lone surrogate (`\\ud800` without its pair: not Unicode text), and numbers must fit a double: else 400 `validation_failed` naming the path, e.g. `content.sections[0].body`. At most 100,000 values in all (`CONTENT_MAX_NODES`: every object, array, string, number, boolean and null counts, the content object itself included; keys do not) and 64 levels of objects and arrays (`CONTENT_MAX_DEPTH`; the content object is level 1), counted before the body is parsed: past either, 400 `validation_failed` naming the limit.',
     example: { title: 'Access policy', sections: [{ heading: 'Scope', body: 'All staff.' }] },
   })
   @IsDefined({ message: 'is required' })
   @IsObject({ message: 'must be a JSON object' })
   @FreeJson()
-  content!: Record<string, unknown>;
+  content!: FreeJsonValue<Record<string, unknown>>;
 
   @ApiPropertyOptional({
     type: 'integer',

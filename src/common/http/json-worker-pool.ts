@@ -1,0 +1,157 @@
+import { existsSync } from 'node:fs';
+import type { IncomingHttpHeaders } from 'node:http';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { type FieldError, ValidationFailedError } from './app-error.js';
+import { BodyError, type BodyErrorType } from './body-decoding.js';
+import type { JsonLimits } from './json-limits.js';
+import type { DecodedBigJson } from './json-prepare.js';
+import { PreparedJson } from './prepared-json.js';
+
+/** A big JSON body for the worker; `bytes` is transferred, not copied. */
+export interface JsonJob {
+  id: number;
+  headers: { 'content-type'?: string; 'content-encoding'?: string };
+  bytes: Uint8Array;
+  limit: number;
+  limits: JsonLimits;
+}
+
+export type JsonJobAnswer = { id: number } & (
+  | { decoded: DecodedBigJson }
+  | {
+      refused:
+        | { kind: 'validation'; errors: FieldError[] }
+        | { kind: 'body'; type: BodyErrorType; message: string; errors: unknown };
+    }
+  | { failed: string }
+);
+
+/**
+ * Heap of the worker: the worst 5 MiB bodies within CONTENT_MAX_NODES (100,000 keys of 44
+ * characters; 100,000 strings; one 5 MiB string) peaked at 34 MB used with 40 MB allowed
+ * (bench/README.md, "Big content"); past this the worker ends (413), never the service. A small
+ * young generation: its objects die young anyway, and every MB of it counts in the process's RSS.
+ */
+const WORKER_HEAP_MB = 64;
+const WORKER_YOUNG_MB = 8;
+
+/**
+ * The worker's script: the compiled `json-worker.js` beside this module. Under jest the sources
+ * are TypeScript, and the worker runs the build of them (`npm test` builds first).
+ */
+function workerScript(): string {
+  const here = fileURLToPath(import.meta.url);
+  const beside = here.replace(/json-worker-pool\.[jt]s$/, 'json-worker.js');
+  if (here.endsWith('.js') || existsSync(beside)) return beside;
+  return beside.replace(/([\\/])src([\\/]common[\\/]http[\\/])/, '$1dist$1src$2');
+}
+
+interface Pending {
+  resolve: (answer: JsonJobAnswer) => void;
+  reject: (err: Error) => void;
+}
+
+/**
+ * One worker thread that decodes big JSON bodies (json-prepare.ts) one after the other, started on
+ * the first and restarted after a failure. One is enough: big bodies take turns in the process
+ * anyway (request-body.ts), and the machine's other core serves the event loop.
+ */
+class JsonWorker {
+  private worker: Worker | null = null;
+  private readonly pending = new Map<number, Pending>();
+  private nextId = 1;
+  /** Jobs answered, for tests and metrics. */
+  answered = 0;
+
+  run(job: Omit<JsonJob, 'id'>): Promise<JsonJobAnswer> {
+    const id = this.nextId++;
+    const worker = this.started();
+    return new Promise((resolve, reject) => {
+      // a job in progress keeps the process alive; an idle worker does not
+      if (this.pending.size === 0) worker.ref();
+      this.pending.set(id, { resolve, reject });
+      worker.postMessage({ ...job, id }, [job.bytes.buffer as ArrayBuffer]);
+    });
+  }
+
+  private started(): Worker {
+    if (this.worker) return this.worker;
+    const worker = new Worker(workerScript(), {
+      resourceLimits: {
+        maxOldGenerationSizeMb: WORKER_HEAP_MB,
+        maxYoungGenerationSizeMb: WORKER_YOUNG_MB,
+      },
+    });
+    worker.on('message', (answer: JsonJobAnswer) => {
+      const pending = this.pending.get(answer.id);
+      this.pending.delete(answer.id);
+      this.answered += 1;
+      if (this.pending.size === 0) worker.unref();
+      pending?.resolve(answer);
+    });
+    const fail = (err: Error): void => {
+      if (this.worker === worker) this.worker = null;
+      for (const pending of this.pending.values()) pending.reject(err);
+      this.pending.clear();
+    };
+    worker.on('error', fail);
+    worker.on('exit', (code) => fail(new Error(`the JSON worker exited with code ${code}`)));
+    // idle, never keeps the process alive (after the listeners: a 'message' one refs it)
+    worker.unref();
+    this.worker = worker;
+    return worker;
+  }
+}
+
+const jsonWorker = new JsonWorker();
+
+/** How many big JSON bodies the worker has answered in this process. */
+export function bigJsonBodiesDecoded(): number {
+  return jsonWorker.answered;
+}
+
+/**
+ * `decodeBody` of a big JSON body, in the JSON worker: the event loop only hands the bytes over
+ * and takes back the small rest of the body, with each object or array member as a
+ * `PreparedJson`. Throws as `decodeBody` does; 413 if the worker could not finish (its heap).
+ */
+export async function decodeBigJsonOffLoop(
+  headers: IncomingHttpHeaders,
+  bytes: Buffer,
+  limit: number,
+  limits: JsonLimits,
+): Promise<unknown> {
+  // transferred as is when the bytes have their memory to themselves, else a copy of their own
+  const whole = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
+  const own = whole ? new Uint8Array(bytes.buffer) : new Uint8Array(bytes);
+  const wanted: JsonJob['headers'] = {};
+  if (headers['content-type'] !== undefined) wanted['content-type'] = headers['content-type'];
+  if (headers['content-encoding'] !== undefined) {
+    wanted['content-encoding'] = headers['content-encoding'];
+  }
+  let answer: JsonJobAnswer;
+  try {
+    answer = await jsonWorker.run({ headers: wanted, bytes: own, limit, limits });
+  } catch {
+    throw new BodyError('entity.too.large', 'the request body is too large to process');
+  }
+  if ('failed' in answer) throw new Error(`the JSON worker failed: ${answer.failed}`);
+  if ('refused' in answer) {
+    const { refused } = answer;
+    if (refused.kind === 'validation') throw new ValidationFailedError(refused.errors);
+    const err = new BodyError(refused.type, refused.message);
+    throw refused.errors === undefined ? err : Object.assign(err, { errors: refused.errors });
+  }
+  const { body, prepared } = answer.decoded;
+  for (const member of prepared) {
+    // defined, never assigned: no key can reach a setter (the worker refuses `__proto__` anyway)
+    Object.defineProperty(body, member.key, {
+      value: new PreparedJson(member),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  }
+  return body;
+}
