@@ -53,8 +53,8 @@ async function main(): Promise<void> {
   const socketPath = adminSocketPath(config);
   // a stop signal during start-up is kept and acted on once the shutdown below can run: Node's
   // default would end the process at once and leave the embedded PostgreSQL running
-  let signalledEarly: StopSignal | undefined;
-  const early = (signal: StopSignal): void => {
+  let signalledEarly: StopSignal | 'parent exited' | undefined;
+  const early = (signal: StopSignal | 'parent exited'): void => {
     signalledEarly ??= signal;
   };
   for (const signal of STOP_SIGNALS) process.on(signal, early);
@@ -104,7 +104,7 @@ async function main(): Promise<void> {
       }
     })();
   };
-  const onSignal = (signal: StopSignal): void => {
+  const onSignal = (signal: StopSignal | 'parent exited'): void => {
     // SIGHUP: the terminal or SSH session is gone, so writes to it fail from now on; that must
     // not end the shutdown before it has stopped the embedded PostgreSQL
     if (signal === 'SIGHUP') {
@@ -112,17 +112,31 @@ async function main(): Promise<void> {
     }
     shutdown(signal);
   };
+  let listening = false;
+  // spawned with an IPC channel (the testing kit): the service dies with the process that started it
+  if (process.channel)
+    process.on('disconnect', () => (listening ? onSignal : early)('parent exited'));
+
+  let side: SideListeners;
+  try {
+    await app.listen(config.PORT, anyAddress());
+    side = await startSideListeners(app, config);
+    sides.push(side);
+    if (socketPath) admin = await startAdminServer(socketPath, config, log, app.get(Logger));
+  } catch (err) {
+    // a port taken (the API's, a side listener's) or an admin socket that cannot be made: the
+    // PostgreSQL this start began is stopped too, not left running
+    await admin?.close().catch(() => undefined);
+    await Promise.all(sides.map((side) => side.close().catch(() => undefined)));
+    await app.close().catch(() => undefined);
+    await embedded?.stop().catch(() => undefined);
+    throw err;
+  }
+  listening = true;
   for (const signal of STOP_SIGNALS) {
     process.off(signal, early);
     process.on(signal, onSignal);
   }
-  // spawned with an IPC channel (the testing kit): the service dies with the process that started it
-  if (process.channel) process.on('disconnect', () => shutdown('parent exited'));
-
-  await app.listen(config.PORT, anyAddress());
-  const side = await startSideListeners(app, config);
-  sides.push(side);
-  if (socketPath) admin = await startAdminServer(socketPath, config, log, app.get(Logger));
   if (signalledEarly) return onSignal(signalledEarly);
   const { port } = (app.getHttpServer() as Server).address() as AddressInfo;
   const { platformPort, metricsPort } = side;

@@ -1,7 +1,10 @@
+import type { Server } from 'node:http';
+import * as net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startTestApp, type TestApp } from './support/app.js';
 import { createCaller, type TestCaller } from './support/factories.js';
 import { type Answer, exchange } from './support/raw-exchange.js';
+import { until } from './support/until.js';
 
 const head = (lines: string[]): string => `${lines.join('\r\n')}\r\n\r\n`;
 
@@ -98,6 +101,26 @@ describe('answers before routing', () => {
       expectProblem(answer, 400, 'malformed_request');
       expect(answer.headers['x-request-id']).toBe('connect-1');
       expect(answer.closed).toBe(true);
+    }
+  });
+
+  it('closes a CONNECT connection whose client never closes its side', async () => {
+    const server = t.app.getHttpServer() as Server;
+    const accepted = new Promise<net.Socket>((done) => server.once('connection', done));
+    const { hostname, port } = new URL(t.baseUrl);
+    // half-open allowed: the client keeps its side open after the answer, as a hostile one would
+    const socket = net.connect({ host: hostname, port: Number(port), allowHalfOpen: true });
+    socket.on('error', () => undefined);
+    let received = '';
+    socket.setEncoding('latin1');
+    socket.on('data', (c: string) => (received += c));
+    const serverSide = await accepted;
+    socket.write(head(['CONNECT localhost:443 HTTP/1.1', 'Host: localhost:443']));
+    try {
+      await until('the server closes the CONNECT connection', () => serverSide.destroyed);
+      expect(received).toMatch(/^HTTP\/1\.1 400 /);
+    } finally {
+      socket.destroy();
     }
   });
 

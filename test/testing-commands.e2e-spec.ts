@@ -3,6 +3,7 @@ import { startTestApp, type TestApp } from './support/app.js';
 import { runCli } from './support/cli.js';
 import { createCaller, type TestCaller } from './support/factories.js';
 import { call } from './support/http.js';
+import { createProject } from './support/read-factories.js';
 
 // `testing reset` empties every tenant: it exists only where TESTING_COMMANDS=true (the kit's
 // services), never in an ordinary CLI or service.
@@ -29,6 +30,27 @@ describe('CLI: the testing commands', () => {
 
   it('with TESTING_COMMANDS=true, reset empties the tenants and emit checks what it is given', async () => {
     process.env.TESTING_COMMANDS = 'true';
+    const other = await createCaller(t.app, { plan: 'starter' });
+    const otherProject = await createProject(t.app, other.tenantId);
+    // an override is part of the tenant: a reset keeps it
+    const granted = await runCli(
+      t,
+      'tenant',
+      'entitlements',
+      '--tenant',
+      String(caller.tenantId),
+      '--remove',
+      'api.locks',
+    );
+    expect(granted.code).toBe(0);
+    // a --tenants given empty (an unset shell variable) is a usage error, not "every tenant"
+    const empty = await runCli(t, 'testing', 'reset', '--tenants', '');
+    expect(empty.code).toBe(2);
+    expect(empty.out.error.message).toBe('--tenants must name at least one tenant id');
+    const stillThere = await call(t.baseUrl, 'GET', `/projects/${otherProject}`, {
+      auth: other.auth,
+    });
+    expect(stillThere.status).toBe(200);
     const emit = await runCli(
       t,
       'testing',
@@ -47,5 +69,10 @@ describe('CLI: the testing commands', () => {
     expect(reset.out.tables).toEqual(expect.arrayContaining(['projects', 'access_tokens']));
     expect(reset.out.tables).not.toContain('audit_log');
     expect((await call(t.baseUrl, 'GET', '/projects', { auth: caller.auth })).status).toBe(401);
+    // the other tenant's data is untouched
+    const kept = await call(t.baseUrl, 'GET', `/projects/${otherProject}`, { auth: other.auth });
+    expect(kept.status).toBe(200);
+    const shown = await runCli(t, 'tenant', 'entitlements', '--tenant', String(caller.tenantId));
+    expect(shown.out.entitlements).not.toContain('api.locks');
   });
 });

@@ -102,6 +102,19 @@ async function readOwner(dir: string): Promise<RunOwner | 'unreadable'> {
 }
 
 /**
+ * Removes a run directory, first stopping the embedded PostgreSQL it may still hold (a service
+ * killed before it could stop its own): removed under a running server, it would run on unseen.
+ */
+export async function removeRunDir(dir: string): Promise<void> {
+  const pidFile = join(dir, 'data', 'pg', 'postmaster.pid');
+  if (existsSync(pidFile)) {
+    const pid = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
+    await stopProcess(pid, /postgres/, 'SIGINT');
+  }
+  await rm(dir, { recursive: true, force: true });
+}
+
+/**
  * Removes the run directories whose owner is gone (a SIGKILLed jest, a start that failed half
  * way), stopping what they left running: the service if it outlived its parent, then the
  * embedded PostgreSQL (a fast shutdown). An owner is gone when its pid is dead or now belongs to
@@ -122,12 +135,7 @@ export async function cleanStaleRuns(): Promise<string[]> {
         if (ownerAlive(owner)) continue;
         if (owner.servicePid) await stopProcess(owner.servicePid, /main\.js/, 'SIGTERM');
       }
-      const pidFile = join(dir, 'data', 'pg', 'postmaster.pid');
-      if (existsSync(pidFile)) {
-        const pid = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
-        await stopProcess(pid, /postgres/, 'SIGINT');
-      }
-      await rm(dir, { recursive: true, force: true });
+      await removeRunDir(dir);
       removed.push(dir);
     } catch {
       // removed by another cleaner meanwhile, or not ours to remove: the next start tries again

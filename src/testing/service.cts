@@ -7,7 +7,7 @@ import { join, resolve } from 'node:path';
 import type { EventData, SubscribableEventType } from './events.cjs';
 import { serviceNode } from './node-binary.cjs';
 import { startReceiver, type WebhookReceiver } from './receiver.cjs';
-import { cleanStaleRuns, newRun, writeOwner } from './runs.cjs';
+import { cleanStaleRuns, newRun, removeRunDir, writeOwner } from './runs.cjs';
 import { ALL_SCOPES } from './scopes.cjs';
 
 const API_PREFIX = '/api/v1';
@@ -363,7 +363,7 @@ export async function startIntegrationApi(options: StartOptions = {}): Promise<I
   const node = await serviceNode(options.node, PACKAGE_DIR);
   await cleanStaleRuns();
   const { runDir, owner } = await newRun();
-  const removeRun = (): Promise<void> => rm(runDir, { recursive: true, force: true });
+  const removeRun = (): Promise<void> => removeRunDir(runDir);
 
   const socketPath = join(runDir, 'admin.sock');
   const env: NodeJS.ProcessEnv = {

@@ -1,5 +1,7 @@
 import { execFile, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
 import { chmod, mkdir, mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -294,6 +296,39 @@ describe('the embedded PostgreSQL is its owner’s alone', () => {
     expect({ exit, output }).toMatchObject({ exit: { code: 0, signal: null } });
     expect(alive(postmaster.pid)).toBe(false);
     expect(runningPostmaster(embeddedDatabaseDir(dataDir))).toBeNull();
+  });
+
+  it('stops its PostgreSQL when start-up fails after it (a platform port already taken)', async () => {
+    const dataDir = await newDataDir();
+    dirs.push(dataDir);
+    const holder = createServer();
+    await new Promise<void>((ok) => holder.listen(0, '127.0.0.1', ok));
+    const { port } = holder.address() as AddressInfo;
+    try {
+      const child = spawn(process.execPath, [MAIN], {
+        env: {
+          PATH: process.env.PATH ?? '/usr/bin:/bin',
+          HOME: process.env.HOME ?? '/tmp',
+          ...serviceEnv(undefined, secretKey),
+          DATA_DIR: dataDir,
+          PORT: '0',
+          PLATFORM_API_PORT: String(port),
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let output = '';
+      child.stdout.on('data', (c: Buffer) => (output += c.toString('utf8')));
+      child.stderr.on('data', (c: Buffer) => (output += c.toString('utf8')));
+      const exit = await new Promise<{ code: number | null }>((ok) =>
+        child.once('exit', (code) => ok({ code })),
+      );
+      expect({ exit, output }).toMatchObject({ exit: { code: 1 } });
+      expect(output).toContain(`PLATFORM_API_PORT=${port}`);
+      // the PostgreSQL it had started is not left running
+      expect(runningPostmaster(embeddedDatabaseDir(dataDir))).toBeNull();
+    } finally {
+      holder.close();
+    }
   });
 
   it('with a DATA_DIR too long for a socket path: loopback TCP, no login without the kept password', async () => {

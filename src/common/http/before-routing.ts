@@ -1,7 +1,7 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { ExpectationFailedError, MalformedRequestError, type AppError } from './app-error.js';
-import { closeAfterResponse } from './lingering-close.js';
+import { closeAfterResponse, closeWithin, LINGER_MS } from './lingering-close.js';
 import { problem, PROBLEM_CONTENT_TYPE } from './problem.js';
 import { carriesBody } from './request-body.js';
 import { framingProblem } from './request-framing.js';
@@ -42,6 +42,9 @@ export function answerBeforeRouting(server: Server): void {
         'Connection: close\r\n\r\n' +
         body,
     );
+    // Node forgets a socket it hands to 'connect' (no timeout, half-open allowed): a client that
+    // never closes its side would hold a connection slot for good
+    closeWithin(socket, LINGER_MS);
   });
 }
 

@@ -30,8 +30,11 @@ export type JsonJobAnswer = { id: number } & (
 /**
  * Heap of the worker: the worst 5 MiB bodies within CONTENT_MAX_NODES (100,000 keys of 44
  * characters; 100,000 strings; one 5 MiB string) peaked at 34 MB used with 40 MB allowed
- * (bench/README.md, "Big content"); past this the worker ends (413), never the service. A small
- * young generation: its objects die young anyway, and every MB of it counts in the process's RSS.
+ * (bench/README.md, "Big content"). These limits hold only where Node runs without heap flags:
+ * `--max-old-space-size` and `--max-semi-space-size` on the command line (`npm start`) are V8's
+ * process-wide settings and override a worker's own, so there the count before parsing is what
+ * bounds the worker's heap, not these numbers. A small young generation: its objects die young
+ * anyway, and every MB of it counts in the process's RSS.
  */
 const WORKER_HEAP_MB = 64;
 const WORKER_YOUNG_MB = 8;

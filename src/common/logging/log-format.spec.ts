@@ -1,7 +1,8 @@
+import { closeSync, openSync } from 'node:fs';
 import { Writable } from 'node:stream';
 import { describe, expect, it } from '@jest/globals';
 import { pino } from 'pino';
-import { logFormat, logStream } from './log-format.js';
+import { logFormat, logStream, outputDestination } from './log-format.js';
 import { REDACTED_PATHS } from './logging.module.js';
 
 /** A pino logger configured as the application's (redaction included), writing into `lines`. */
@@ -96,4 +97,24 @@ describe('log format', () => {
     expect(lines[0]).toContain('"authorization":"[redacted]"');
     expect(lines[0]).not.toContain('very-secret');
   });
+});
+
+describe('outputDestination', () => {
+  // /dev/full refuses every write (ENOSPC), as a closed terminal refuses them (EIO)
+  it.each([true, false])(
+    'drops a line it cannot write (sync %s) instead of throwing',
+    async (sync) => {
+      const fd = openSync('/dev/full', 'w');
+      const out = outputDestination(sync, fd);
+      // an error without a listener would throw here (sync) or as an uncaught error (async)
+      expect(() => out.write('a line\n')).not.toThrow();
+      await new Promise((r) => setTimeout(r, 100));
+      (out as unknown as { destroy(): void }).destroy();
+      try {
+        closeSync(fd);
+      } catch {
+        // SonicBoom may have closed it
+      }
+    },
+  );
 });

@@ -35,13 +35,25 @@ export function logStream(
   isTTY: boolean = process.stdout.isTTY === true,
 ): DestinationStream {
   if (logFormat(config.LOG_FORMAT, isTTY) === 'json') {
-    return destination ?? pino.destination({ dest: 1, sync: false });
+    return destination ?? outputDestination(false);
   }
   const format = prettyFactory({ ...PRETTY_OPTIONS, colorize: destination === undefined && isTTY });
-  const out = destination ?? pino.destination({ dest: 1, sync: true });
+  const out = destination ?? outputDestination(true);
   return {
     write(line: string): void {
       out.write(format(line));
     },
   };
+}
+
+/**
+ * The file descriptor the log lines are written to (stdout). A line that cannot be written is
+ * dropped: after a terminal is closed every write fails (EIO), and pino would rethrow that as an
+ * uncaught error that ends the process in the middle of its shutdown, before it has stopped the
+ * embedded PostgreSQL.
+ */
+export function outputDestination(sync: boolean, fd = 1): DestinationStream {
+  const out = pino.destination({ dest: fd, sync });
+  out.on('error', () => undefined);
+  return out;
 }

@@ -60,6 +60,8 @@ function handle(scrape: () => Promise<string>) {
   };
 }
 
+const SIDE_MAX_CONNECTIONS = 64;
+
 /** Listens on `host`:`port` (0: a free port) and resolves once it accepts connections. */
 export async function startMetricsListener(
   host: string,
@@ -70,10 +72,14 @@ export async function startMetricsListener(
   // a scraper's connection is short; nothing here waits on a slow client for long
   server.headersTimeout = 10_000;
   server.requestTimeout = 30_000;
+  // a scraper needs a few connections; past these a local client cannot use up the descriptors
+  server.maxConnections = SIDE_MAX_CONNECTIONS;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {
       server.off('error', reject);
+      // an accept that fails later (no descriptor left) must not be an uncaught error
+      server.on('error', () => undefined);
       resolve();
     });
   });

@@ -3,10 +3,12 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 
 /**
- * Tables a reset leaves: `tenants` (ids stay valid, so a suite's audit trail still names them)
- * and `audit_log`, which is append-only for every role by design (a trigger refuses TRUNCATE).
+ * Tables a reset leaves: `tenants` (ids stay valid, so a suite's audit trail still names them),
+ * their entitlement overrides (part of the tenant: a suite that granted one in `beforeAll` keeps
+ * it across resets), and `audit_log`, which is append-only for every role by design (a trigger
+ * refuses TRUNCATE).
  */
-const KEPT = ['tenants', 'audit_log'];
+const KEPT = ['tenants', 'tenant_entitlement_overrides', 'audit_log'];
 
 /** What the testing kit's `reset` removes, as the owner role (an administrator path). */
 @Injectable()

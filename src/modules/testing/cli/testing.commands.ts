@@ -31,6 +31,10 @@ export class TestingResetCommand extends ResultCommand<TestingOptions> {
   }
 
   protected result(o: TestingOptions): Promise<object> {
+    // given but empty (`--tenants "$IDS"` with nothing in IDS) must not mean every tenant
+    if (o.tenants !== undefined && o.tenants.trim() === '') {
+      throw new UsageError('--tenants must name at least one tenant id');
+    }
     const ids = o.tenants ? o.tenants.split(',').map((id) => positiveInt('tenants', id)) : [];
     return this.testing.reset(ids);
   }
