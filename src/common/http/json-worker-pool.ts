@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import type { IncomingHttpHeaders } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import { Logger } from '@nestjs/common';
 import { type FieldError, ValidationFailedError } from './app-error.js';
 import { BodyError, type BodyErrorType } from './body-decoding.js';
 import type { JsonLimits } from './json-limits.js';
@@ -55,55 +56,81 @@ interface Pending {
   reject: (err: Error) => void;
 }
 
+/** A worker thread and the jobs it holds: a worker that fails fails only its own jobs. */
+interface Running {
+  worker: Worker;
+  pending: Map<number, Pending>;
+}
+
+/** A job not answered in this time ends its worker (a body never takes near it). */
+const JOB_TIMEOUT_MS = 30_000;
+
 /**
  * One worker thread that decodes big JSON bodies (json-prepare.ts) one after the other, started on
  * the first and restarted after a failure. One is enough: big bodies take turns in the process
  * anyway (request-body.ts), and the machine's other core serves the event loop.
  */
-class JsonWorker {
-  private worker: Worker | null = null;
-  private readonly pending = new Map<number, Pending>();
+export class JsonWorker {
+  private running: Running | null = null;
   private nextId = 1;
+  private readonly log = new Logger('JsonWorker');
   /** Jobs answered, for tests and metrics. */
   answered = 0;
 
+  constructor(private readonly script: string = workerScript()) {}
+
   run(job: Omit<JsonJob, 'id'>): Promise<JsonJobAnswer> {
     const id = this.nextId++;
-    const worker = this.started();
-    return new Promise((resolve, reject) => {
+    const { worker, pending } = this.started();
+    return new Promise<JsonJobAnswer>((resolve, reject) => {
       // a job in progress keeps the process alive; an idle worker does not
-      if (this.pending.size === 0) worker.ref();
-      this.pending.set(id, { resolve, reject });
+      if (pending.size === 0) worker.ref();
+      const timer = setTimeout(() => {
+        this.log.error(`a big JSON body took over ${JOB_TIMEOUT_MS} ms: the worker is restarted`);
+        void worker.terminate();
+      }, JOB_TIMEOUT_MS);
+      timer.unref();
+      const done = (): void => clearTimeout(timer);
+      pending.set(id, {
+        resolve: (answer) => (done(), resolve(answer)),
+        reject: (err) => (done(), reject(err)),
+      });
       worker.postMessage({ ...job, id }, [job.bytes.buffer as ArrayBuffer]);
     });
   }
 
-  private started(): Worker {
-    if (this.worker) return this.worker;
-    const worker = new Worker(workerScript(), {
+  private started(): Running {
+    if (this.running) return this.running;
+    const worker = new Worker(this.script, {
       resourceLimits: {
         maxOldGenerationSizeMb: WORKER_HEAP_MB,
         maxYoungGenerationSizeMb: WORKER_YOUNG_MB,
       },
     });
+    const running: Running = { worker, pending: new Map() };
+    const { pending } = running;
     worker.on('message', (answer: JsonJobAnswer) => {
-      const pending = this.pending.get(answer.id);
-      this.pending.delete(answer.id);
+      const job = pending.get(answer.id);
+      pending.delete(answer.id);
       this.answered += 1;
-      if (this.pending.size === 0) worker.unref();
-      pending?.resolve(answer);
+      if (pending.size === 0) worker.unref();
+      job?.resolve(answer);
     });
     const fail = (err: Error): void => {
-      if (this.worker === worker) this.worker = null;
-      for (const pending of this.pending.values()) pending.reject(err);
-      this.pending.clear();
+      if (this.running === running) this.running = null;
+      for (const job of pending.values()) job.reject(err);
+      pending.clear();
     };
-    worker.on('error', fail);
+    worker.on('error', (err: Error) => {
+      // its heap (a body past what it may hold) or a bug: the next body gets a new worker
+      this.log.error(`the JSON worker failed: ${err.message}`);
+      fail(err);
+    });
     worker.on('exit', (code) => fail(new Error(`the JSON worker exited with code ${code}`)));
     // idle, never keeps the process alive (after the listeners: a 'message' one refs it)
     worker.unref();
-    this.worker = worker;
-    return worker;
+    this.running = running;
+    return running;
   }
 }
 
