@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { peerKey } from '../net/peer-address.js';
+import { peerKey, peerSiteKey } from '../net/peer-address.js';
 import { closeWithin, LINGER_MS } from './lingering-close.js';
 
 /** How often at most dropped connections are logged (with the count since the last line). */
@@ -50,9 +50,12 @@ export function capConnections(
   });
 }
 
+/** An IPv6 site (/48) may hold this many times the per-address cap, as for the rate limits. */
+export const SITE_FACTOR = 16;
+
 /**
  * Bounds the connections one address holds open at once, by the connection's own peer address
- * (an IPv6 address by its /64), counted when Node accepts it, before any byte is read: so no
+ * (an IPv6 address by its /64, and its /48 at `SITE_FACTOR` times the cap), counted when Node accepts it, before any byte is read: so no
  * proxy header can speak for it. Past `max`, that address's new connection is closed at once, so
  * one address holding connections (trickled heads, slow bodies, idle keep-alives) leaves the
  * rest of `MAX_CONNECTIONS` to everyone else. Peers `exempt` says are proxies are not capped.
@@ -83,19 +86,25 @@ export function capConnectionsPerAddress(
     const address = socket.remoteAddress;
     if (exempt(address)) return;
     const key = peerKey(address);
-    const count = open.get(key) ?? 0;
-    if (count >= max) {
+    const site = peerSiteKey(address);
+    const full =
+      (open.get(key) ?? 0) >= max ||
+      (site !== undefined && (open.get(site) ?? 0) >= max * SITE_FACTOR);
+    if (full) {
       socket.destroy();
       dropped += 1;
       last = key;
       if (!logging) report();
       return;
     }
-    open.set(key, count + 1);
+    const counted = site === undefined ? [key] : [key, site];
+    for (const k of counted) open.set(k, (open.get(k) ?? 0) + 1);
     socket.once('close', () => {
-      const left = (open.get(key) ?? 1) - 1;
-      if (left > 0) open.set(key, left);
-      else open.delete(key);
+      for (const k of counted) {
+        const left = (open.get(k) ?? 1) - 1;
+        if (left > 0) open.set(k, left);
+        else open.delete(k);
+      }
     });
   });
 }

@@ -32,6 +32,17 @@ export function peerKey(address: string | undefined): string {
 }
 
 /**
+ * The IPv6 site a peer belongs to, by its /48 (a site is handed 65,536 /64s, so one /64 cap alone
+ * would let it take every connection); undefined for IPv4 and unknown addresses.
+ */
+export function peerSiteKey(address: string | undefined): string | undefined {
+  const ip = parsed(address);
+  if (!ip || ip.kind() === 'ipv4') return undefined;
+  const parts = (ip as ipaddr.IPv6).parts.slice(0, 3).map((part) => part.toString(16));
+  return `${parts.join(':')}::/48`;
+}
+
+/**
  * Whether `TRUST_PROXY` takes a connection's peer for a proxy: every peer with a hop count (the
  * nearest hops are trusted whatever their address), the listed addresses and ranges otherwise.
  */
