@@ -20,7 +20,7 @@ import { afterAll, describe, expect, it } from '@jest/globals';
 const ROOT = resolve(import.meta.dirname, '..');
 const require = createRequire(import.meta.url);
 const kit = require('../dist/src/testing/index.cjs') as {
-  startIntegrationApi(o: { node?: string }): Promise<unknown>;
+  startIntegrationApi(o: { node?: string; readyTimeoutMs?: number }): Promise<unknown>;
   cleanStaleRuns(): Promise<string[]>;
 };
 const RUNS_DIR = join(tmpdir(), 'grc-integration-api-testing');
@@ -84,6 +84,40 @@ describe('the testing kit picks a Node that can run the service', () => {
     expect(JSON.parse(none.stdout).error).toMatch(
       /needs Node >= 24 .*this is Node \d+.*npm install --save-dev node@24/,
     );
+  });
+
+  it('stops the PostgreSQL a start left running before it removes that run', async () => {
+    // a stand-in `node`: says it is 24, then as the service starts a "postgres" (its pid in
+    // DATA_DIR/pg/postmaster.pid, as the embedded server writes it) and never gets ready
+    const fake = join(scratch, 'fake-node');
+    const pidFile = join(scratch, 'fake-postmaster.pid');
+    writeFileSync(
+      fake,
+      [
+        '#!/bin/bash',
+        'if [ "$1" = "-p" ]; then echo 24.21.0; exit 0; fi',
+        'mkdir -p "$DATA_DIR/pg"',
+        // SIGINT stops it, as it stops a postmaster (a background job would ignore it)
+        `perl -e '$SIG{INT}="DEFAULT"; $0="postgres: stand-in"; sleep 300' &`,
+        'echo $! > "$DATA_DIR/pg/postmaster.pid"',
+        `echo $! > ${pidFile}`,
+        'exec sleep 300',
+      ].join('\n'),
+      { mode: 0o755 },
+    );
+    await expect(kit.startIntegrationApi({ node: fake, readyTimeoutMs: 3_000 })).rejects.toThrow(
+      /not ready within 3000 ms/,
+    );
+    const postmaster = Number(readFileSync(pidFile, 'utf8'));
+    let alive = true;
+    try {
+      process.kill(postmaster, 0);
+    } catch {
+      alive = false;
+    }
+    if (alive) process.kill(postmaster, 'SIGKILL');
+    // it was stopped before its run directory went: removed under it, it would run on unseen
+    expect(alive).toBe(false);
   });
 
   it('cleanStaleRuns removes the runs whose owner is gone, including those it used to miss', async () => {
