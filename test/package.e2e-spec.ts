@@ -1,5 +1,6 @@
 import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
 import {
+  chmodSync,
   cpSync,
   existsSync,
   mkdirSync,
@@ -9,7 +10,6 @@ import {
   rmSync,
   symlinkSync,
 } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
@@ -20,10 +20,6 @@ jest.setTimeout(300_000);
 
 const ROOT = resolve(import.meta.dirname, '..');
 const EXAMPLE = join(ROOT, 'examples/platform-jest-suite');
-
-interface Kit {
-  cleanStaleRuns(): Promise<string[]>;
-}
 
 function alive(pid: number): boolean {
   try {
@@ -67,13 +63,20 @@ startIntegrationApi().then((api) => {
   setInterval(() => {}, 1000);
 });`;
 
+/** A consumer process's `cleanStaleRuns()`, printing the directories it removed. */
+const CLEAN = `
+require('grc-integration-api/testing')
+  .cleanStaleRuns()
+  .then((removed) => process.stdout.write(JSON.stringify(removed)));`;
+
 function startHolder(
   cwd: string,
+  env: Record<string, string> = {},
 ): Promise<{ holder: ChildProcess; servicePid: number; runDir: string }> {
   return new Promise((ok, fail) => {
     const holder = spawn(process.execPath, ['-e', HOLDER], {
       cwd,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp' },
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     let out = '';
@@ -200,20 +203,29 @@ describe('the package from its npm pack tarball, in a CommonJS jest suite outsid
   });
 
   it('a PostgreSQL left by a run killed outright is stopped and its directory removed by the next start', async () => {
-    const { holder, servicePid, runDir } = await startHolder(consumer);
-    const pg = postmasterPid(runDir);
-    // parent and service killed at once: nothing shut the database down
-    holder.kill('SIGKILL');
-    process.kill(servicePid, 'SIGKILL');
-    await waitGone(servicePid, 10_000);
-    await new Promise((r) => setTimeout(r, 500));
-    expect(alive(pg)).toBe(true);
+    // run directories of their own (the kit keeps them under the system temp directory): every
+    // other suite's start cleans stale runs too, and one could stop this one's first
+    const runsTmp = mkdtempSync(join(tmpdir(), 'grc-package-runs-'));
+    chmodSync(runsTmp, 0o755);
+    try {
+      const { holder, servicePid, runDir } = await startHolder(consumer, { TMPDIR: runsTmp });
+      const pg = postmasterPid(runDir);
+      // parent and service killed at once: nothing shut the database down
+      holder.kill('SIGKILL');
+      process.kill(servicePid, 'SIGKILL');
+      await waitGone(servicePid, 10_000);
+      await new Promise((r) => setTimeout(r, 500));
+      expect(alive(pg)).toBe(true);
 
-    const kit = createRequire(join(consumer, 'index.js'))('grc-integration-api/testing') as Kit;
-    // what startIntegrationApi() does first
-    const removed = await kit.cleanStaleRuns();
-    expect(removed).toContain(runDir);
-    expect(await waitGone(pg, 15_000)).toBe(true);
-    expect(existsSync(runDir)).toBe(false);
+      // what startIntegrationApi() does first, in a consumer process with the holder's temp dir
+      const cleaned = await run(['-e', CLEAN], consumer, { TMPDIR: runsTmp });
+      expect(cleaned.code).toBe(0);
+      const removed = JSON.parse(cleaned.output) as string[];
+      expect(removed).toContain(runDir);
+      expect(await waitGone(pg, 15_000)).toBe(true);
+      expect(existsSync(runDir)).toBe(false);
+    } finally {
+      rmSync(runsTmp, { recursive: true, force: true });
+    }
   });
 });
