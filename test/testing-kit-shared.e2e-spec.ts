@@ -25,7 +25,7 @@ describe('testing kit: one shared service, reset() and emit()', () => {
   beforeAll(async () => {
     database = await createTestDatabase();
     // what jest's globalSetup does in the parent process; the workers inherit the variable
-    await kit.globalSetup({ databaseUrl: database.url })();
+    await kit.globalSetup({ databaseUrl: database.url, env: database.env })();
     a = await kit.attachIntegrationApi();
     b = await kit.attachIntegrationApi();
   });
@@ -92,7 +92,7 @@ describe('testing kit: reset() while the worker delivers', () => {
 
   beforeAll(async () => {
     database = await createTestDatabase();
-    api = await kit.startIntegrationApi({ databaseUrl: database.url });
+    api = await kit.startIntegrationApi({ databaseUrl: database.url, env: database.env });
   });
   afterAll(async () => {
     await api?.stop();
@@ -145,7 +145,7 @@ describe('testing kit: reset() of a service of its own', () => {
 
   beforeAll(async () => {
     database = await createTestDatabase();
-    api = await kit.startIntegrationApi({ databaseUrl: database.url });
+    api = await kit.startIntegrationApi({ databaseUrl: database.url, env: database.env });
   });
   afterAll(async () => {
     await api?.stop();
