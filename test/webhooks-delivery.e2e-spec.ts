@@ -379,11 +379,10 @@ describe('two delivery workers on one database', () => {
   let receiver: Receiver;
   beforeAll(async () => {
     receiver = await startReceiver();
-    // a generous time-out: an attempt timed out on a loaded machine is legitimately sent again
-    // (at-least-once), which is not what this test is about; claims and leases are
-    // One webhook takes more slots than one process sends at once (64), and its receiver takes
-    // 20 ms per answer: a process whose sends are all out cannot claim, so the other one takes
-    // the rows that are left (with the default 4 slots one process may legitimately send all).
+    // A generous time-out: an attempt timed out on a loaded machine is legitimately sent again
+    // (at-least-once), which is not what this test is about. The endpoint's limit (256) is above
+    // what one process may give one tenant (32 chains of at most 16 rows = 512 rows), so 1,000
+    // rows due at once cannot all go to one process: the other one must take the rest.
     const env = {
       ...WORKER_ENV,
       WEBHOOK_TIMEOUT_MS: '15000',
@@ -402,12 +401,28 @@ describe('two delivery workers on one database', () => {
   it('deliver 1,000 events exactly once each', async () => {
     const a = await createCaller(one.app);
     const created = await createWebhook(one.baseUrl, a.auth, receiver.url('/pair'), ['*']);
-    receiver.reply('/pair', { status: 200, delayMs: 20 });
+    // 100 ms an answer keeps a chain of 16 in flight for 1.6 s: long enough that the first
+    // process to claim is still busy when the other one wakes (on the notification or its 1 s
+    // poll), short enough that each chain ends within its 2 s window.
+    receiver.reply('/pair', { status: 200, delayMs: 100 });
+    const setStatus = async (status: string) =>
+      expect(
+        (
+          await call(one.baseUrl, 'POST', `/webhooks/${created.webhookId}/status`, {
+            auth: a.auth,
+            body: { status },
+          })
+        ).status,
+      ).toBe(200);
+    // Held while paused, so all 1,000 are due at the same moment once it is active again.
+    await setStatus('paused');
     const published: string[] = [];
     for (let batch = 0; batch < 10; batch++) {
       const app = batch % 2 === 0 ? one.app : two.app;
       published.push(...(await publishEvents(app, a.tenantId, 100)));
     }
+    expect(receiver.on('/pair')).toHaveLength(0);
+    await setStatus('active');
     await waitFor(() => receiver.on('/pair').length >= 1_000, 25_000, '1,000 deliveries');
     await waitFor(
       async () => {
