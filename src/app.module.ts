@@ -12,6 +12,7 @@ import { LoggingModule } from './common/logging/logging.module.js';
 import { AuditModule } from './modules/audit/audit.module.js';
 import { AuthModule } from './modules/auth/auth.module.js';
 import { DocumentsModule } from './modules/documents/documents.module.js';
+import { EventsModule } from './modules/events/events.module.js';
 import { HealthModule } from './modules/health/health.module.js';
 import { MetricsRouteModule } from './modules/metrics/metrics.module.js';
 import { RateLimitModule } from './modules/rate-limit/rate-limit.module.js';
@@ -50,6 +51,7 @@ export class AppModule {
         HealthModule,
         MetricsRouteModule.register(config),
         WebhooksModule,
+        EventsModule,
         LocksModule,
         ProjectsModule,
         DocumentsModule,

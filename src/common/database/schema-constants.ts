@@ -15,3 +15,6 @@ export const CREDENTIAL_GENERATION = `(SELECT value FROM credential_generation)`
 
 /** The transaction-local setting through which `audit prune` announces its bound. */
 export const AUDIT_PRUNE_SETTING = 'app.audit_prune_before';
+
+/** Channel on which every insert into `events` is announced (by a trigger), for the event feed. */
+export const EVENTS_APPENDED_CHANNEL = 'events_appended';

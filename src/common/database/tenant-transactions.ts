@@ -220,6 +220,11 @@ export class TenantTransactions {
     return this.transaction(null, [], () => work());
   }
 
+  /** TEMPORARY stand-in until the platform foundation's read-only platform-role version lands. */
+  readAcrossTenants<T>(work: () => Promise<T>): Promise<T> {
+    return this.runAsSystem(work);
+  }
+
   /** The entity manager of the current transaction (or a plain one outside of any). */
   get manager(): EntityManager {
     const scope = this.scope.getStore();
