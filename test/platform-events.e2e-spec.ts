@@ -1,9 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import http from 'node:http';
 import pg from 'pg';
 import { newEventId } from '../src/modules/webhooks/outbox/event-id.js';
 import { EventFeedService } from '../src/modules/events/feed/event-feed.service.js';
+import { EventStreamHub } from '../src/modules/events/feed/event-stream-hub.js';
 import { startTestApp, type TestApp } from './support/app.js';
 import { createTenant } from './support/factories.js';
+import { openStream, type SseStream } from './support/sse-client.js';
+import { until } from './support/until.js';
 
 /**
  * The platform API's event feed (`GET /platform/v1/events`): every tenant's events in an order a
@@ -17,7 +21,7 @@ describe('platform events', () => {
   const sessions: pg.Client[] = [];
 
   beforeAll(async () => {
-    t = await startTestApp();
+    t = await startTestApp({ PLATFORM_SSE_HEARTBEAT_MS: '150' });
     feed = t.app.get(EventFeedService);
     tenantA = await createTenant(t.app);
     tenantB = await createTenant(t.app);
@@ -156,6 +160,157 @@ describe('platform events', () => {
       await expect(feed.page(undefined, { tenantId: 999_999 }, 10)).rejects.toMatchObject({
         code: 'not_found',
       });
+    });
+  });
+
+  describe('the stream (service, on a bare server)', () => {
+    let server: http.Server;
+    let base: string;
+    const streams: SseStream[] = [];
+    beforeAll(async () => {
+      const hub = t.app.get(EventStreamHub);
+      server = http.createServer((req, res) => {
+        const url = new URL(req.url ?? '/', 'http://x');
+        const header = req.headers['last-event-id'];
+        hub
+          .stream(url.searchParams.get('after') ?? undefined, header as string | undefined, {
+            tenantId: url.searchParams.has('tenantId')
+              ? Number(url.searchParams.get('tenantId'))
+              : undefined,
+          })
+          .then(
+            (stream) => stream.start(res),
+            (err: { code?: string }) => {
+              res.writeHead(400).end(err.code ?? 'error');
+            },
+          );
+      });
+      await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+      base = `http://127.0.0.1:${(server.address() as { port: number }).port}/events`;
+    });
+    afterAll(async () => {
+      for (const s of streams) s.close();
+      await new Promise((ok) => server.close(ok));
+    });
+
+    async function open(query = '', headers: Record<string, string> = {}): Promise<SseStream> {
+      const stream = await openStream(base + query, headers);
+      streams.push(stream);
+      return stream;
+    }
+
+    it('pushes each committed event as id, event and data, starting with an id of its start', async () => {
+      const stream = await open();
+      expect(stream.status).toBe(200);
+      expect(stream.headers['content-type']).toBe('text/event-stream');
+      await until('the first frame', () => stream.messages.length > 0);
+      const startId = stream.messages[0]!.id;
+      expect(startId).toEqual(expect.any(String));
+
+      const db = await session();
+      const id = await insertEvent(db, tenantA, 'document.checked_out');
+      const [event] = await until('the event', () => stream.events().length > 0 && stream.events());
+      expect(event!.event).toBe('document.checked_out');
+      expect(JSON.parse(event!.data!)).toMatchObject({ id, tenantId: tenantA, tenant_id: tenantA });
+      // the id is the feed cursor: the list resumes from it with nothing before or at it
+      expect((await drain(event!.id)).ids).toEqual([]);
+      expect((await drain(startId)).ids).toEqual([id]);
+    });
+
+    it('resumes after Last-Event-ID (which wins over after), and after `after`', async () => {
+      const db = await session();
+      const { cursor: start } = await drain(undefined);
+      const ids = [await insertEvent(db, tenantA), await insertEvent(db, tenantB)];
+      const firstCursor = (await feed.page(start, {}, 1)).next_cursor!;
+
+      const resumed = await open(`?after=${start}`, { 'Last-Event-ID': firstCursor });
+      await until('the second event', () => resumed.events().length >= 1);
+      expect(resumed.events().map((e) => JSON.parse(e.data!).id)).toEqual([ids[1]]);
+
+      const fromAfter = await open(`?after=${start}`);
+      await until('both events', () => fromAfter.events().length >= 2);
+      expect(fromAfter.events().map((e) => JSON.parse(e.data!).id)).toEqual(ids);
+
+      const bad = await open('', { 'Last-Event-ID': 'nonsense' });
+      expect(bad.status).toBe(400);
+    });
+
+    it('streams in commit-safe order: an event waits for the older transaction still running', async () => {
+      const stream = await open();
+      await until('the first frame', () => stream.messages.length > 0);
+      const a = await session();
+      const b = await session();
+      await a.query('BEGIN');
+      const first = await insertEvent(a, tenantA);
+      const second = await insertEvent(b, tenantB);
+      // B's event is committed, but A's transaction is older and still running
+      await new Promise((ok) => setTimeout(ok, 300));
+      expect(stream.events()).toEqual([]);
+      await a.query('COMMIT');
+      await until('both events', () => stream.events().length >= 2);
+      expect(stream.events().map((e) => JSON.parse(e.data!).id)).toEqual([first, second]);
+    });
+
+    it('sends a keep-alive comment on the configured interval (150 ms here)', async () => {
+      const stream = await open();
+      await until('two heartbeats', () =>
+        stream.messages.filter((m) => m.comment === 'keep-alive').length >= 2 ? true : undefined,
+      );
+    });
+
+    it('serves a tenant filter, shares reads among clients at one position, forgets clients that leave', async () => {
+      const hub = t.app.get(EventStreamHub);
+      for (const s of streams.splice(0)) s.close();
+      await until('no client left', () => hub.stats().clients === 0);
+      const many = await Promise.all(Array.from({ length: 20 }, () => open()));
+      const onlyB = await open(`?tenantId=${tenantB}`);
+      await until('all connected', () => hub.stats().clients === 21);
+      const before = hub.stats().reads;
+      const db = await session();
+      const a = await insertEvent(db, tenantA);
+      const b = await insertEvent(db, tenantB);
+      await until(
+        'every client got its events',
+        () => many.every((s) => s.events().length === 2) && onlyB.events().length === 1,
+      );
+      expect(onlyB.events().map((e) => JSON.parse(e.data!).id)).toEqual([b]);
+      expect(many[7]!.events().map((e) => JSON.parse(e.data!).id)).toEqual([a, b]);
+      // 21 clients, two filters: a handful of reads, not one per client per wake-up
+      expect(hub.stats().reads - before).toBeLessThan(21);
+      for (const s of streams.splice(0)) s.close();
+      await until('clients dropped', () => hub.stats().clients === 0);
+    });
+
+    it('stops reading for a client whose socket is full, then catches it up in order', async () => {
+      const hub = t.app.get(EventStreamHub);
+      const slow = await open();
+      const fast = await open();
+      await until('connected', () => hub.stats().clients === 2 && slow.messages.length > 0);
+      slow.pause();
+      const db = await session();
+      // 24 MiB of events, far beyond what the socket buffers hold
+      const big = 'x'.repeat(64 * 1024);
+      const total = 384;
+      const ids: string[] = [];
+      for (let i = 0; i < total; i++) {
+        const id = newEventId();
+        ids.push(id);
+        await db.query(
+          `INSERT INTO events (event_id, tenant_id, type, payload) VALUES ($1, $2, 'document.checked_in', $3::jsonb)`,
+          [
+            id,
+            tenantA,
+            JSON.stringify({ id, type: 'document.checked_in', tenant_id: tenantA, data: { big } }),
+          ],
+        );
+      }
+      await until('the fast client got everything', () => fast.events().length === total);
+      await until('the slow client is held back', () => hub.stats().blocked === 1);
+      expect(slow.events().length).toBeLessThan(total);
+      slow.resume();
+      await until('the slow client caught up', () => slow.events().length === total);
+      expect(slow.events().map((e) => JSON.parse(e.data!).id)).toEqual(ids);
+      expect(hub.stats().blocked).toBe(0);
     });
   });
 });

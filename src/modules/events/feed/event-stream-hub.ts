@@ -79,9 +79,14 @@ export class EventStreamHub implements OnApplicationBootstrap, BeforeApplication
     private readonly feed: EventFeedService,
   ) {}
 
-  /** Clients connected now (tests, metrics). */
-  get size(): number {
-    return this.clients.size;
+  /** Feed reads made for the stream since start (one per position and filter, not per client). */
+  private readsMade = 0;
+
+  /** What the stream is doing (tests, diagnostics). */
+  stats(): { clients: number; blocked: number; reads: number } {
+    let blocked = 0;
+    for (const client of this.clients) if (client.state === 'blocked') blocked += 1;
+    return { clients: this.clients.size, blocked, reads: this.readsMade };
   }
 
   onApplicationBootstrap(): void {
@@ -212,6 +217,7 @@ export class EventStreamHub implements OnApplicationBootstrap, BeforeApplication
     const key = `${at ? `${at.xid}:${at.id}` : '-'}|${client.filterKey}`;
     let read = this.shared.get(key);
     if (!read) {
+      this.readsMade += 1;
       read = this.limited(() => this.feed.read(at, client.filter, STREAM_BATCH)).finally(() =>
         this.shared.delete(key),
       );
