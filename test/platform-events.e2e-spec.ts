@@ -1,11 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import http from 'node:http';
 import pg from 'pg';
 import { newEventId } from '../src/modules/webhooks/outbox/event-id.js';
 import { EventFeedService } from '../src/modules/events/feed/event-feed.service.js';
 import { EventStreamHub } from '../src/modules/events/feed/event-stream-hub.js';
 import { startTestApp, type TestApp } from './support/app.js';
-import { createTenant } from './support/factories.js';
+import { createCaller, createTenant, type TestCaller } from './support/factories.js';
+import {
+  createPlatformKey,
+  platformCall,
+  type TestPlatformKey,
+} from './support/platform-factories.js';
 import { openStream, type SseStream } from './support/sse-client.js';
 import { until } from './support/until.js';
 
@@ -18,6 +22,9 @@ describe('platform events', () => {
   let feed: EventFeedService;
   let tenantA: number;
   let tenantB: number;
+  let key: TestPlatformKey;
+  let auditOnly: TestPlatformKey;
+  let tenant: TestCaller;
   const sessions: pg.Client[] = [];
 
   beforeAll(async () => {
@@ -25,6 +32,9 @@ describe('platform events', () => {
     feed = t.app.get(EventFeedService);
     tenantA = await createTenant(t.app);
     tenantB = await createTenant(t.app);
+    key = await createPlatformKey(t.app, ['platform:events']);
+    auditOnly = await createPlatformKey(t.app, ['platform:audit'], 'audit-only');
+    tenant = await createCaller(t.app);
   });
   afterAll(async () => {
     for (const s of sessions) await s.end().catch(() => undefined);
@@ -59,6 +69,19 @@ describe('platform events', () => {
       [id, tenantId, type, JSON.stringify(envelope)],
     );
     return id;
+  }
+
+  /**
+   * Waits until no committed event waits above the feed's horizon. The horizon is the server's
+   * oldest running transaction, of any database on it: on a shared test server another database's
+   * transaction may hold it back for a moment.
+   */
+  async function settle(): Promise<void> {
+    const deadline = Date.now() + 10_000;
+    while ((await feed.read(null, { types: [] }, 1)).pending) {
+      if (Date.now() > deadline) throw new Error('the feed horizon did not move for 10 s');
+      await new Promise((ok) => setTimeout(ok, 10));
+    }
   }
 
   /** Every event after `cursor`, page by page; the ids and the cursor to resume from. */
@@ -97,6 +120,7 @@ describe('platform events', () => {
       expect(early.ids).toEqual([]);
 
       await a.query('COMMIT');
+      await settle();
       const late = await drain(early.cursor);
       expect(late.ids).toEqual([first, second]);
       // each is the webhook envelope with tenantId
@@ -118,6 +142,7 @@ describe('platform events', () => {
       const fromA = await insertEvent(a, tenantA);
       await a.query('COMMIT');
       await b.query('COMMIT');
+      await settle();
       expect((await drain(start)).ids).toEqual([fromA, fromB]);
     });
 
@@ -128,6 +153,7 @@ describe('platform events', () => {
       await insertEvent(a, tenantA);
       const committed = await insertEvent(await session(), tenantB);
       await a.query('ROLLBACK');
+      await settle();
       expect((await drain(start)).ids).toEqual([committed]);
     });
 
@@ -137,6 +163,7 @@ describe('platform events', () => {
       const ids: string[] = [];
       for (let i = 0; i < 5; i++) ids.push(await insertEvent(db, i % 2 ? tenantB : tenantA));
       const typed = await insertEvent(db, tenantB, 'document.checked_out');
+      await settle();
 
       expect((await drain(start, {}, 2)).ids).toEqual([...ids, typed]);
       expect((await drain(start, { tenantId: tenantA })).ids).toEqual([ids[0], ids[2], ids[4]]);
@@ -163,38 +190,85 @@ describe('platform events', () => {
     });
   });
 
-  describe('the stream (service, on a bare server)', () => {
-    let server: http.Server;
-    let base: string;
-    const streams: SseStream[] = [];
-    beforeAll(async () => {
-      const hub = t.app.get(EventStreamHub);
-      server = http.createServer((req, res) => {
-        const url = new URL(req.url ?? '/', 'http://x');
-        const header = req.headers['last-event-id'];
-        hub
-          .stream(url.searchParams.get('after') ?? undefined, header as string | undefined, {
-            tenantId: url.searchParams.has('tenantId')
-              ? Number(url.searchParams.get('tenantId'))
-              : undefined,
-          })
-          .then(
-            (stream) => stream.start(res),
-            (err: { code?: string }) => {
-              res.writeHead(400).end(err.code ?? 'error');
-            },
-          );
+  describe('GET /events', () => {
+    it('lists with filters and resumes from next_cursor, as the service does', async () => {
+      const { cursor: start } = await drain(undefined);
+      const db = await session();
+      const ids = [
+        await insertEvent(db, tenantA, 'document.checked_out'),
+        await insertEvent(db, tenantB, 'document.checked_in'),
+        await insertEvent(db, tenantA, 'document.checked_in'),
+      ];
+      await settle();
+      const get = (query: string) => platformCall(t, 'GET', `/events${query}`, { auth: key.auth });
+      const first = await get(`?after=${start}&limit=2`);
+      expect(first.status).toBe(200);
+      expect(first.body.data.map((e: { id: string }) => e.id)).toEqual(ids.slice(0, 2));
+      expect(first.body.data[1]).toMatchObject({
+        type: 'document.checked_in',
+        tenant_id: tenantB,
+        tenantId: tenantB,
+        data: { documentId: 1 },
       });
-      await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
-      base = `http://127.0.0.1:${(server.address() as { port: number }).port}/events`;
+      const rest = await get(`?after=${first.body.next_cursor}&limit=2`);
+      expect(rest.body.data.map((e: { id: string }) => e.id)).toEqual([ids[2]]);
+      const empty = await get(`?after=${rest.body.next_cursor}`);
+      expect(empty.body).toEqual({ data: [], next_cursor: rest.body.next_cursor });
+
+      const filtered = await get(
+        `?after=${start}&tenantId=${tenantA}&types=document.checked_in,document.lock_expired`,
+      );
+      expect(filtered.body.data.map((e: { id: string }) => e.id)).toEqual([ids[2]]);
+      const repeated = await get(
+        `?after=${start}&types=document.checked_out&types=document.checked_in`,
+      );
+      expect(repeated.body.data).toHaveLength(3);
     });
-    afterAll(async () => {
+
+    it('refuses bad queries, no key, a key without platform:events and a tenant token', async () => {
+      const get = (query: string, auth?: string) =>
+        platformCall(t, 'GET', `/events${query}`, { auth });
+      for (const query of [
+        '?limit=0',
+        '?limit=1001',
+        '?types=document.nope',
+        '?tenantId=0',
+        '?after=bm9wZQ',
+        '?cursor=x',
+      ]) {
+        const res = await get(query, key.auth);
+        expect({ query, status: res.status, code: res.body.code }).toEqual({
+          query,
+          status: 400,
+          code: 'validation_failed',
+        });
+      }
+      expect((await get('?tenantId=999999', key.auth)).body.code).toBe('not_found');
+      const none = await get('');
+      expect([none.status, none.body.code]).toEqual([401, 'unauthenticated']);
+      const wrong = await get('', auditOnly.auth);
+      expect([wrong.status, wrong.body.code]).toEqual([403, 'insufficient_scope']);
+      const tenantToken = await get('', tenant.auth);
+      expect(tenantToken.status).toBe(401);
+      // and the stream the same
+      const streamed = await openStream(`${t.platformUrl}/platform/v1/events`, {
+        authorization: auditOnly.auth,
+      });
+      expect(streamed.status).toBe(403);
+    });
+  });
+
+  describe('GET /events as Server-Sent Events', () => {
+    const streams: SseStream[] = [];
+    afterAll(() => {
       for (const s of streams) s.close();
-      await new Promise((ok) => server.close(ok));
     });
 
     async function open(query = '', headers: Record<string, string> = {}): Promise<SseStream> {
-      const stream = await openStream(base + query, headers);
+      const stream = await openStream(`${t.platformUrl}/platform/v1/events${query}`, {
+        authorization: key.auth,
+        ...headers,
+      });
       streams.push(stream);
       return stream;
     }
@@ -203,6 +277,7 @@ describe('platform events', () => {
       const stream = await open();
       expect(stream.status).toBe(200);
       expect(stream.headers['content-type']).toBe('text/event-stream');
+      expect(stream.headers['x-request-id']).toEqual(expect.any(String));
       await until('the first frame', () => stream.messages.length > 0);
       const startId = stream.messages[0]!.id;
       expect(startId).toEqual(expect.any(String));
@@ -221,6 +296,7 @@ describe('platform events', () => {
       const db = await session();
       const { cursor: start } = await drain(undefined);
       const ids = [await insertEvent(db, tenantA), await insertEvent(db, tenantB)];
+      await settle();
       const firstCursor = (await feed.page(start, {}, 1)).next_cursor!;
 
       const resumed = await open(`?after=${start}`, { 'Last-Event-ID': firstCursor });

@@ -17,6 +17,8 @@ export interface AuditLine {
   detail: string | null;
   ip: string | null;
   requestId: string | null;
+  /** Who, in the platform's UI, a platform key acted for (`X-Acting-User`). */
+  actor: string | null;
   at: Date;
 }
 
@@ -35,6 +37,7 @@ export interface AuditRow {
   id: string;
   tenant_id: number | null;
   credential: string | null;
+  actor: string | null;
   action: string;
   target: string | null;
   outcome: AuditOutcome;
@@ -63,11 +66,13 @@ export class AuditRepository {
     const details = column((l) => l.detail);
     const ips = column((l) => l.ip);
     const requests = column((l) => l.requestId);
+    const actors = column((l) => l.actor);
     const ats = column((l) => l.at);
     await this.run(sql`INSERT INTO audit_log
-           (tenant_id, credential_ref, action, target, outcome, detail, ip, request_id, created_at)
+           (tenant_id, credential_ref, action, target, outcome, detail, ip, request_id, actor,
+            created_at)
          SELECT * FROM unnest(${tenants}::int[], ${credentials}::text[], ${actions}::text[], ${targets}::text[], ${outcomes}::text[], ${details}::text[],
-                              ${ips}::text[], ${requests}::text[], ${ats}::timestamptz[])`);
+                              ${ips}::text[], ${requests}::text[], ${actors}::text[], ${ats}::timestamptz[])`);
   }
 
   /**
@@ -116,8 +121,8 @@ export class AuditRepository {
     ].filter((c) => c !== null);
     const where = conditions.length === 0 ? empty : sql`WHERE ${join(conditions, ' AND ')}`;
     return this.tx.query(
-      sql<AuditRow>`SELECT id, tenant_id, credential_ref AS credential, action, target, outcome,
-                detail, ip, request_id, created_at
+      sql<AuditRow>`SELECT id, tenant_id, credential_ref AS credential, actor, action, target,
+                outcome, detail, ip, request_id, created_at
          FROM audit_log ${where} ORDER BY id DESC LIMIT ${limit}::int`,
     );
   }

@@ -1,6 +1,8 @@
 import { Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 import { TenantTransactions } from '../../common/database/tenant-transactions.js';
 import { outsideRequests } from '../../common/logging/background.js';
+import { ValidationFailedError } from '../../common/http/app-error.js';
+import { TenancyService } from '../tenancy/tenancy.service.js';
 import { Cursor, type CursorPage, type ListIdentity } from '../../common/pagination/cursor.js';
 import { type AuditFilter, type AuditOutcome, AuditRepository } from './audit.repository.js';
 
@@ -16,6 +18,8 @@ export interface AuditEntry {
   detail?: string | null;
   ip?: string | null;
   requestId?: string | null;
+  /** The person in the platform's UI a platform key acted for (`X-Acting-User`). */
+  actor?: string | null;
 }
 
 /** An audit line as the CLI and the platform API list it; never a secret (none is recorded). */
@@ -25,6 +29,8 @@ export interface AuditRecord {
   tenantId: number | null;
   /** Which credential acted (`client:…`, `pat:…`, `platform:<key name>`, `cli`). */
   credential: string | null;
+  /** Who, in the platform's UI, a platform key acted for (`X-Acting-User`); null otherwise. */
+  actor: string | null;
   action: string;
   target: string | null;
   outcome: AuditOutcome;
@@ -32,6 +38,19 @@ export interface AuditRecord {
   ip: string | null;
   request_id: string | null;
   created_at: string;
+}
+
+/**
+ * A time bound as PostgreSQL should read it (ISO 8601, UTC); 400 `validation_failed` for a day
+ * or time that does not exist (`2026-02-30`), which Date would roll over.
+ */
+function instant(field: string, text: string): string {
+  const at = new Date(text);
+  const sameDay = text.length !== 10 || at.toISOString().slice(0, 10) === text;
+  if (Number.isNaN(at.getTime()) || !sameDay) {
+    throw new ValidationFailedError([{ field, message: 'is not a valid date or date-time' }]);
+  }
+  return at.toISOString();
 }
 
 /** Cursors of one filter set are refused with another (its walk would skip or repeat lines). */
@@ -67,6 +86,7 @@ export class AuditService implements OnModuleDestroy {
   constructor(
     private readonly repository: AuditRepository,
     private readonly tx: TenantTransactions,
+    private readonly tenants: TenancyService,
   ) {}
 
   record(entry: AuditEntry): Promise<void> {
@@ -117,6 +137,7 @@ export class AuditService implements OnModuleDestroy {
           detail: entry.detail ?? null,
           ip: entry.ip ?? null,
           requestId: entry.requestId ?? null,
+          actor: entry.actor ?? null,
           at,
         })),
       );
@@ -172,9 +193,12 @@ export class AuditService implements OnModuleDestroy {
     limit: number,
     cursor?: string,
   ): Promise<CursorPage<AuditRecord>> {
+    const since = filter.since === undefined ? undefined : instant('since', filter.since);
+    const until = filter.until === undefined ? undefined : instant('until', filter.until);
+    if (filter.tenantId !== undefined) await this.tenants.view(filter.tenantId);
     const identity = auditList(filter);
     const before = Cursor.decode(identity, cursor)?.[0] ?? null;
-    const read = () => this.repository.page(filter, before, limit + 1);
+    const read = () => this.repository.page({ ...filter, since, until }, before, limit + 1);
     const rows =
       filter.tenantId === undefined
         ? await this.tx.readAcrossTenants(read)
@@ -184,6 +208,7 @@ export class AuditService implements OnModuleDestroy {
       id: Number(r.id),
       tenantId: r.tenant_id,
       credential: r.credential,
+      actor: r.actor,
       action: r.action,
       target: r.target,
       outcome: r.outcome,

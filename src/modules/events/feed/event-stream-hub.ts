@@ -7,6 +7,7 @@ import {
 } from '@nestjs/common';
 import { AppConfig } from '../../../common/config/app-config.js';
 import { ListenConnection, listenUrl } from '../../../common/database/listen-connection.js';
+import { endWhenServerCloses } from '../../../common/http/graceful-close.js';
 import { StreamedResponse } from '../../../common/http/platform/http-platform.js';
 import { outsideRequests } from '../../../common/logging/background.js';
 import { EVENTS_APPENDED_CHANNEL } from '../../../common/database/schema-constants.js';
@@ -128,6 +129,8 @@ export class EventStreamHub implements OnApplicationBootstrap, BeforeApplication
     };
     // the client stops being served the moment it goes
     res.once('close', () => this.drop(client));
+    // a shutdown ends the stream (the client reconnects elsewhere with its Last-Event-ID)
+    endWhenServerCloses(res, () => res.end());
     res.socket?.setNoDelay(true);
     res.write(position ? `id: ${this.feed.encodeCursor(position)}\n\n` : ': connected\n\n');
     this.clients.add(client);

@@ -1,0 +1,10 @@
+import type { Type } from '@nestjs/common';
+import { AuditPlatformController } from '../modules/audit/platform/audit.platform.controller.js';
+import { EventsPlatformController } from '../modules/events/platform/events.platform.controller.js';
+
+/**
+ * Every controller of the platform API. Each lives in its bounded context
+ * (`modules/<ctx>/platform/`) and calls that context's services, which the platform application
+ * shares with the integration API (`SHARED_SERVICES`).
+ */
+export const PLATFORM_CONTROLLERS: Type[] = [AuditPlatformController, EventsPlatformController];
