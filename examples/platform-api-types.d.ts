@@ -3,10 +3,463 @@
  * Do not make direct changes to the file.
  */
 
-export type paths = Record<string, never>;
+export interface paths {
+    "/platform/v1/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The audit trail
+         * @description Every tenant's audit lines (or one tenant's: `tenantId`), newest first, `limit` a page; `next_cursor` reads the next, older page. Filters, combined: `action`, `since` (inclusive), `until` (exclusive). The same lines as the CLI `audit list`.
+         */
+        get: operations["Audit_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/platform/v1/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every tenant's events, as a list or a stream
+         * @description Every tenant's events (or one tenant's: `tenantId`), each as the webhook payload its receivers get plus `tenantId`, in feed order. That order is safe to resume from: an event is given only once every transaction that could come before it has ended, so no event ever appears behind a cursor already handed out (an event may wait a moment while an older transaction still runs).
+         *
+         *     As a list (`Accept: application/json`): `{ data, next_cursor }`, `limit` events a page; poll with `after=<next_cursor>`.
+         *
+         *     As Server-Sent Events (`Accept: text/event-stream`): each event as `id: <cursor>`, `event: <type>`, `data: <payload JSON>`, pushed as it commits; a `: keep-alive` comment every 15 s. The stream starts after `Last-Event-ID` (what a reconnecting EventSource sends), else after `after`, else at the current end; its first frame is an `id:` line alone, so a reconnect resumes without a gap even before the first event.
+         */
+        get: operations["Events_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export type webhooks = Record<string, never>;
 export interface components {
-    schemas: never;
+    schemas: {
+        ProblemFieldError: {
+            /**
+             * @description Body field, query or path parameter, or header.
+             * @example limit
+             */
+            field: string;
+            /** @example limit must not be greater than 100 */
+            message: string;
+        };
+        ProblemDetails: {
+            /**
+             * @description `urn:problem:<code>`.
+             * @example urn:problem:validation_failed
+             */
+            type: string;
+            /** @example Validation failed */
+            title: string;
+            /**
+             * @description The HTTP status, repeated.
+             * @example 400
+             */
+            status: number;
+            /** @example limit: limit must not be greater than 100 */
+            detail: string;
+            /**
+             * @description Stable machine-readable code: `validation_failed`, `malformed_request`, `project_not_found`, `version_conflict`, `unauthenticated`, `invalid_token`, `insufficient_scope`, `entitlement_required`, `ip_not_allowed`, `not_found`, `method_not_allowed`, `request_timeout`, `lock_token_invalid`, `idempotency_key_reused`, `webhook_revoked`, `delivery_not_replayable`, `webhook_limit_reached`, `revision_not_staged`, `payload_too_large`, `unsupported_media_type`, `expectation_failed`, `document_locked`, `rate_limited`, `headers_too_large`, `internal_error`, `service_unavailable`.
+             * @example validation_failed
+             */
+            code: string;
+            /**
+             * @description The `X-Request-Id` of the request; quote it when asking for support.
+             * @example 6f1c2b9e-3d4a-4f5b-8c7d-9e0f1a2b3c4d
+             */
+            request_id: string | null;
+            /** @description Present, non-empty, with `validation_failed` and with no other code. */
+            errors?: components["schemas"]["ProblemFieldError"][];
+            /**
+             * @description With `insufficient_scope` only: the scope the operation needs.
+             * @example documents:read
+             */
+            scope?: string;
+            /**
+             * @description With `entitlement_required` only: the entitlement the tenant's plan lacks.
+             * @example api.webhooks
+             */
+            entitlement?: string;
+            /**
+             * @description With `version_conflict` only: the base the request was staged against.
+             * @example 41
+             */
+            base_version_id?: number;
+            /**
+             * @description With `version_conflict` only: the document's current version.
+             * @example 42
+             */
+            current_version_id?: number;
+            /**
+             * Format: date-time
+             * @description With `document_locked` only: when the live lock expires (never its token).
+             * @example 2026-11-22T10:30:00.000Z
+             */
+            expires_at?: string;
+        };
+        /** @description One line of the audit trail. No secret is ever recorded in one. */
+        AuditItem: {
+            /** @example 27 */
+            id: number;
+            /**
+             * @description The tenant; null for lines before a tenant was known (a refused token request).
+             * @example 1
+             */
+            tenantId: number | null;
+            /**
+             * @description The credential that acted, by reference (`client:<client_id>`, `pat:<id>`, `platform:<key name>`, `cli`), never the secret itself.
+             * @example platform:admin-ui
+             */
+            credential: string | null;
+            /**
+             * @description The person in the platform's UI a platform key acted for (`X-Acting-User`).
+             * @example jane@acme.example
+             */
+            actor: string | null;
+            /** @example revision.accept */
+            action: string;
+            /** @example revision:44 */
+            target: string | null;
+            /**
+             * @example success
+             * @enum {string}
+             */
+            outcome: "success" | "failure";
+            /**
+             * @description A stable code, e.g. the error code of a refusal.
+             * @example null
+             */
+            detail: string | null;
+            /** @example 203.0.113.9 */
+            ip: string | null;
+            /** @example 3f0c2b8e-4c1d-4a7e-9a41-0d1f2e3c4b5a */
+            request_id: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T03:07:02.013Z
+             */
+            created_at: string;
+        };
+        /** @description A page of the audit trail, newest first. */
+        AuditListResponse: {
+            /**
+             * @description Pass as `cursor` to read the next page; `null` on the last page. A client that reads only `data` gets the whole list whenever it has at most `limit` items (1000 by default).
+             * @example null
+             */
+            next_cursor: string | null;
+            data: components["schemas"]["AuditItem"][];
+        };
+        /** @description A page of the event feed. */
+        EventFeedPage: {
+            /** @description Events in feed order, oldest first: each exactly the body a webhook receives for it (its `id` is the `webhook-id`), plus `tenantId`. */
+            data: (Omit<components["schemas"]["ExternalRevisionStagedEvent"] | components["schemas"]["ExternalRevisionAcceptedEvent"] | components["schemas"]["ExternalRevisionRejectedEvent"] | components["schemas"]["ExternalRevisionSupersededEvent"] | components["schemas"]["DocumentVersionCreatedEvent"] | components["schemas"]["DocumentCheckedOutEvent"] | components["schemas"]["DocumentCheckedInEvent"] | components["schemas"]["DocumentLockExpiredEvent"] | components["schemas"]["WebhookTestEvent"], "type"> & {
+                /**
+                 * @description The tenant (as `tenant_id`).
+                 * @example 1
+                 */
+                tenantId: number;
+            })[];
+            /**
+             * @description Pass as `after` to read on. Present whenever `data` is not empty; on an empty page it is where the next read starts (it may have moved past events the filters left out); null only when no event exists yet and no `after` was given. An empty page is not the end: poll again later with this cursor.
+             * @example WzEsMCwicGxhdGZvcm0uZXZlbnRzIixbXSxbNzQ2LDEyXV0
+             */
+            next_cursor: string | null;
+        };
+        /** @description Data of the `external_revision.*` events. */
+        ExternalRevisionEventData: {
+            /** @example 44 */
+            revisionId: number;
+            /** @example 7 */
+            documentId: number;
+            /** @example 3 */
+            projectId: number;
+            /**
+             * @example staged
+             * @enum {string}
+             */
+            status: "staged" | "accepted" | "rejected" | "superseded";
+            /**
+             * @description The version the candidate is based on.
+             * @example 12
+             */
+            base_version_id: number;
+            /**
+             * @description The version created by accepting the candidate; null unless accepted.
+             * @example null
+             */
+            resulting_version_id: number | null;
+        };
+        /** @description A candidate external revision was staged. */
+        ExternalRevisionStagedEvent: {
+            /**
+             * @description The event id, also sent as `webhook-id`: the same on every retry and replay, and for every webhook that receives the event. Deduplicate on it.
+             * @example evt_01JD2Z8KQ3M4V5W6X7Y8Z9ABCD
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the event happened (RFC 3339, UTC).
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            timestamp: string;
+            /** @example 1 */
+            tenant_id: number;
+            /**
+             * @description Discriminates the payload. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "external_revision.staged";
+            data: components["schemas"]["ExternalRevisionEventData"];
+        };
+        /** @description A candidate was accepted in the platform's UI (a new version exists). */
+        ExternalRevisionAcceptedEvent: {
+            /**
+             * @description The event id, also sent as `webhook-id`: the same on every retry and replay, and for every webhook that receives the event. Deduplicate on it.
+             * @example evt_01JD2Z8KQ3M4V5W6X7Y8Z9ABCD
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the event happened (RFC 3339, UTC).
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            timestamp: string;
+            /** @example 1 */
+            tenant_id: number;
+            /**
+             * @description Discriminates the payload. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "external_revision.accepted";
+            data: components["schemas"]["ExternalRevisionEventData"];
+        };
+        /** @description A candidate was rejected in the platform's UI. */
+        ExternalRevisionRejectedEvent: {
+            /**
+             * @description The event id, also sent as `webhook-id`: the same on every retry and replay, and for every webhook that receives the event. Deduplicate on it.
+             * @example evt_01JD2Z8KQ3M4V5W6X7Y8Z9ABCD
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the event happened (RFC 3339, UTC).
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            timestamp: string;
+            /** @example 1 */
+            tenant_id: number;
+            /**
+             * @description Discriminates the payload. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "external_revision.rejected";
+            data: components["schemas"]["ExternalRevisionEventData"];
+        };
+        /** @description A staged candidate lost its base: a newer version was created. */
+        ExternalRevisionSupersededEvent: {
+            /**
+             * @description The event id, also sent as `webhook-id`: the same on every retry and replay, and for every webhook that receives the event. Deduplicate on it.
+             * @example evt_01JD2Z8KQ3M4V5W6X7Y8Z9ABCD
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the event happened (RFC 3339, UTC).
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            timestamp: string;
+            /** @example 1 */
+            tenant_id: number;
+            /**
+             * @description Discriminates the payload. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "external_revision.superseded";
+            data: components["schemas"]["ExternalRevisionEventData"];
+        };
+        /** @description Data of `document.version_created`. */
+        DocumentVersionCreatedData: {
+            /** @example 7 */
+            documentId: number;
+            /** @example 3 */
+            projectId: number;
+            /** @example 13 */
+            versionId: number;
+            /**
+             * @description The version number (1, 2, …).
+             * @example 4
+             */
+            number: number;
+            /** @example sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08 */
+            content_hash: string;
+        };
+        /** @description A new version of a document was created. */
+        DocumentVersionCreatedEvent: {
+            /**
+             * @description The event id, also sent as `webhook-id`: the same on every retry and replay, and for every webhook that receives the event. Deduplicate on it.
+             * @example evt_01JD2Z8KQ3M4V5W6X7Y8Z9ABCD
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the event happened (RFC 3339, UTC).
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            timestamp: string;
+            /** @example 1 */
+            tenant_id: number;
+            /**
+             * @description Discriminates the payload. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "document.version_created";
+            data: components["schemas"]["DocumentVersionCreatedData"];
+        };
+        /** @description Data of `document.checked_out`. */
+        DocumentCheckedOutData: {
+            /** @example 7 */
+            documentId: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:30:00.000Z
+             */
+            expires_at: string;
+        };
+        /** @description A document was checked out (locked). */
+        DocumentCheckedOutEvent: {
+            /**
+             * @description The event id, also sent as `webhook-id`: the same on every retry and replay, and for every webhook that receives the event. Deduplicate on it.
+             * @example evt_01JD2Z8KQ3M4V5W6X7Y8Z9ABCD
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the event happened (RFC 3339, UTC).
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            timestamp: string;
+            /** @example 1 */
+            tenant_id: number;
+            /**
+             * @description Discriminates the payload. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "document.checked_out";
+            data: components["schemas"]["DocumentCheckedOutData"];
+        };
+        /** @description Data of `document.checked_in`. */
+        DocumentCheckedInData: {
+            /** @example 7 */
+            documentId: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:10:00.000Z
+             */
+            released_at: string;
+        };
+        /** @description A document was checked in (its lock released). */
+        DocumentCheckedInEvent: {
+            /**
+             * @description The event id, also sent as `webhook-id`: the same on every retry and replay, and for every webhook that receives the event. Deduplicate on it.
+             * @example evt_01JD2Z8KQ3M4V5W6X7Y8Z9ABCD
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the event happened (RFC 3339, UTC).
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            timestamp: string;
+            /** @example 1 */
+            tenant_id: number;
+            /**
+             * @description Discriminates the payload. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "document.checked_in";
+            data: components["schemas"]["DocumentCheckedInData"];
+        };
+        /** @description Data of `document.lock_expired`. */
+        DocumentLockExpiredData: {
+            /** @example 7 */
+            documentId: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:30:00.000Z
+             */
+            expired_at: string;
+        };
+        /** @description A document's lock expired without a check-in. */
+        DocumentLockExpiredEvent: {
+            /**
+             * @description The event id, also sent as `webhook-id`: the same on every retry and replay, and for every webhook that receives the event. Deduplicate on it.
+             * @example evt_01JD2Z8KQ3M4V5W6X7Y8Z9ABCD
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the event happened (RFC 3339, UTC).
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            timestamp: string;
+            /** @example 1 */
+            tenant_id: number;
+            /**
+             * @description Discriminates the payload. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "document.lock_expired";
+            data: components["schemas"]["DocumentLockExpiredData"];
+        };
+        /** @description Data of `webhook.test`. */
+        WebhookTestData: {
+            /**
+             * @description The webhook the test was sent to.
+             * @example 12
+             */
+            webhookId: number;
+        };
+        /** @description A test event, sent on request (`POST /webhooks/{webhookId}/test`) to that webhook only. */
+        WebhookTestEvent: {
+            /**
+             * @description The event id, also sent as `webhook-id`: the same on every retry and replay, and for every webhook that receives the event. Deduplicate on it.
+             * @example evt_01JD2Z8KQ3M4V5W6X7Y8Z9ABCD
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the event happened (RFC 3339, UTC).
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            timestamp: string;
+            /** @example 1 */
+            tenant_id: number;
+            /**
+             * @description Discriminates the payload. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "webhook.test";
+            data: components["schemas"]["WebhookTestData"];
+        };
+    };
     responses: never;
     parameters: never;
     requestBodies: never;
@@ -14,4 +467,221 @@ export interface components {
     pathItems: never;
 }
 export type $defs = Record<string, never>;
-export type operations = Record<string, never>;
+export interface operations {
+    Audit_list: {
+        parameters: {
+            query?: {
+                /** @description Only this tenant's lines (404 `not_found` when there is no such tenant). Without it: every tenant's lines and those of no tenant (refused token requests). */
+                tenantId?: number;
+                /** @description Only lines of this action (exact match). */
+                action?: string;
+                /** @description Only lines created at or after this time. RFC 3339 date-time with its zone (`2026-11-22T10:00:00Z`), or a date (`2026-11-22`, midnight UTC). */
+                since?: string;
+                /** @description Only lines created before this time. RFC 3339 date-time with its zone (`2026-11-22T10:00:00Z`), or a date (`2026-11-22`, midnight UTC). */
+                until?: string;
+                /** @description Lines per page (never clamped: outside 1..1000 is 400). */
+                limit?: number;
+                /** @description The `next_cursor` of the previous page, with the same filters (anything else is 400 `validation_failed`). Omit for the first page. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditListResponse"];
+                };
+            };
+            /**
+             * @description `validation_failed`: `limit` not an integer in 1..1000, `tenantId` not a positive integer, `action` empty or over 100 characters, `since` or `until` not a date or a date-time with its zone, or a cursor that is not of this list and these filters.
+             *
+             *     `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take. `malformed_request`: the request line or path could not be parsed, or the head sends `Host`, `Authorization`, `Content-Type` or `Content-Length` twice or a transfer coding other than `chunked` alone (the connection is closed).
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`. */
+            401: {
+                headers: {
+                    /** @description e.g. `Bearer realm="api", error="invalid_token"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Needs a platform key with scope `platform:audit` (`insufficient_scope`). */
+            403: {
+                headers: {
+                    /** @description With `insufficient_scope`: `Bearer realm="api", error="insufficient_scope", scope="…"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `not_found`: there is no tenant `tenantId`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /**
+             * @description `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
+             *
+             *     `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /**
+             * @description `internal_error`: unexpected; the body carries no internals. Quote `request_id`.
+             *
+             *     `internal_error`: unexpected; the body carries no internals. Quote `request_id`.
+             */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    Events_list: {
+        parameters: {
+            query?: {
+                /** @description Resume after this event: a `next_cursor` of this feed, or the `id:` of a streamed event (the same cursors; any filter may be used with them). Omit to start from the oldest event kept (a list) or from now (a stream). Anything else is 400 `validation_failed`. */
+                after?: string;
+                /** @description Only events of these types: comma-separated (`types=document.checked_out,document.checked_in`) or the parameter repeated. */
+                types?: ("external_revision.staged" | "external_revision.accepted" | "external_revision.rejected" | "external_revision.superseded" | "document.version_created" | "document.checked_out" | "document.checked_in" | "document.lock_expired" | "webhook.test")[];
+                /** @description Only this tenant's events (404 `not_found` when there is no such tenant). */
+                tenantId?: number;
+                /** @description Events per page of the list (never clamped: outside 1..1000 is 400). */
+                limit?: number;
+            };
+            header?: {
+                /** @description Stream only: resume after this event (the `id:` of a streamed event); wins over `after`. */
+                "Last-Event-ID"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page (JSON) or the stream (`text/event-stream`), as `Accept` asks. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventFeedPage"];
+                    /**
+                     * @example id: WzEsMCwicGxhdGZvcm0uZXZlbnRzIixbXSxbNzQ2LDEyXV0
+                     *     event: document.checked_in
+                     *     data: {"id":"evt_01JD2Z8KQ3M4V5W6X7Y8Z9ABCD","data":{"documentId":7,"released_at":"2026-11-22T10:10:00.000Z"},"type":"document.checked_in","tenantId":1,"tenant_id":1,"timestamp":"2026-11-22T10:10:00.000Z"}
+                     *
+                     *     : keep-alive
+                     */
+                    "text/event-stream": string;
+                };
+            };
+            /**
+             * @description `validation_failed`: `after` or `Last-Event-ID` not a cursor of this feed, `limit` not an integer in 1..1000, a `types` value not an event type, `tenantId` not a positive integer.
+             *
+             *     `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take. `malformed_request`: the request line or path could not be parsed, or the head sends `Host`, `Authorization`, `Content-Type` or `Content-Length` twice or a transfer coding other than `chunked` alone (the connection is closed).
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`. */
+            401: {
+                headers: {
+                    /** @description e.g. `Bearer realm="api", error="invalid_token"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Needs a platform key with scope `platform:events` (`insufficient_scope`). */
+            403: {
+                headers: {
+                    /** @description With `insufficient_scope`: `Bearer realm="api", error="insufficient_scope", scope="…"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `not_found`: there is no tenant `tenantId`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /**
+             * @description `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
+             *
+             *     `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /**
+             * @description `internal_error`: unexpected; the body carries no internals. Quote `request_id`.
+             *
+             *     `internal_error`: unexpected; the body carries no internals. Quote `request_id`.
+             */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+}

@@ -1,4 +1,4 @@
-import { Controller, Get, Headers, Query } from '@nestjs/common';
+import { Controller, Get, Query, Req } from '@nestjs/common';
 import {
   ApiExtraModels,
   ApiHeader,
@@ -8,7 +8,8 @@ import {
   getSchemaPath,
 } from '@nestjs/swagger';
 import { ApiProblemResponses } from '../../../common/http/api-problem-responses.js';
-import type { StreamedResponse } from '../../../common/http/platform/http-platform.js';
+import type { HttpRequest, StreamedResponse } from '../../../common/http/platform/http-platform.js';
+import { MAX_CURSOR_LENGTH } from '../../../common/pagination/cursor.js';
 import { PlatformAuthorized } from '../../platform-keys/platform-access.js';
 import { EVENT_PAYLOAD_CLASSES } from '../event-catalog.js';
 import { EventFeedService } from '../feed/event-feed.service.js';
@@ -56,6 +57,7 @@ export class EventsPlatformController {
   @ApiHeader({
     name: 'Last-Event-ID',
     required: false,
+    schema: { type: 'string', maxLength: MAX_CURSOR_LENGTH },
     description:
       'Stream only: resume after this event (the `id:` of a streamed event); wins over `after`.',
   })
@@ -85,12 +87,16 @@ export class EventsPlatformController {
   )
   list(
     @Query() query: EventFeedQuery,
-    @Headers('accept') accept?: string,
-    @Headers('last-event-id') lastEventId?: string,
+    // the request, not @Headers(): those would be documented as required parameters
+    @Req() req: HttpRequest,
   ): Promise<EventFeedPage | StreamedResponse> {
     const filter = { tenantId: query.tenantId, types: query.types };
-    return wantsStream(accept)
-      ? this.stream.stream(query.after, lastEventId, filter)
+    const header = (name: string) => {
+      const value = req.headers[name];
+      return Array.isArray(value) ? value.join(',') : value;
+    };
+    return wantsStream(header('accept'))
+      ? this.stream.stream(query.after, header('last-event-id'), filter)
       : this.feed.page(query.after, filter, query.limit);
   }
 }

@@ -50,7 +50,7 @@ export class AuditListQuery {
   action?: string;
 
   @ApiPropertyOptional({
-    format: 'date-time',
+    pattern: BOUND.source,
     example: '2026-11-22T00:00:00Z',
     description: `Only lines created at or after this time. ${DATE_TIME}`,
   })
@@ -59,7 +59,7 @@ export class AuditListQuery {
   since?: string;
 
   @ApiPropertyOptional({
-    format: 'date-time',
+    pattern: BOUND.source,
     example: '2026-11-23T00:00:00Z',
     description: `Only lines created before this time. ${DATE_TIME}`,
   })

@@ -21,7 +21,7 @@ const toTypes = ({ value }: { value: unknown }): unknown =>
   typeof value === 'string'
     ? value.split(',')
     : Array.isArray(value)
-      ? value.flatMap((v) => (typeof v === 'string' ? v.split(',') : [v]))
+      ? (value as unknown[]).flatMap((v) => (typeof v === 'string' ? v.split(',') : [v]))
       : value;
 
 /** The query of `GET /events`, as a list and as a stream. */
@@ -41,6 +41,7 @@ export class EventFeedQuery {
   @ApiPropertyOptional({
     enum: CATALOG_EVENT_TYPES,
     isArray: true,
+    minItems: 1,
     maxItems: CATALOG_EVENT_TYPES.length,
     description:
       'Only events of these types: comma-separated (`types=document.checked_out,document.checked_in`) ' +
