@@ -146,6 +146,27 @@ describe('platform events', () => {
       expect((await drain(start)).ids).toEqual([fromA, fromB]);
     });
 
+    it("is not held back by another database's transaction on the same server", async () => {
+      const { cursor: start } = await drain(undefined);
+      const url = new URL(t.database.directUrl);
+      url.pathname = '/postgres';
+      const elsewhere = new pg.Client({ connectionString: url.toString() });
+      await elsewhere.connect();
+      sessions.push(elsewhere);
+      await elsewhere.query('BEGIN');
+      // older than the event, running, but in another database: it cannot write our events
+      await elsewhere.query('SELECT txid_current()');
+      const id = await insertEvent(await session(), tenantA);
+      const deadline = Date.now() + 10_000;
+      let ids: string[] = [];
+      while (ids.length === 0 && Date.now() < deadline) {
+        ids = (await drain(start)).ids;
+        if (ids.length === 0) await new Promise((ok) => setTimeout(ok, 20));
+      }
+      await elsewhere.query('ROLLBACK');
+      expect(ids).toEqual([id]);
+    });
+
     it('never gives a rolled-back event, and a rollback holds nothing back afterwards', async () => {
       const { cursor: start } = await drain(undefined);
       const a = await session();

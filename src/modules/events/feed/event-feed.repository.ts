@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { empty, sql, type Statement } from '../../../common/database/statement.js';
+import { empty, fragment, sql, type Statement } from '../../../common/database/statement.js';
 import { TenantTransactions } from '../../../common/database/tenant-transactions.js';
 
 /** A place in the feed: the writing transaction's id, then the event's id (both bigint). */
@@ -69,6 +69,35 @@ export class EventFeedRepository {
 }
 
 /**
+ * The feed's horizon (`xmin`): every transaction below it that could have written an event has
+ * ended. The snapshot's own xmin is that bound, but it is the oldest running transaction of the
+ * whole server, any database's: on a server shared with other databases, their transactions
+ * would hold the feed back too. So when the snapshot's xmin does hold an event back, the running
+ * transactions of the snapshot (`xip`) are looked at one by one, and those held by a backend of
+ * another database (its own transaction-id lock, in `pg_locks`, held by a session of another
+ * database in `pg_stat_activity`: a session never changes database) are left out; the horizon is
+ * the oldest of the rest, or the snapshot's xmax when none is left. A transaction that ended
+ * since the snapshot is no longer in `pg_locks` and stays counted: the bound is only ever lower
+ * than it could be, never higher. `pg_locks` takes the lock manager's locks briefly, so it is
+ * read only when an event is actually held back.
+ */
+const HORIZON = fragment(`
+       SELECT CASE
+         WHEN NOT EXISTS (
+           SELECT 1 FROM events WHERE xid >= txid_snapshot_xmin(txid_current_snapshot())
+         ) THEN txid_snapshot_xmin(txid_current_snapshot())
+         ELSE (
+           SELECT COALESCE(min(r.x), txid_snapshot_xmax(txid_current_snapshot()))
+             FROM txid_snapshot_xip(txid_current_snapshot()) AS r (x)
+            WHERE NOT EXISTS (
+              SELECT 1 FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+               WHERE l.locktype = 'transactionid' AND l.mode = 'ExclusiveLock' AND l.granted
+                 AND l.transactionid::text = (r.x % 4294967296)::text
+                 AND a.datid <> (SELECT oid FROM pg_database WHERE datname = current_database()))
+         )
+       END AS xmin`);
+
+/**
  * Filters are spliced in only when present, so each combination is its own prepared statement with
  * a plan for it (an `$n IS NULL OR …` form would share one generic plan among them all).
  */
@@ -82,9 +111,7 @@ function feedPage(
     filter.tenantId === undefined ? empty : sql`AND e.tenant_id = ${filter.tenantId}::int`;
   const types =
     filter.types === undefined ? empty : sql`AND e.type = ANY (${filter.types}::text[])`;
-  return sql<PageRow>`WITH horizon AS (
-       SELECT txid_snapshot_xmin(txid_current_snapshot()) AS xmin
-     ), page AS (
+  return sql<PageRow>`WITH horizon AS (${HORIZON}), page AS (
        SELECT e.xid::text AS xid, e.id::text AS id, e.type,
               (e.payload || jsonb_build_object('tenantId', e.tenant_id))::text AS envelope
          FROM events e
