@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { Server } from 'node:http';
 import pg from 'pg';
+import { gracefulClose } from '../src/common/http/graceful-close.js';
 import { newEventId } from '../src/modules/webhooks/outbox/event-id.js';
 import { EventFeedService } from '../src/modules/events/feed/event-feed.service.js';
 import { EventStreamHub } from '../src/modules/events/feed/event-stream-hub.js';
@@ -408,6 +410,18 @@ describe('platform events', () => {
       await until('the slow client caught up', () => slow.events().length === total);
       expect(slow.events().map((e) => JSON.parse(e.data!).id)).toEqual(ids);
       expect(hub.stats().blocked).toBe(0);
+    });
+
+    it('ends its streams as soon as the server starts closing (last: it closes the listener)', async () => {
+      // what main.ts does on shutdown before closing the applications
+      const graceful = gracefulClose(t.platformApp!.getHttpServer() as Server);
+      const stream = await open();
+      await until('the first frame', () => stream.messages.length > 0);
+      const started = Date.now();
+      await graceful.close(10_000);
+      await stream.ended;
+      // ended by the stream itself, not cut after the 10 s allowed for requests in flight
+      expect(Date.now() - started).toBeLessThan(5_000);
     });
   });
 });
