@@ -34,7 +34,7 @@ interface StreamClient {
   filter: FeedFilter;
   /** Clients with the same key at the same position share one read. */
   filterKey: string;
-  position: FeedPosition | null;
+  position: FeedPosition;
   /** reading: a read or its write is under way; blocked: the socket buffer is full. */
   state: 'idle' | 'reading' | 'blocked' | 'closed';
   /** A wake-up came while it was reading or blocked: read again when it is done. */
@@ -75,13 +75,13 @@ export class EventStreamHub implements OnApplicationBootstrap, BeforeApplication
   private retry: NodeJS.Timeout | null = null;
   private running = false;
 
+  /** Feed reads made for the stream since start (one per position and filter, not per client). */
+  private readsMade = 0;
+
   constructor(
     private readonly config: AppConfig,
     private readonly feed: EventFeedService,
   ) {}
-
-  /** Feed reads made for the stream since start (one per position and filter, not per client). */
-  private readsMade = 0;
 
   /** What the stream is doing (tests, diagnostics). */
   stats(): { clients: number; blocked: number; reads: number } {
@@ -105,8 +105,9 @@ export class EventStreamHub implements OnApplicationBootstrap, BeforeApplication
 
   /**
    * Streams the feed to `res` (whose head is not written yet) after `position` (null: from the
-   * first event). The first frame is an `id:` line alone, which sets the client's Last-Event-ID
-   * without an event, so a reconnect resumes where this stream started even before any event.
+   * first event, i.e. from (0, 0), before every event). The first frame is an `id:` line alone,
+   * which sets the client's Last-Event-ID without an event, so a reconnect resumes where this
+   * stream started even before any event.
    */
   attach(res: ServerResponse, position: FeedPosition | null, filter: FeedFilter): void {
     res.writeHead(200, {
@@ -119,11 +120,12 @@ export class EventStreamHub implements OnApplicationBootstrap, BeforeApplication
       res.end();
       return;
     }
+    const start = position ?? { xid: 0, id: 0 };
     const client: StreamClient = {
       res,
       filter,
       filterKey: `${filter.tenantId ?? ''}|${filter.types?.join(',') ?? '*'}`,
-      position,
+      position: start,
       state: 'idle',
       again: false,
     };
@@ -132,7 +134,7 @@ export class EventStreamHub implements OnApplicationBootstrap, BeforeApplication
     // a shutdown ends the stream (the client reconnects elsewhere with its Last-Event-ID)
     endWhenServerCloses(res, () => res.end());
     res.socket?.setNoDelay(true);
-    res.write(position ? `id: ${this.feed.encodeCursor(position)}\n\n` : ': connected\n\n');
+    res.write(`id: ${this.feed.encodeCursor(start)}\n\n`);
     this.clients.add(client);
     // reads, timers and the LISTEN connection serve every client: none belongs to this request
     outsideRequests(() => {
@@ -152,8 +154,9 @@ export class EventStreamHub implements OnApplicationBootstrap, BeforeApplication
     lastEventId: string | undefined,
     filter: FeedFilter,
   ): Promise<StreamedResponse> {
+    // an empty Last-Event-ID is what an EventSource holds before any id: none
     const position =
-      lastEventId !== undefined
+      lastEventId !== undefined && lastEventId !== ''
         ? this.feed.decodeCursor(lastEventId, 'Last-Event-ID')
         : this.feed.decodeCursor(after, 'after');
     await this.feed.checkFilter(filter);
@@ -217,7 +220,7 @@ export class EventStreamHub implements OnApplicationBootstrap, BeforeApplication
   /** One read per (position, filter) at a time, however many clients stand there. */
   private sharedRead(client: StreamClient): Promise<FeedBatch> {
     const at = client.position;
-    const key = `${at ? `${at.xid}:${at.id}` : '-'}|${client.filterKey}`;
+    const key = `${at.xid}:${at.id}|${client.filterKey}`;
     let read = this.shared.get(key);
     if (!read) {
       this.readsMade += 1;
