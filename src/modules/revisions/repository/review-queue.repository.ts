@@ -1,9 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { jsonObjectText, jsonValue as v } from '../../../common/database/sql-json.js';
-import { fragment, join, type Sql, sql } from '../../../common/database/statement.js';
+import { empty, fragment, type Sql, sql } from '../../../common/database/statement.js';
 import { TenantTransactions } from '../../../common/database/tenant-transactions.js';
 import {
-  afterKey,
   holdPageParts,
   keysetPage,
   type KeysetPageRow,
@@ -52,24 +51,40 @@ export class ReviewQueueRepository {
 
   /**
    * One page of the queue, ascending id (oldest first), after the id `after`. Each filter set has
-   * a statement shape of its own, so each is planned on the index made for it: `(status, id)`
-   * across tenants, `(tenant_id, status, id)` for one tenant, `(document_id, id)` for one document.
+   * a statement shape of its own, walking the index made for it: `(status, id)` across tenants,
+   * `(tenant_id, status, id)` for one tenant, `(document_id, id)` for one document (its other
+   * candidates filtered out). The leading columns are bounded from both sides, not compared by
+   * equality, and the rows ordered by the whole index key: then no plan can walk the primary key
+   * and filter by status instead, which reads every decided candidate older than the queue
+   * (the planner cannot know they are all older) and would on a generic plan.
    */
   async page(
     filter: ReviewQueueFilter,
     page: { after: number; limit: number },
   ): Promise<KeysetPageRow<ReviewQueueItemResponse> | undefined> {
     const { after, limit } = page;
-    const where: Sql[] = [];
-    if (filter.documentId !== undefined) where.push(sql`x.document_id = ${filter.documentId}`);
-    if (filter.tenantId !== undefined) where.push(sql`x.tenant_id = ${filter.tenantId}`);
-    where.push(sql`x.status = ${filter.status}`);
-    where.push(afterKey('x.id', 'ASC', after));
+    const { status, tenantId, documentId } = filter;
+    let range: Sql;
+    if (documentId !== undefined) {
+      const tenant = tenantId === undefined ? empty : sql`AND x.tenant_id = ${tenantId}`;
+      range = sql`x.document_id >= ${documentId} AND x.document_id <= ${documentId}
+            AND (x.document_id, x.id) > (${documentId}, ${after}::bigint)
+            AND x.status = ${status} ${tenant}
+          ORDER BY x.document_id, x.id`;
+    } else if (tenantId !== undefined) {
+      range = sql`x.tenant_id >= ${tenantId} AND x.tenant_id <= ${tenantId}
+            AND x.status >= ${status} AND x.status <= ${status}
+            AND (x.tenant_id, x.status, x.id) > (${tenantId}, ${status}, ${after}::bigint)
+          ORDER BY x.tenant_id, x.status, x.id`;
+    } else {
+      range = sql`x.status >= ${status} AND x.status <= ${status}
+            AND (x.status, x.id) > (${status}, ${after}::bigint)
+          ORDER BY x.status, x.id`;
+    }
     const rows = await this.tx.query(
       sql<KeysetPageText<ReviewQueueItemResponse>>`${keysetPage({
         rows: sql`SELECT ${fragment(QUEUE_COLUMNS)} FROM external_revisions x
-          WHERE ${join(where, ' AND ')}
-          ORDER BY x.id LIMIT ${limit}::int + 1`,
+          WHERE ${range} LIMIT ${limit}::int + 1`,
         item: QUEUE_ITEM,
         order: 'ASC',
         limit,
