@@ -15,7 +15,7 @@ import {
   ReviewQueueRepository,
 } from './repository/review-queue.repository.js';
 import { RevisionDecisionService } from './revision-decision.service.js';
-import { contentDiff } from './revision-diff.js';
+import { contentDiff, type JsonPatchOperation } from './revision-diff.js';
 import { summaryView } from './revision-views.js';
 
 /**
@@ -69,9 +69,11 @@ export class ReviewQueueService {
     const diff = contentDiff(base.content, rev.content);
     // each diff of two large contents holds the event loop for tens of milliseconds: the
     // second waits for a turn of the loop rather than doubling the stall
-    const toCurrent = current
-      ? await afterLoopTurn(() => contentDiff(current.content, rev.content))
-      : null;
+    let toCurrent: JsonPatchOperation[] | null = null;
+    if (current) {
+      await loopTurn();
+      toCurrent = contentDiff(current.content, rev.content);
+    }
     return {
       ...summaryView(rev),
       tenantId: rev.tenantId,
@@ -134,16 +136,9 @@ export class ReviewQueueService {
   }
 }
 
-function afterLoopTurn<T>(work: () => T): Promise<T> {
-  return new Promise((resolve, reject) => {
-    setImmediate(() => {
-      try {
-        resolve(work());
-      } catch (err) {
-        reject(err as Error);
-      }
-    });
-  });
+/** Resolves after the event loop has served what waited meanwhile. */
+function loopTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }
 
 /** The queue's cursor identity: not a tenant's list, so the tenant slot is 0. */
