@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import jsonPatch, { type Operation } from 'fast-json-patch';
 import pg from 'pg';
 import { DataSource } from 'typeorm';
+import { PLATFORM_ROLE } from '../src/common/database/schema-constants.js';
 import type { Sql } from '../src/common/database/statement.js';
 import { TenantTransactions } from '../src/common/database/tenant-transactions.js';
 import { AuditService } from '../src/modules/audit/audit.service.js';
@@ -265,10 +266,10 @@ describe('review queue (services)', () => {
     const viaCli = await staged(f, { via: 'cli' });
     await t.app.get(RevisionDecisionService).reject(viaCli, 'rita');
     await t.app.get(AuditService).drain();
-    const lines: Array<{ target: string }> = await t.app
+    const lines: Array<{ target: string; actor: string }> = await t.app
       .get(DataSource)
-      .query(`SELECT target FROM audit_log WHERE action = 'revision.reject' ORDER BY id`);
-    expect(lines.map((l) => l.target)).toEqual([`revision:${viaCli}`]);
+      .query(`SELECT target, actor FROM audit_log WHERE action = 'revision.reject' ORDER BY id`);
+    expect(lines).toEqual([{ target: `revision:${viaCli}`, actor: 'rita' }]);
   });
 });
 
@@ -350,6 +351,9 @@ describe('review queue pages on their indexes', () => {
       .join(', ');
     await admin.query('BEGIN');
     try {
+      // as the service reads it: read only, as the platform's role (its policies apply)
+      await admin.query(`SET TRANSACTION READ ONLY`);
+      await admin.query(`SET LOCAL ROLE ${PLATFORM_ROLE}`);
       await admin.query(`SET LOCAL plan_cache_mode = ${mode}`);
       await admin.query(`PREPARE queue_page AS ${statement.text}`);
       for (let i = 0; i < 6; i++) await admin.query(`EXECUTE queue_page(${args})`);

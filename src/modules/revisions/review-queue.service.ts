@@ -130,9 +130,9 @@ export class ReviewQueueService {
     };
   }
 
-  // PLATFORM-FOUNDATION: becomes TenantTransactions.readAcrossTenants once it lands
+  /** A read-only transaction as the platform's role, whose policies read every tenant's rows. */
   private acrossTenants<T>(work: () => Promise<T>): Promise<T> {
-    return this.tx.runAsSystem(work);
+    return this.tx.readAcrossTenants(work);
   }
 }
 

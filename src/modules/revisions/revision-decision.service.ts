@@ -120,6 +120,7 @@ export class RevisionDecisionService {
     const entry = (outcome: 'success' | 'failure', detail: string | null) => ({
       tenantId,
       credentialRef: `platform:${decidedBy.trim().slice(0, 200)}`,
+      actor: decidedBy.trim().slice(0, 200),
       action,
       target: `revision:${revisionId}`,
       outcome,

@@ -34,6 +34,15 @@ export class JsonPatchOperationResponse {
 
   @ApiProperty({
     required: false,
+    // any JSON value
+    oneOf: [
+      { type: 'object', additionalProperties: true },
+      { type: 'array', items: {} },
+      { type: 'string' },
+      { type: 'number' },
+      { type: 'boolean' },
+      { type: 'null' },
+    ],
     description:
       'The new value, any JSON value: present for `add` and `replace`, absent for `remove`.',
     example: 'All staff and contractors.',
