@@ -119,6 +119,23 @@ describe('review queue (services)', () => {
     });
   });
 
+  it("reads as the platform's read-only role, never as the owner", async () => {
+    const f = await createRevisionFixture(t.app);
+    const id = await staged(f, { role: 'platform' });
+    const tx = t.app.get(TenantTransactions);
+    const across = jest.spyOn(tx, 'readAcrossTenants');
+    const system = jest.spyOn(tx, 'runAsSystem');
+    try {
+      await queue.list({ status: 'staged' }, { limit: 1 });
+      await queue.get(id);
+      expect(across).toHaveBeenCalledTimes(2);
+      expect(system).not.toHaveBeenCalled();
+    } finally {
+      across.mockRestore();
+      system.mockRestore();
+    }
+  });
+
   it('lists by status and refuses a cursor of another filter', async () => {
     const f = await createRevisionFixture(t.app);
     const r1 = await staged(f, { s: 1 });
