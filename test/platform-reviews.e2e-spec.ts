@@ -337,6 +337,27 @@ describe('platform API: the review queue', () => {
     ]);
   });
 
+  it('decides a candidate once when reviewers decide it at the same time', async () => {
+    const f = await createRevisionFixture(t.app);
+    const id = await staged(f, { raced: true });
+    const answers = await Promise.all([
+      decide(id, 'accept', { actor: 'jane' }),
+      decide(id, 'reject', { actor: 'joe' }),
+      decide(id, 'accept', { actor: 'rita' }),
+    ]);
+    const statuses = answers.map((a) => a.status).sort();
+    expect(statuses).toEqual([200, 409, 409]);
+    for (const a of answers.filter((x) => x.status === 409)) {
+      expect(a.body.code).toBe('revision_not_staged');
+    }
+    const winner = answers.find((a) => a.status === 200)!;
+    const [row] = await revisionRows(t.app, f.documentId);
+    expect(row!.status).toBe(winner.body.status);
+    const versions = (await eventsOf(t.app, f.caller.tenantId, 'document.version_created')).length;
+    // the fixture's version 1, and one more only if the accept won
+    expect(versions).toBe(winner.body.status === 'accepted' ? 2 : 1);
+  });
+
   it('refuses to accept a superseded candidate (409) and rejects a staged one', async () => {
     const f = await createRevisionFixture(t.app);
     const old = await staged(f, { n: 1 });
