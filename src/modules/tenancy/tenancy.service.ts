@@ -63,6 +63,17 @@ export const TENANT_NAME_MAX = 200;
 /** The platform's tenant list walks every tenant: its cursors belong to no tenant (0). */
 const TENANT_LIST: ListIdentity = { tenantId: 0, list: 'platform.tenants' };
 
+/** A tenant's name without surrounding white space, 1..200 characters. */
+function checkedName(name: string): string {
+  const trimmed = name.trim();
+  if (trimmed.length < 1 || trimmed.length > TENANT_NAME_MAX) {
+    throw new ValidationFailedError([
+      { field: 'name', message: `must be 1..${TENANT_NAME_MAX} characters` },
+    ]);
+  }
+  return trimmed;
+}
+
 /**
  * Named lists of entitlement changes as the ordered changes `changeEntitlements` applies. Lists
  * have no order between them, so an entitlement named in two of them (or twice) is refused rather
@@ -147,7 +158,13 @@ export class TenancyService {
   }
 
   async create(name: string, plan: Plan): Promise<TenantView> {
-    return this.view(await this.repository.insertTenant(name, plan));
+    return this.view(await this.repository.insertTenant(checkedName(name), plan));
+  }
+
+  /** `create`, answered with the detail (the platform's `POST /tenants`). */
+  async createDetailed(name: string, plan: Plan): Promise<TenantDetail> {
+    const { tenant_id } = await this.create(name, plan);
+    return this.detail(tenant_id);
   }
 
   async setPlan(tenantId: number, plan: Plan): Promise<TenantView> {
@@ -170,12 +187,7 @@ export class TenancyService {
    */
   async update(tenantId: number, update: TenantUpdate): Promise<TenantDetail> {
     const overrides = entitlementChangesOf(update.entitlements ?? {});
-    const name = update.name?.trim();
-    if (name !== undefined && (name.length < 1 || name.length > TENANT_NAME_MAX)) {
-      throw new ValidationFailedError([
-        { field: 'name', message: `must be 1..${TENANT_NAME_MAX} characters` },
-      ]);
-    }
+    const name = update.name === undefined ? undefined : checkedName(update.name);
     await this.apply(tenantId, { name, plan: update.plan, overrides });
     return this.detail(tenantId);
   }
