@@ -25,6 +25,11 @@ export function buildPlatformOpenApiDocument(app: INestApplication): OpenAPIObje
     .setVersion('1.0.0')
     .setLicense('Proprietary', 'https://grc.example.com/terms')
     .addServer('/', 'This server (paths carry the /platform/v1 prefix)')
+    .addTag('tenants', 'Tenants (companies), their plans and entitlement overrides.')
+    .addTag(
+      'credentials',
+      "Tenants' API clients and personal access tokens; secrets shown once, never listed.",
+    )
     .addBearerAuth(
       {
         type: 'http',

@@ -3,8 +3,11 @@ import { ApiBody, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/s
 import { ApiProblemResponses } from '../../../common/http/api-problem-responses.js';
 import { NoStore } from '../../../common/http/no-store.decorator.js';
 import { ParseIdPipe } from '../../../common/http/params.js';
+import { PlatformPageQuery } from '../../../common/pagination/page-query.js';
 import { Audited } from '../../audit/audited.decorator.js';
 import { ActingUser, PlatformAuthorized } from '../../platform-keys/platform-access.js';
+import type { CursorPage } from '../../../common/pagination/cursor.js';
+import type { ClientListRow, PatListRow } from '../auth.repository.js';
 import { CredentialAdminService } from '../credential-admin.service.js';
 import { CLIENT_ID_PATTERN, ParseClientIdPipe } from './client-id.pipe.js';
 import {
@@ -21,7 +24,6 @@ import {
   RevokedPatResponse,
   RotatedClientSecretResponse,
 } from './dto/credential.response.js';
-import { PlatformPageQuery } from '../../tenancy/platform/dto/platform-page.query.js';
 
 type AuditRequest = { params: Record<string, string | undefined> };
 
@@ -36,9 +38,7 @@ const clientTarget = (req: AuditRequest, body: unknown): string =>
 const patTarget = (req: AuditRequest, body: unknown): string =>
   `pat:${(body as { pat_id?: number } | undefined)?.pat_id ?? req.params['patId'] ?? '-'}`;
 
-const TENANT_PROBLEMS = [
-  { status: 404 as const, description: '`not_found`: unknown tenant.' },
-];
+const TENANT_PROBLEMS = [{ status: 404 as const, description: '`not_found`: unknown tenant.' }];
 
 /**
  * A tenant's API clients and personal access tokens, as the platform manages them: the same
@@ -75,7 +75,8 @@ export class CredentialsPlatformController {
     {
       status: 403,
       codes: ['entitlement_required'],
-      description: "`entitlement_required`: `allowed_ips` without the tenant's `auth.ip_allowlist`.",
+      description:
+        "`entitlement_required`: `allowed_ips` without the tenant's `auth.ip_allowlist`.",
     },
     ...TENANT_PROBLEMS,
   )
@@ -97,7 +98,7 @@ export class CredentialsPlatformController {
     {
       status: 400,
       description:
-        '`validation_failed`: `limit` outside 1..1000, a cursor that is not this list\'s, or ' +
+        "`validation_failed`: `limit` outside 1..1000, a cursor that is not this list's, or " +
         'tenantId is not a positive integer.',
     },
     ...TENANT_PROBLEMS,
@@ -105,8 +106,8 @@ export class CredentialsPlatformController {
   listClients(
     @Param('tenantId', ParseIdPipe) tenantId: number,
     @Query() query: PlatformPageQuery,
-  ): Promise<ClientListResponse> {
-    return this.admin.pageClients(tenantId, query) as Promise<unknown> as Promise<ClientListResponse>;
+  ): Promise<CursorPage<ClientListRow>> {
+    return this.admin.pageClients(tenantId, query);
   }
 
   @Post('clients/:clientId/disable')
@@ -201,7 +202,7 @@ export class CredentialsPlatformController {
       status: 403,
       codes: ['entitlement_required'],
       description:
-        "`entitlement_required`: the tenant lacks `auth.pat` (or `auth.ip_allowlist` for " +
+        '`entitlement_required`: the tenant lacks `auth.pat` (or `auth.ip_allowlist` for ' +
         '`allowed_ips`).',
     },
     ...TENANT_PROBLEMS,
@@ -228,7 +229,7 @@ export class CredentialsPlatformController {
     {
       status: 400,
       description:
-        '`validation_failed`: `limit` outside 1..1000, a cursor that is not this list\'s, or ' +
+        "`validation_failed`: `limit` outside 1..1000, a cursor that is not this list's, or " +
         'tenantId is not a positive integer.',
     },
     ...TENANT_PROBLEMS,
@@ -236,8 +237,8 @@ export class CredentialsPlatformController {
   listPats(
     @Param('tenantId', ParseIdPipe) tenantId: number,
     @Query() query: PlatformPageQuery,
-  ): Promise<PatListResponse> {
-    return this.admin.pagePats(tenantId, query) as Promise<unknown> as Promise<PatListResponse>;
+  ): Promise<CursorPage<PatListRow>> {
+    return this.admin.pagePats(tenantId, query);
   }
 
   @Post('pats/:patId/revoke')

@@ -3,12 +3,12 @@ import { ApiBody, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { ApiProblemResponses } from '../../../common/http/api-problem-responses.js';
 import { NoStore } from '../../../common/http/no-store.decorator.js';
 import { ParseIdPipe } from '../../../common/http/params.js';
+import { PlatformPageQuery } from '../../../common/pagination/page-query.js';
 import { Audited } from '../../audit/audited.decorator.js';
 import { ActingUser, PlatformAuthorized } from '../../platform-keys/platform-access.js';
 import { TenancyService } from '../tenancy.service.js';
 import { CreateTenantRequest, UpdateTenantRequest } from './dto/tenant.request.js';
 import { TenantListResponse, TenantResponse } from './dto/tenant.response.js';
-import { PlatformPageQuery } from './dto/platform-page.query.js';
 
 /** The tenant an audited tenant route acted on: the path's, or the one it made. */
 const tenantOf = (req: { params: Record<string, string | undefined> }, body: unknown) =>
@@ -59,7 +59,7 @@ export class TenantsPlatformController {
   @ApiProblemResponses({
     status: 400,
     description:
-      '`validation_failed`: `limit` outside 1..1000, or a cursor that is not this list\'s.',
+      "`validation_failed`: `limit` outside 1..1000, or a cursor that is not this list's.",
   })
   list(@Query() query: PlatformPageQuery): Promise<TenantListResponse> {
     return this.tenancy.page(query);

@@ -61,7 +61,7 @@ const entitlementList = (description: string) =>
  */
 @ApiSchema({ name: 'EntitlementChangesDto' })
 export class EntitlementChangesRequest {
-  @entitlementList("Granted beyond the plan (an override that stays when the plan changes).")
+  @entitlementList('Granted beyond the plan (an override that stays when the plan changes).')
   @IfPresent()
   @IsArray()
   @ArrayMaxSize(ENTITLEMENTS.length)
