@@ -621,6 +621,9 @@ describe('platform API: tenants and credentials', () => {
       ).body;
       const rotated = (await post(`/clients/${client.client_id as string}/secret/rotate`)).body;
       await post(`/clients/${client.client_id as string}/disable`);
+      // refused after the look-up: still the client's tenant
+      await post(`/clients/${client.client_id as string}/secret/rotate`);
+      await post(`/clients/${client.client_id as string}/secret/rotate`, { revoke_tokens: 1 });
       const pat = (
         await platformCall(t, 'POST', `/tenants/${tenantId}/pats`, {
           ...as(key, 'ops@platform.example'),
@@ -666,6 +669,18 @@ describe('platform API: tenants and credentials', () => {
           action: 'client.disable',
           target: `client:${cid}`,
           outcome: 'success',
+        }),
+        expect.objectContaining({
+          action: 'client.rotate_secret',
+          target: `client:${cid}`,
+          outcome: 'failure',
+          detail: 'client_disabled',
+        }),
+        expect.objectContaining({
+          action: 'client.rotate_secret',
+          target: `client:${cid}`,
+          outcome: 'failure',
+          detail: 'validation_failed',
         }),
         expect.objectContaining({
           action: 'pat.create',

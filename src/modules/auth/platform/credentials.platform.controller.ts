@@ -1,4 +1,13 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Get,
+  HttpCode,
+  Param,
+  Post,
+  Query,
+  UseInterceptors,
+} from '@nestjs/common';
 import { ApiBody, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { ApiProblemResponses } from '../../../common/http/api-problem-responses.js';
 import { NoStore } from '../../../common/http/no-store.decorator.js';
@@ -10,6 +19,10 @@ import type { CursorPage } from '../../../common/pagination/cursor.js';
 import type { ClientListRow, PatListRow } from '../auth.repository.js';
 import { CredentialAdminService } from '../credential-admin.service.js';
 import { CLIENT_ID_PATTERN, ParseClientIdPipe } from './client-id.pipe.js';
+import {
+  CredentialTenantInterceptor,
+  credentialTenantOf,
+} from './credential-tenant.interceptor.js';
 import {
   CreateClientRequest,
   CreatePatRequest,
@@ -27,10 +40,9 @@ import {
 
 type AuditRequest = { params: Record<string, string | undefined> };
 
-/** The tenant of the path, or the one the credential turned out to belong to (the answer's). */
-const tenantOf = (req: AuditRequest, body: unknown): number | null =>
-  (body as { tenant_id?: number } | undefined)?.tenant_id ??
-  (req.params['tenantId'] ? Number(req.params['tenantId']) : null);
+/** The tenant of the path (an unknown one is audited as none). */
+const tenantOf = (req: AuditRequest): number | null =>
+  req.params['tenantId'] ? Number(req.params['tenantId']) : null;
 
 const clientTarget = (req: AuditRequest, body: unknown): string =>
   `client:${(body as { client_id?: string } | undefined)?.client_id ?? req.params['clientId'] ?? '-'}`;
@@ -112,7 +124,8 @@ export class CredentialsPlatformController {
 
   @Post('clients/:clientId/disable')
   @HttpCode(200)
-  @Audited({ action: 'client.disable', target: clientTarget, tenant: tenantOf })
+  @Audited({ action: 'client.disable', target: clientTarget, tenant: credentialTenantOf })
+  @UseInterceptors(CredentialTenantInterceptor)
   @ApiOperation({
     summary: 'Disable an API client',
     description:
@@ -138,7 +151,8 @@ export class CredentialsPlatformController {
   @Post('clients/:clientId/secret/rotate')
   @NoStore()
   @HttpCode(200)
-  @Audited({ action: 'client.rotate_secret', target: clientTarget, tenant: tenantOf })
+  @Audited({ action: 'client.rotate_secret', target: clientTarget, tenant: credentialTenantOf })
+  @UseInterceptors(CredentialTenantInterceptor)
   @ApiOperation({
     summary: "Rotate an API client's secret",
     description:
@@ -243,7 +257,8 @@ export class CredentialsPlatformController {
 
   @Post('pats/:patId/revoke')
   @HttpCode(200)
-  @Audited({ action: 'pat.revoke', target: patTarget, tenant: tenantOf })
+  @Audited({ action: 'pat.revoke', target: patTarget, tenant: credentialTenantOf })
+  @UseInterceptors(CredentialTenantInterceptor)
   @ApiOperation({
     summary: 'Revoke a personal access token',
     description: 'At once and for good. Revoking it again keeps the first revocation time.',
