@@ -19,6 +19,7 @@ import { LocksModule } from './modules/locks/locks.module.js';
 import { ProjectsModule } from './modules/projects/projects.module.js';
 import { RetentionModule } from './modules/retention/retention.module.js';
 import { RevisionsModule } from './modules/revisions/revisions.module.js';
+import { ContentModule } from './modules/content/content.module.js';
 import { DemoModule } from './demo/demo.module.js';
 import { TenancyModule } from './modules/tenancy/tenancy.module.js';
 import { WebhooksModule } from './modules/webhooks/webhooks.module.js';
@@ -54,6 +55,7 @@ export class AppModule {
         ProjectsModule,
         DocumentsModule,
         RevisionsModule,
+        ContentModule,
         DemoModule,
         RetentionModule,
         // keep last: its catch-all route must come after every real route

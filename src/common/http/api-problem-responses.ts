@@ -51,6 +51,10 @@ const CATALOG = {
   idempotency_key_reused: {
     detail: 'this Idempotency-Key was already used with a different request on this route',
   },
+  precondition_failed: {
+    detail: 'If-Match does not match the content hash of the current version 42',
+    extra: { current_version_id: 42 },
+  },
   payload_too_large: { detail: 'the request body is too large' },
   unsupported_media_type: { detail: 'the body must be application/json (UTF-8)' },
   document_locked: {

@@ -23,6 +23,8 @@ export const ERROR_CODES = {
   webhook_limit_reached: { status: 409, title: 'Webhook limit reached' },
   /** The CLI's `revision accept`/`reject` of a revision that is no longer staged. */
   revision_not_staged: { status: 409, title: 'Revision not staged' },
+  /** The platform API's new version with an `If-Match` that is not the current content hash. */
+  precondition_failed: { status: 412, title: 'Precondition failed' },
   payload_too_large: { status: 413, title: 'Payload too large' },
   unsupported_media_type: { status: 415, title: 'Unsupported media type' },
   expectation_failed: { status: 417, title: 'Expectation failed' },
