@@ -12,6 +12,7 @@ import { DeliveryHistory1764002800000 } from './1764002800000-delivery-history.j
 import { DocumentSummaryJson1764002900000 } from './1764002900000-document-summary-json.js';
 import { VersionIndexJson1764003000000 } from './1764003000000-version-index-json.js';
 import { ProjectSummaryJson1764003100000 } from './1764003100000-project-summary-json.js';
+import { PlatformApi1764003200000 } from './1764003200000-platform-api.js';
 import { PlatformExternalIds1764003300000 } from './1764003300000-platform-external-ids.js';
 
 /** Every migration, in order. Listed explicitly so the build, the CLI and the tests agree. */
@@ -30,5 +31,6 @@ export const MIGRATIONS = [
   DocumentSummaryJson1764002900000,
   VersionIndexJson1764003000000,
   ProjectSummaryJson1764003100000,
+  PlatformApi1764003200000,
   PlatformExternalIds1764003300000,
 ];

@@ -16,6 +16,7 @@ import { HealthModule } from './modules/health/health.module.js';
 import { MetricsRouteModule } from './modules/metrics/metrics.module.js';
 import { RateLimitModule } from './modules/rate-limit/rate-limit.module.js';
 import { LocksModule } from './modules/locks/locks.module.js';
+import { PlatformKeysModule } from './modules/platform-keys/platform-keys.module.js';
 import { ProjectsModule } from './modules/projects/projects.module.js';
 import { RetentionModule } from './modules/retention/retention.module.js';
 import { RevisionsModule } from './modules/revisions/revisions.module.js';
@@ -58,8 +59,9 @@ export class AppModule {
         ContentModule,
         DemoModule,
         RetentionModule,
+        PlatformKeysModule,
         // keep last: its catch-all route must come after every real route
-        NotFoundModule.register(options.platform),
+        NotFoundModule.register(options.platform, ['platform']),
       ],
     };
   }

@@ -12,7 +12,7 @@ import {
 import { trustedPeer } from './common/net/peer-address.js';
 import { DeferredBodyErrorInterceptor } from './common/http/deferred-body-error.interceptor.js';
 import { createHttpPlatform } from './common/http/platform/create-http-platform.js';
-import type { HttpPlatform } from './common/http/platform/http-platform.js';
+import type { BodyAdmission, HttpPlatform } from './common/http/platform/http-platform.js';
 import { ProblemFilter } from './common/http/problem.filter.js';
 import { BodylessRouteInterceptor } from './common/http/bodyless-route.js';
 import { KnownQueryInterceptor } from './common/http/known-query.js';
@@ -25,8 +25,17 @@ import { MetricsService } from './modules/metrics/metrics.service.js';
 import { routeLabel } from './modules/metrics/route-label.js';
 import { API_PREFIX, buildOpenApiDocument, setupSwagger } from './openapi.js';
 
-/** Routes served outside `/api/v1`. */
-export const UNPREFIXED_ROUTES = ['health/live', 'health/ready', 'metrics'];
+/**
+ * Routes served outside `/api/v1`; `/platform/...` is the integration API's catch-all there (the
+ * platform API's paths are answered as unknown routes of this one: 401, or 404 with a token).
+ */
+export const UNPREFIXED_ROUTES = [
+  'health/live',
+  'health/ready',
+  'metrics',
+  'platform',
+  'platform/{*path}',
+];
 
 export interface CreateAppOptions extends Omit<AppModuleOptions, 'platform'> {
   /** Builds the module graph and routes without instantiating providers (OpenAPI export). */
@@ -56,8 +65,45 @@ export async function createApp(
   return app;
 }
 
+/** What tells the two HTTP applications (integration API, platform API) apart at the edge. */
+export interface ApiSurface {
+  /** The global prefix, e.g. `api/v1`. */
+  prefix: string;
+  /** Routes served outside the prefix. */
+  unprefixed: string[];
+  /** Whether, and how, a request's body is read (the credential is checked first). */
+  admitsBody: BodyAdmission;
+  /** Runs around guards and handler (the integration API's credential-freshness scope). */
+  aroundHandler?: (next: () => void) => void;
+  /** Routes answered with OAuth errors instead of problem details. */
+  oauthRoutes?: ReadonlySet<string>;
+  /** Builds the surface's OpenAPI document and serves it with Swagger UI. */
+  swagger(app: INestApplication): void;
+}
+
 /** Everything the HTTP application needs besides its modules. */
 function configureApp(app: INestApplication, platform: HttpPlatform, config: AppConfig): void {
+  const bodyAdmission = app.get(BodyAdmissionService);
+  configureHttp(app, platform, config, {
+    prefix: API_PREFIX,
+    unprefixed: UNPREFIXED_ROUTES,
+    admitsBody: (req, route) => bodyAdmission.admits(req, route),
+    aroundHandler: openCredentialScope,
+    oauthRoutes: new Set([TOKEN_ROUTE]),
+    swagger: (target) => setupSwagger(target, buildOpenApiDocument(target)),
+  });
+}
+
+/**
+ * The edge every HTTP application of the service shares: connection caps, head time-out, the
+ * platform's request hooks (body admission, metrics), pipes, interceptors, the problem filter.
+ */
+export function configureHttp(
+  app: INestApplication,
+  platform: HttpPlatform,
+  config: AppConfig,
+  surface: ApiSurface,
+): void {
   app.useLogger(app.get(Logger));
   const logger = new NestLogger('HttpPlatform');
   const server = app.getHttpServer() as Server;
@@ -76,10 +122,10 @@ function configureApp(app: INestApplication, platform: HttpPlatform, config: App
   );
   boundRequestHeads(server, config.HEADERS_TIMEOUT_MS);
   const metrics = app.get(MetricsService);
-  const bodyAdmission = app.get(BodyAdmissionService);
+  const around = surface.aroundHandler ?? ((next: () => void) => next());
   platform.configure(app, {
-    admitsBody: (req, route) => bodyAdmission.admits(req, route),
-    beforeHandler: (res, next) => runWhileClientWaits(res, () => openCredentialScope(next)),
+    admitsBody: surface.admitsBody,
+    beforeHandler: (res, next) => runWhileClientWaits(res, () => around(next)),
     onResponse: (req, route, status, seconds) => {
       try {
         metrics.observeRequest(req.method, routeLabel(route), status, seconds);
@@ -89,11 +135,11 @@ function configureApp(app: INestApplication, platform: HttpPlatform, config: App
       }
     },
   });
-  app.setGlobalPrefix(API_PREFIX, { exclude: UNPREFIXED_ROUTES });
+  app.setGlobalPrefix(surface.prefix, { exclude: surface.unprefixed });
   app.useGlobalInterceptors(new DeferredBodyErrorInterceptor());
   app.useGlobalPipes(createValidationPipe());
   app.useGlobalInterceptors(new KnownQueryInterceptor(app.get(Reflector)));
   app.useGlobalInterceptors(new BodylessRouteInterceptor());
-  app.useGlobalFilters(new ProblemFilter(platform, new Set([TOKEN_ROUTE])));
-  setupSwagger(app, buildOpenApiDocument(app));
+  app.useGlobalFilters(new ProblemFilter(platform, surface.oauthRoutes ?? new Set()));
+  surface.swagger(app);
 }

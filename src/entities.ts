@@ -11,6 +11,7 @@ import { DocumentVersion } from './modules/documents/entities/document-version.e
 import { DocumentEntity } from './modules/documents/entities/document.entity.js';
 import { EventEntity } from './modules/events/entities/event.entity.js';
 import { DocumentLock } from './modules/locks/entities/document-lock.entity.js';
+import { PlatformKeyEntity } from './modules/platform-keys/entities/platform-key.entity.js';
 import { ProjectCount } from './modules/projects/entities/project-count.entity.js';
 import { ProjectFile } from './modules/projects/entities/project-file.entity.js';
 import { Project } from './modules/projects/entities/project.entity.js';
@@ -23,6 +24,7 @@ import { WebhookDeliveryEntity } from './modules/webhooks/entities/webhook-deliv
 import { WebhookEntity } from './modules/webhooks/entities/webhook.entity.js';
 
 export const ENTITIES = [
+  PlatformKeyEntity,
   Tenant,
   EntitlementOverride,
   ApiClient,

@@ -22,6 +22,7 @@ import { type AdminServer, startAdminServer } from './cli/admin-server.js';
 import { adminSocketPath } from './cli/admin-socket-path.js';
 import { announceReady } from './ready-signal.js';
 import { type SideListeners, startSideListeners } from './side-listeners.js';
+import { createPlatformApp } from './platform-api/platform-app.js';
 
 /**
  * Every interface, as a service in a container must (Fastify's own default is localhost only):
@@ -60,6 +61,7 @@ async function main(): Promise<void> {
   for (const signal of STOP_SIGNALS) process.on(signal, early);
   let embedded: EmbeddedDatabase | undefined;
   let app: INestApplication;
+  let platformApp: INestApplication | undefined;
   try {
     if (config.embedded) {
       embedded = await startEmbeddedDatabase(config.DATA_DIR, config.EMBEDDED_PG_PORT, log);
@@ -73,6 +75,7 @@ async function main(): Promise<void> {
       );
     }
     app = await createApp(config);
+    if (config.PLATFORM_API_PORT !== false) platformApp = await createPlatformApp(app, config);
     if (embedded && config.SEED_DEMO) await onFirstStart(app);
   } catch (err) {
     // a start that fails stops the PostgreSQL it started
@@ -120,7 +123,7 @@ async function main(): Promise<void> {
   let side: SideListeners;
   try {
     await app.listen(config.PORT, anyAddress());
-    side = await startSideListeners(app, config);
+    side = await startSideListeners(app, config, platformApp);
     sides.push(side);
     if (socketPath) admin = await startAdminServer(socketPath, config, log, app.get(Logger));
   } catch (err) {

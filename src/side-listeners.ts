@@ -1,5 +1,8 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { INestApplication } from '@nestjs/common';
 import type { AppConfig } from './common/config/app-config.js';
+import { gracefulClose } from './common/http/graceful-close.js';
 import { type MetricsListener, startMetricsListener } from './modules/metrics/metrics-listener.js';
 import { MetricsService } from './modules/metrics/metrics.service.js';
 
@@ -12,18 +15,18 @@ export interface SideListeners {
   close(): Promise<void>;
 }
 
+/** How long a shutdown waits for the platform API's requests in flight. */
+const PLATFORM_SHUTDOWN_MS = 10_000;
+
 /**
  * Starts what listens beside the API port: `/metrics` on METRICS_PORT when set, and the platform
- * listener on PLATFORM_API_PORT (loopback by default) unless it is `off`.
- *
- * The platform listener is a stand-in: the platform API, a Nest application of its own still to
- * come, will listen on this port (same settings, same place in the start-up, same announcement)
- * and serve `/metrics` among its routes. Until then it serves `/metrics` only, so a deployment
- * that sets neither METRICS_TOKEN nor METRICS_PORT already scrapes where it will keep scraping.
+ * API (`platformApp`, which serves `/metrics` too) on PLATFORM_API_PORT (loopback by default)
+ * unless it is `off`.
  */
 export async function startSideListeners(
   app: INestApplication,
   config: AppConfig,
+  platformApp?: INestApplication,
 ): Promise<SideListeners> {
   const metrics = app.get(MetricsService);
   const scrape = () => metrics.scrape();
@@ -38,17 +41,30 @@ export async function startSideListeners(
       throw new Error(`${name}=${port} on ${host} could not be listened on: ${reason}`);
     }
   };
+  let platformClose: (() => Promise<void>) | undefined;
   const close = async () => {
-    await Promise.all(started.map((listener) => listener.close()));
+    await Promise.all([...started.map((listener) => listener.close()), platformClose?.()]);
   };
   try {
     const ports: Omit<SideListeners, 'close'> = {};
     if (config.METRICS_PORT !== undefined) {
       ports.metricsPort = await listen('METRICS_PORT', config.METRICS_HOST, config.METRICS_PORT);
     }
-    if (config.PLATFORM_API_PORT !== false) {
+    if (config.PLATFORM_API_PORT !== false && platformApp) {
       const { PLATFORM_API_HOST: host, PLATFORM_API_PORT: port } = config;
-      ports.platformPort = await listen('PLATFORM_API_PORT', host, port);
+      const server = platformApp.getHttpServer() as Server;
+      const graceful = gracefulClose(server);
+      try {
+        await platformApp.listen(port, host);
+      } catch (err) {
+        const reason = err instanceof Error ? err.message : String(err);
+        throw new Error(`PLATFORM_API_PORT=${port} on ${host} could not be listened on: ${reason}`);
+      }
+      platformClose = async () => {
+        await graceful.close(PLATFORM_SHUTDOWN_MS);
+        await platformApp.close();
+      };
+      ports.platformPort = (server.address() as AddressInfo).port;
     }
     return { ...ports, close };
   } catch (err) {

@@ -32,6 +32,11 @@ import { TESTING_COMMANDS, TestingCommand } from '../modules/testing/cli/testing
 import { TestingModule } from '../modules/testing/testing.module.js';
 import { WEBHOOK_COMMANDS, WebhookCommand } from '../modules/webhooks/cli/webhook.commands.js';
 import { FIXTURE_COMMANDS, FixtureCommand } from './fixture.command.js';
+import {
+  PLATFORM_KEY_COMMANDS,
+  PlatformKeyCommand,
+} from '../modules/platform-keys/cli/platform-key.commands.js';
+import { PlatformKeysModule } from '../modules/platform-keys/platform-keys.module.js';
 
 /** The top-level commands, in the order `--help` lists them. */
 export const CLI_COMMANDS: readonly CommandClass[] = [
@@ -46,6 +51,7 @@ export const CLI_COMMANDS: readonly CommandClass[] = [
   DocumentCommand,
   WebhookCommand,
   FixtureCommand,
+  PlatformKeyCommand,
 ];
 
 /** The top-level commands a context registered with `config` runs (see `CliModule.register`). */
@@ -76,6 +82,7 @@ export class CliModule {
         ProjectsModule,
         DocumentsModule,
         WebhooksModule,
+        PlatformKeysModule,
         // `testing reset` would empty every tenant: absent unless the service was started for tests
         ...(config.TESTING_COMMANDS ? [TestingModule] : []),
       ],
@@ -90,6 +97,7 @@ export class CliModule {
         ...DOCUMENT_COMMANDS,
         ...WEBHOOK_COMMANDS,
         ...FIXTURE_COMMANDS,
+        ...PLATFORM_KEY_COMMANDS,
         ...(config.TESTING_COMMANDS ? TESTING_COMMANDS : []),
       ],
     };

@@ -6,6 +6,7 @@ import type { INestApplication } from '@nestjs/common';
 // first app; without a reset every later app of a test file would log into the first one's sink
 import { __resetOutOfContextForTests as resetPinoRoot } from '../../node_modules/nestjs-pino/dist/esm/PinoLogger.js';
 import { createApp } from '../../src/app.setup.js';
+import { createPlatformApp } from '../../src/platform-api/platform-app.js';
 import type { AppConfig } from '../../src/common/config/app-config.js';
 import { loadConfig } from '../../src/common/config/load-config.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
@@ -17,6 +18,12 @@ export interface TestApp {
   config: AppConfig;
   /** Base URL of the listening server, e.g. http://127.0.0.1:43121 */
   baseUrl: string;
+  /**
+   * The platform API's application and base URL (its own listener, e.g. http://127.0.0.1:43123),
+   * unless the test passes `PLATFORM_API_PORT: 'off'`.
+   */
+  platformApp?: INestApplication;
+  platformUrl: string;
   /** Every log line the application wrote, for leak checks. */
   logs: string[];
   database: TestDatabase;
@@ -68,15 +75,25 @@ export async function startTestApp(
   const app = await createApp(config, { logDestination: sink });
   await app.listen(0, '127.0.0.1');
   const baseUrl = (await app.getUrl()).replace('[::1]', '127.0.0.1');
+  let platformApp: INestApplication | undefined;
+  let platformUrl = '';
+  if (config.PLATFORM_API_PORT !== false) {
+    platformApp = await createPlatformApp(app, config, { logDestination: sink });
+    await platformApp.listen(0, '127.0.0.1');
+    platformUrl = (await platformApp.getUrl()).replace('[::1]', '127.0.0.1');
+  }
   return {
     app,
     config,
     baseUrl,
+    platformApp,
+    platformUrl,
     logs,
     database: db,
     scrape: () =>
       call(baseUrl, 'GET', '/metrics', { auth: `Bearer ${config.METRICS_TOKEN ?? ''}` }),
     async close() {
+      await platformApp?.close();
       await app.close();
       if (!database) await db.drop();
       const leaks = leakedSecrets(logs);

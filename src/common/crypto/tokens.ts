@@ -5,7 +5,7 @@ const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const RANDOM_LENGTH = 43; // 62^43 > 2^256
 const CHECKSUM_LENGTH = 6; // 62^6 > 2^32
 
-export type TokenPrefix = 'gci' | 'gcs' | 'gat' | 'gpat' | 'glk';
+export type TokenPrefix = 'gci' | 'gcs' | 'gat' | 'gpat' | 'glk' | 'gpk';
 
 function toBase62(value: bigint, length: number): string {
   let out = '';
@@ -38,7 +38,7 @@ export function mintToken(prefix: TokenPrefix): string {
   return body + checksum(body);
 }
 
-const TOKEN_SHAPE = /^(gci|gcs|gat|gpat|glk)_[0-9A-Za-z]{49}$/;
+const TOKEN_SHAPE = /^(gci|gcs|gat|gpat|glk|gpk)_[0-9A-Za-z]{49}$/;
 
 /** True when the token has the shape and checksum of one minted with `prefix`. */
 export function isWellFormedToken(token: string, prefix: TokenPrefix): boolean {

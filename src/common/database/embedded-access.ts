@@ -4,7 +4,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { chmod, chown, mkdir, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type pg from 'pg';
-import { APP_ROLE } from './schema-constants.js';
+import { APP_ROLE, PLATFORM_ROLE } from './schema-constants.js';
 
 /**
  * Who may reach the embedded PostgreSQL, and as whom. The server listens on no TCP address, only
@@ -173,7 +173,7 @@ export function runningEmbeddedUrls(dataDir: string, port: number): EmbeddedUrls
  * The service role, (re)made at every start on the `grc` database: a login with the kept password,
  * no superuser, no DDL; it reads and writes every table (BYPASSRLS: what the owner's policies gave
  * the owner, the service had before) and switches to APP_ROLE, which row-level security binds, for
- * tenant transactions. Tables the migrations make later get the same grants by default.
+ * tenant transactions (PLATFORM_ROLE for the platform API's cross-tenant reads). Tables the migrations make later get the same grants by default.
  */
 export async function ensureServiceRole(client: pg.Client, password: string): Promise<void> {
   const pw = client.escapeLiteral(password);
@@ -188,6 +188,10 @@ export async function ensureServiceRole(client: pg.Client, password: string): Pr
       CREATE ROLE ${APP_ROLE} NOLOGIN NOBYPASSRLS;
     EXCEPTION WHEN duplicate_object THEN NULL; END $$;
     GRANT ${APP_ROLE} TO ${SERVICE_ROLE};
+    DO $$ BEGIN
+      CREATE ROLE ${PLATFORM_ROLE} NOLOGIN NOBYPASSRLS;
+    EXCEPTION WHEN duplicate_object THEN NULL; END $$;
+    GRANT ${PLATFORM_ROLE} TO ${SERVICE_ROLE};
     ALTER DEFAULT PRIVILEGES FOR ROLE ${SUPERUSER} IN SCHEMA public
       GRANT SELECT, INSERT, UPDATE, DELETE ON TABLES TO ${SERVICE_ROLE};
     ALTER DEFAULT PRIVILEGES FOR ROLE ${SUPERUSER} IN SCHEMA public

@@ -15,3 +15,9 @@ export const CREDENTIAL_GENERATION = `(SELECT value FROM credential_generation)`
 
 /** The transaction-local setting through which `audit prune` announces its bound. */
 export const AUDIT_PRUNE_SETTING = 'app.audit_prune_before';
+
+/**
+ * The role the platform API's cross-tenant reads switch to: row-level security binds it like
+ * APP_ROLE, with SELECT-only policies over every tenant's rows (it writes nothing).
+ */
+export const PLATFORM_ROLE = 'grc_platform';

@@ -19,6 +19,7 @@ import {
   type RowsHold,
 } from './opening-round-trip.js';
 import { driverStatementName } from './prepared-statements.js';
+import { PLATFORM_ROLE } from './schema-constants.js';
 import { timeoutStatements } from './statement-timeouts.js';
 import type { Batch, Sql, Statement } from './statement.js';
 import {
@@ -33,6 +34,8 @@ export type { OpeningCheck };
 
 const isTenantId = (tenantId: number): boolean => Number.isSafeInteger(tenantId) && tenantId >= 1;
 const invalidTenant = (): Error => new Error('tenant transaction without a valid tenant id');
+const acrossJoined = (): Error =>
+  new Error('a cross-tenant read runs alone: nothing joins it and it joins nothing');
 
 /** Times one transaction may be reopened because an opening check found it stale (bursts). */
 const MAX_REOPEN = 3;
@@ -46,6 +49,8 @@ interface TransactionScope {
   tenantId: number | null;
   /** True in a `run` that joined a transaction opened further out: it cannot end it. */
   joined: boolean;
+  /** A read-only transaction as PLATFORM_ROLE (`readAcrossTenants`): nothing may join it. */
+  across?: boolean;
   /** Shared by the owner and every joined run: the COMMIT `queryAndCommit` sent, if any. */
   end: { commit?: Promise<unknown> };
 }
@@ -101,6 +106,7 @@ export class TenantTransactions {
     if (!isTenantId(tenantId)) return Promise.reject(invalidTenant());
     const current = this.scope.getStore();
     if (current) {
+      if (current.across) return Promise.reject(acrossJoined());
       if (current.tenantId !== null && current.tenantId !== tenantId) {
         return Promise.reject(new Error('a tenant transaction cannot join another tenant'));
       }
@@ -216,8 +222,20 @@ export class TenantTransactions {
 
   /** Runs work as the owner role, across tenants: workers, sweepers and the admin CLI only. */
   runAsSystem<T>(work: () => Promise<T>): Promise<T> {
-    if (this.scope.getStore()) return work();
+    const current = this.scope.getStore();
+    if (current?.across) return Promise.reject(acrossJoined());
+    if (current) return work();
     return this.transaction(null, [], () => work());
+  }
+
+  /**
+   * Runs work in a READ ONLY transaction as PLATFORM_ROLE, whose policies let it read every
+   * tenant's rows and write none: the platform API's explicitly cross-tenant routes (review queue,
+   * events, audit) only. Row-level security stays on; no tenant or system work may join it.
+   */
+  readAcrossTenants<T>(work: () => Promise<T>): Promise<T> {
+    if (this.scope.getStore()) return Promise.reject(acrossJoined());
+    return this.transaction(null, [], () => work(), true);
   }
 
   /** The entity manager of the current transaction (or a plain one outside of any). */
@@ -252,14 +270,18 @@ export class TenantTransactions {
     tenantId: number | null,
     calls: readonly Sql[],
     work: (read: Rows[]) => Promise<T>,
+    across = false,
   ): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       const [client, release] = await this.connection();
       let read: Rows[] = [];
       let refreshes: Array<() => Promise<void>> = [];
       if (tenantId === null) {
+        const opening = across
+          ? ['START TRANSACTION READ ONLY', ...this.opening, `SET LOCAL ROLE ${PLATFORM_ROLE}`]
+          : ['START TRANSACTION', ...this.opening];
         try {
-          await client.query(['START TRANSACTION', ...this.opening].join('; '));
+          await client.query(opening.join('; '));
         } catch (err) {
           release(await rollback(client));
           throw err;
@@ -275,7 +297,7 @@ export class TenantTransactions {
         for (const refresh of refreshes) await refresh();
         continue;
       }
-      return this.inTransaction(client, release, tenantId, () => work(read));
+      return this.inTransaction(client, release, tenantId, () => work(read), across);
     }
   }
 
@@ -284,6 +306,7 @@ export class TenantTransactions {
     release: (broken?: unknown) => void,
     tenantId: number | null,
     work: () => Promise<T>,
+    across: boolean,
   ): Promise<T> {
     // TypeORM's view of this connection, made only when a query goes through it (the hot paths
     // send SQL on the connection itself and never pay for a query runner and entity manager)
@@ -300,7 +323,8 @@ export class TenantTransactions {
     let broken: unknown;
     const end: TransactionScope['end'] = {};
     try {
-      const result = await this.scope.run({ manager, client, tenantId, joined: false, end }, work);
+      const scope = { manager, client, tenantId, joined: false, end, across };
+      const result = await this.scope.run(scope, work);
       await committed(end.commit ?? client.query('COMMIT'));
       return result;
     } catch (err) {

@@ -10,12 +10,19 @@ export interface AuditSpec {
   action: string;
   /** What the action touched, from the request and (on success) the response body. */
   target?: (req: Request, body: unknown) => string | null;
+  /**
+   * The tenant the line belongs to, where the caller is not a tenant's credential (the platform
+   * API): from the request and (on success) the response body.
+   */
+  tenant?: (req: Request, body: unknown) => number | null;
 }
 
 /** Overrides a handler can leave for its request's audit line (e.g. the token endpoint's tenant). */
 export interface AuditLocals {
   tenantId?: number | null;
   credentialRef?: string | null;
+  /** The person a platform key acts for (`X-Acting-User`), set by the platform API's guard. */
+  actor?: string | null;
 }
 
 const localsOfRequest = new WeakMap<object, AuditLocals>();

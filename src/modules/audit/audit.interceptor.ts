@@ -31,15 +31,23 @@ export class AuditInterceptor implements NestInterceptor {
     const req = http.getRequest<Request & { user?: Principal }>();
     const write = (outcome: 'success' | 'failure', body: unknown, detail: string | null) => {
       const locals = auditLocalsOf(req);
-      let target: string | null = null;
-      try {
-        target = spec.target ? spec.target(req, body) : null;
-      } catch {
-        target = null;
-      }
+      const read = <T>(pick: ((req: Request, body: unknown) => T | null) | undefined) => {
+        try {
+          return pick ? pick(req, body) : null;
+        } catch {
+          return null;
+        }
+      };
+      const target = read(spec.target);
+      const tenant = read(spec.tenant);
       void this.audit.record({
-        tenantId: locals.tenantId ?? req.user?.tenantId ?? null,
+        tenantId:
+          locals.tenantId ??
+          (Number.isSafeInteger(tenant) ? tenant : null) ??
+          req.user?.tenantId ??
+          null,
         credentialRef: locals.credentialRef ?? req.user?.credential.ref ?? null,
+        actor: locals.actor ?? null,
         action: spec.action,
         target,
         outcome,

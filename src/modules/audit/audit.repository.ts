@@ -17,6 +17,8 @@ export interface AuditLine {
   detail: string | null;
   ip: string | null;
   requestId: string | null;
+  /** Who, in the platform's UI, a platform key acted for (`X-Acting-User`). */
+  actor: string | null;
   at: Date;
 }
 
@@ -53,11 +55,13 @@ export class AuditRepository {
     const details = column((l) => l.detail);
     const ips = column((l) => l.ip);
     const requests = column((l) => l.requestId);
+    const actors = column((l) => l.actor);
     const ats = column((l) => l.at);
     await this.run(sql`INSERT INTO audit_log
-           (tenant_id, credential_ref, action, target, outcome, detail, ip, request_id, created_at)
+           (tenant_id, credential_ref, action, target, outcome, detail, ip, request_id, actor,
+            created_at)
          SELECT * FROM unnest(${tenants}::int[], ${credentials}::text[], ${actions}::text[], ${targets}::text[], ${outcomes}::text[], ${details}::text[],
-                              ${ips}::text[], ${requests}::text[], ${ats}::timestamptz[])`);
+                              ${ips}::text[], ${requests}::text[], ${actors}::text[], ${ats}::timestamptz[])`);
   }
 
   /**

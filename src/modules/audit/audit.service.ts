@@ -15,6 +15,8 @@ export interface AuditEntry {
   detail?: string | null;
   ip?: string | null;
   requestId?: string | null;
+  /** The person in the platform's UI a platform key acted for (`X-Acting-User`). */
+  actor?: string | null;
 }
 
 /** An audit line as the CLI lists it. */
@@ -96,6 +98,7 @@ export class AuditService implements OnModuleDestroy {
           detail: entry.detail ?? null,
           ip: entry.ip ?? null,
           requestId: entry.requestId ?? null,
+          actor: entry.actor ?? null,
           at,
         })),
       );

@@ -9,9 +9,15 @@ export { attachAuditLocals, type AuditLocals } from './audit-metadata.js';
  * to the audited routes only, not globally: a route without interceptors skips Nest's RxJS
  * pipeline altogether, which is a measurable share of a read's cost.
  */
-export const Audited = (action: string, target?: AuditSpec['target']): MethodDecorator =>
+export const Audited = (
+  action: string | AuditSpec,
+  target?: AuditSpec['target'],
+): MethodDecorator =>
   applyDecorators(
-    SetMetadata(AUDITED, { action, target } satisfies AuditSpec),
+    SetMetadata(
+      AUDITED,
+      (typeof action === 'string' ? { action, target } : action) satisfies AuditSpec,
+    ),
     UseInterceptors(AuditInterceptor),
   );
 

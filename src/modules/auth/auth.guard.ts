@@ -8,7 +8,7 @@ import type {
 import { HTTP_PLATFORM } from '../../common/http/platform/http-platform.module.js';
 import { InvalidTokenError, UnauthenticatedError } from './auth.errors.js';
 import { authorize } from './authorization.js';
-import { bearerToken, usesBearerScheme } from './bearer-header.js';
+import { bearerToken, usesBearerScheme } from '../../common/http/bearer-header.js';
 import {
   AUTHORIZATION,
   type AuthorizationRequirement,

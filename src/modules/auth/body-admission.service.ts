@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { BodyTerms, HttpRequest } from '../../common/http/platform/http-platform.js';
-import { bearerToken } from './bearer-header.js';
+import { bearerToken } from '../../common/http/bearer-header.js';
 import { CredentialsService } from './credentials.service.js';
 import { permits } from './authorization.js';
 import { RouteRequirements } from './route-requirements.js';

@@ -43,6 +43,10 @@ export class AuditLogEntry {
   @Column({ name: 'request_id', type: 'text', nullable: true })
   requestId!: string | null;
 
+  /** Who, in the platform's UI, a platform key acted for (`X-Acting-User`). */
+  @Column({ type: 'text', nullable: true })
+  actor!: string | null;
+
   @CreatedAtColumn()
   createdAt!: Date;
 }

@@ -1,0 +1,55 @@
+import { type DynamicModule, type INestApplication, Module } from '@nestjs/common';
+import { APP_GUARD } from '@nestjs/core';
+import { PassportModule } from '@nestjs/passport';
+import type { DestinationStream } from 'pino';
+import type { AppConfig } from '../common/config/app-config.js';
+import { ConfigModule } from '../common/config/config.module.js';
+import { NotFoundModule } from '../common/http/not-found.module.js';
+import type { HttpPlatform } from '../common/http/platform/http-platform.js';
+import { HttpPlatformModule } from '../common/http/platform/http-platform.module.js';
+import { LoggingModule } from '../common/logging/logging.module.js';
+import { PlatformBodyAdmission } from './platform-body-admission.js';
+import { PLATFORM_CONTROLLERS } from './platform-controllers.js';
+import { PlatformKeyGuard } from './platform-key.guard.js';
+import { PlatformKeyStrategy } from './platform-key.strategy.js';
+import { PlatformMetricsController } from './platform-metrics.controller.js';
+import { SharedServicesModule } from './shared-services.module.js';
+
+/** The platform API's routes, registered before the catch-all. */
+@Module({ controllers: [...PLATFORM_CONTROLLERS, PlatformMetricsController] })
+class PlatformRoutesModule {}
+
+export interface PlatformApiModuleOptions {
+  platform: HttpPlatform;
+  /** The integration application, whose service instances this one shares. */
+  owner: INestApplication;
+  logDestination?: DestinationStream;
+}
+
+/**
+ * The platform API's application: its own routes, guard (platform keys), OpenAPI document and
+ * catch-all, on the integration application's services (`SharedServicesModule`).
+ */
+@Module({})
+export class PlatformApiModule {
+  static register(config: AppConfig, options: PlatformApiModuleOptions): DynamicModule {
+    return {
+      module: PlatformApiModule,
+      imports: [
+        ConfigModule.register(config),
+        LoggingModule.register(config, options.logDestination),
+        HttpPlatformModule.register(options.platform),
+        SharedServicesModule.from(options.owner),
+        PassportModule.register({ session: false }),
+        PlatformRoutesModule,
+        // keep last: its catch-all route must come after every real route
+        NotFoundModule.register(options.platform),
+      ],
+      providers: [
+        PlatformBodyAdmission,
+        PlatformKeyStrategy,
+        { provide: APP_GUARD, useClass: PlatformKeyGuard },
+      ],
+    };
+  }
+}

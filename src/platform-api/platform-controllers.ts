@@ -1,0 +1,8 @@
+import type { Type } from '@nestjs/common';
+
+/**
+ * Every controller of the platform API. Each lives in its bounded context
+ * (`modules/<ctx>/platform/`) and calls that context's services, which the platform application
+ * shares with the integration API (`SHARED_SERVICES`).
+ */
+export const PLATFORM_CONTROLLERS: Type[] = [];

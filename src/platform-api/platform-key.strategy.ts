@@ -1,0 +1,19 @@
+import { Injectable } from '@nestjs/common';
+import { PassportStrategy } from '@nestjs/passport';
+import { Strategy } from 'passport-http-bearer';
+import {
+  type PlatformKeyPrincipal,
+  PlatformKeysService,
+} from '../modules/platform-keys/platform-keys.service.js';
+
+/** passport-http-bearer for the platform API: a `gpk_…` key instead of a tenant's token. */
+@Injectable()
+export class PlatformKeyStrategy extends PassportStrategy(Strategy, 'platform-key') {
+  constructor(private readonly keys: PlatformKeysService) {
+    super();
+  }
+
+  async validate(token: string): Promise<PlatformKeyPrincipal | false> {
+    return (await this.keys.authenticate(token)) ?? false;
+  }
+}
