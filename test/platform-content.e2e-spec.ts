@@ -3,10 +3,16 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { DataSource } from 'typeorm';
 import { NotFoundError, ValidationFailedError } from '../src/common/http/app-error.js';
+import { AuditService } from '../src/modules/audit/audit.service.js';
 import { ContentService, IMPORT_ERRORS_KEPT } from '../src/modules/content/content.service.js';
 import { PreconditionFailedError } from '../src/modules/documents/documents.errors.js';
 import { startTestApp, type TestApp } from './support/app.js';
-import { createTenant } from './support/factories.js';
+import { createCaller, createTenant } from './support/factories.js';
+import {
+  createPlatformKey,
+  platformCall,
+  type TestPlatformKey,
+} from './support/platform-factories.js';
 import {
   createRevisionFixture,
   currentHash,
@@ -292,5 +298,425 @@ describe('platform content (services)', () => {
       expect(report.errors).toEqual([]);
       expect(report.created).toEqual({ projects: 1, documents: 1200, files: 0 });
     });
+  });
+});
+
+/** POST /tenants/{tenantId}/import with a raw NDJSON body. */
+function importCall(
+  t: TestApp,
+  tenantId: number,
+  body: string,
+  options: {
+    auth?: string;
+    actor?: string | null;
+    type?: string;
+    headers?: Record<string, string>;
+  } = {},
+) {
+  return platformCall(t, 'POST', `/tenants/${tenantId}/import`, {
+    auth: options.auth,
+    actor: options.actor === null ? undefined : (options.actor ?? 'alice@platform'),
+    rawBody: body,
+    headers: { 'content-type': options.type ?? 'application/x-ndjson', ...options.headers },
+  });
+}
+
+describe('platform content (HTTP)', () => {
+  let t: TestApp;
+  let key: TestPlatformKey;
+  let db: DataSource;
+  const actor = 'alice@platform';
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    key = await createPlatformKey(t.app, ['platform:content'], 'content-test');
+    db = t.app.get(DataSource);
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  const put = (path: string, body: unknown, headers?: Record<string, string>) =>
+    platformCall(t, 'PUT', path, { auth: key.auth, actor, body, headers });
+
+  describe('refusals', () => {
+    it('without a key 401, with another scope 403, with an integration credential 401', async () => {
+      const tenantId = await createTenant(t.app);
+      const path = `/tenants/${tenantId}/projects/p`;
+      const none = await platformCall(t, 'PUT', path, { actor, body: { name: 'x' } });
+      expect(none.status).toBe(401);
+      const other = await createPlatformKey(t.app, ['platform:tenants'], 'other');
+      const wrong = await platformCall(t, 'PUT', path, {
+        auth: other.auth,
+        actor,
+        body: { name: 'x' },
+      });
+      expect(wrong.status).toBe(403);
+      expect(wrong.body.code).toBe('insufficient_scope');
+      const caller = await createCaller(t.app);
+      const integration = await platformCall(t, 'PUT', path, {
+        auth: caller.auth,
+        actor,
+        body: { name: 'x' },
+      });
+      expect(integration.status).toBe(401);
+      const imported = await importCall(t, tenantId, lines({ kind: 'project' }), {
+        auth: caller.auth,
+      });
+      expect(imported.status).toBe(401);
+      // and the platform's routes are not on the integration port
+      const there = await platformCall(t, 'PUT', `${t.baseUrl}/platform/v1${path}`, {
+        auth: key.auth,
+        actor,
+        body: { name: 'x' },
+      });
+      expect(there.status).toBe(401);
+    });
+
+    it('refuses a write without X-Acting-User', async () => {
+      const tenantId = await createTenant(t.app);
+      const res = await platformCall(t, 'PUT', `/tenants/${tenantId}/projects/p`, {
+        auth: key.auth,
+        body: { name: 'x' },
+      });
+      expect(res.status).toBe(400);
+      expect(res.body.code).toBe('validation_failed');
+      const imported = await importCall(t, tenantId, lines({ kind: 'project' }), {
+        auth: key.auth,
+        actor: null,
+      });
+      expect(imported.status).toBe(400);
+      const blank = await importCall(t, tenantId, lines({ kind: 'project' }), {
+        auth: key.auth,
+        actor: ' ',
+      });
+      expect(blank.status).toBe(400);
+    });
+
+    it('answers 404 for an unknown tenant, project or document', async () => {
+      expect((await put('/tenants/999999/projects/p', { name: 'x' })).status).toBe(404);
+      expect((await put('/projects/999999/documents/d', { title: 'x', content: {} })).status).toBe(
+        404,
+      );
+      expect(
+        (
+          await put('/projects/999999/files/f', {
+            name: 'a',
+            media_type: 'a/b',
+            size_bytes: 1,
+            storage_path: 'x',
+          })
+        ).status,
+      ).toBe(404);
+      const version = await platformCall(t, 'POST', '/documents/999999/versions', {
+        auth: key.auth,
+        actor,
+        body: { content: {} },
+      });
+      expect(version.status).toBe(404);
+      expect(version.body.code).toBe('not_found');
+      const imported = await importCall(t, 999_999, lines({ kind: 'project' }), {
+        auth: key.auth,
+      });
+      expect(imported.status).toBe(404);
+    });
+
+    it('refuses a bad externalId with 400 validation_failed', async () => {
+      const tenantId = await createTenant(t.app);
+      for (const bad of ['a%20b', 'x'.repeat(201), '%C3%A9', 'a%2Fb']) {
+        const res = await put(`/tenants/${tenantId}/projects/${bad}`, { name: 'x' });
+        expect(res.status).toBe(400);
+        expect(res.body.code).toBe('validation_failed');
+      }
+      expect(
+        (await put(`/tenants/${tenantId}/projects/${'x'.repeat(200)}`, { name: 'x' })).status,
+      ).toBe(201);
+    });
+
+    it('refuses unknown fields (closed bodies)', async () => {
+      const tenantId = await createTenant(t.app);
+      const res = await put(`/tenants/${tenantId}/projects/p`, { name: 'x', colour: 'red' });
+      expect(res.status).toBe(400);
+      expect(res.body.code).toBe('validation_failed');
+    });
+  });
+
+  describe('upserts', () => {
+    it('PUT project: 201 created, 200 updated, audited with the actor and the tenant', async () => {
+      const tenantId = await createTenant(t.app);
+      const made = await put(`/tenants/${tenantId}/projects/prj:1`, { name: 'ISO' });
+      expect(made.status).toBe(201);
+      expect(made.body).toMatchObject({
+        tenant_id: tenantId,
+        external_id: 'prj:1',
+        name: 'ISO',
+        description: '',
+        status: 'active',
+      });
+      const updated = await put(`/tenants/${tenantId}/projects/prj:1`, {
+        name: 'ISO 27001',
+        status: 'archived',
+      });
+      expect(updated.status).toBe(200);
+      expect(updated.body).toMatchObject({ projectId: made.body.projectId, status: 'archived' });
+      await t.app.get(AuditService).drain();
+      const audit: Array<Record<string, unknown>> = await db.query(
+        `SELECT tenant_id, credential_ref, actor, outcome FROM audit_log
+          WHERE action = 'platform.project.upsert' AND tenant_id = $1 ORDER BY id`,
+        [tenantId],
+      );
+      expect(audit).toEqual([
+        {
+          tenant_id: tenantId,
+          credential_ref: 'platform:content-test',
+          actor,
+          outcome: 'success',
+        },
+        {
+          tenant_id: tenantId,
+          credential_ref: 'platform:content-test',
+          actor,
+          outcome: 'success',
+        },
+      ]);
+    });
+
+    it('PUT document: 201 with its first version, 200 without a new one; ETag is the hash', async () => {
+      const tenantId = await createTenant(t.app);
+      const project = await put(`/tenants/${tenantId}/projects/p`, { name: 'P' });
+      const path = `/projects/${project.body.projectId}/documents/doc.1`;
+      const missing = await put(path, { title: 'No content' });
+      expect(missing.status).toBe(400);
+      const made = await put(path, { title: 'Policy', content: { a: 1 } });
+      expect(made.status).toBe(201);
+      expect(made.headers.get('etag')).toBe(`"${made.body.content_hash}"`);
+      const updated = await put(path, { title: 'Policy 2', content: { b: 2 } });
+      expect(updated.status).toBe(200);
+      expect(updated.body).toMatchObject({
+        documentId: made.body.documentId,
+        title: 'Policy 2',
+        current_version_id: made.body.current_version_id,
+        content_hash: made.body.content_hash,
+      });
+      // the integration API sees the document
+      const caller = await createCaller(t.app, { tenantId });
+      const read = await platformCall(
+        t,
+        'GET',
+        `${t.baseUrl}/api/v1/documents/${made.body.documentId}`,
+        { auth: caller.auth },
+      );
+      expect(read.status).toBe(200);
+      expect(read.body.versions).toHaveLength(1);
+      expect(read.body.versions[0].source).toBe('platform');
+    });
+
+    it('PUT and DELETE file metadata; the storage path is never answered nor logged', async () => {
+      const tenantId = await createTenant(t.app);
+      const project = await put(`/tenants/${tenantId}/projects/p`, { name: 'P' });
+      const path = `/projects/${project.body.projectId}/files/f-1`;
+      const storage = `s3://very-private-bucket/${Date.now()}/a.pdf`;
+      const file = {
+        name: 'a.pdf',
+        media_type: 'application/pdf',
+        size_bytes: 3,
+        storage_path: storage,
+      };
+      const made = await put(path, file);
+      expect(made.status).toBe(201);
+      expect(made.body).toMatchObject({ external_id: 'f-1', size_bytes: 3, sha256: null });
+      expect(JSON.stringify(made.body)).not.toContain('very-private-bucket');
+      const replaced = await put(path, { ...file, size_bytes: 4 });
+      expect(replaced.status).toBe(200);
+      const caller = await createCaller(t.app, { tenantId });
+      const listed = await platformCall(
+        t,
+        'GET',
+        `${t.baseUrl}/api/v1/projects/${project.body.projectId}/files`,
+        { auth: caller.auth },
+      );
+      expect(listed.body.data).toEqual([expect.objectContaining({ fileId: made.body.fileId })]);
+      expect(JSON.stringify(listed.body)).not.toContain('very-private-bucket');
+      const deleted = await platformCall(t, 'DELETE', path, { auth: key.auth, actor });
+      expect(deleted.status).toBe(204);
+      const again = await platformCall(t, 'DELETE', path, { auth: key.auth, actor });
+      expect(again.status).toBe(404);
+      await t.app.get(AuditService).drain();
+      const audit: Array<{ tenant_id: number; outcome: string }> = await db.query(
+        `SELECT tenant_id, outcome FROM audit_log WHERE action = 'platform.file.delete'
+          AND target = $1 ORDER BY id`,
+        [`project:${project.body.projectId}:file:external:f-1`],
+      );
+      expect(audit).toEqual([
+        { tenant_id: tenantId, outcome: 'success' },
+        { tenant_id: null, outcome: 'failure' },
+      ]);
+      expect(t.logs.join('\n')).not.toContain('very-private-bucket');
+    });
+  });
+
+  describe('versions', () => {
+    it('412 precondition_failed for a stale If-Match; 201 with the current one', async () => {
+      const f = await createRevisionFixture(t.app);
+      const path = `/documents/${f.documentId}/versions`;
+      const stale = await platformCall(t, 'POST', path, {
+        auth: key.auth,
+        actor,
+        body: { content: { v: 2 } },
+        headers: { 'if-match': `"${'0'.repeat(64)}"` },
+      });
+      expect(stale.status).toBe(412);
+      expect(stale.body).toMatchObject({
+        code: 'precondition_failed',
+        current_version_id: f.versionIds.at(-1),
+      });
+      const weak = await platformCall(t, 'POST', path, {
+        auth: key.auth,
+        actor,
+        body: { content: { v: 2 } },
+        headers: { 'if-match': `W/"${'0'.repeat(64)}"` },
+      });
+      expect(weak.status).toBe(400);
+      const hash = await currentHash(t.app, f.caller.tenantId, f.documentId);
+      const made = await platformCall(t, 'POST', path, {
+        auth: key.auth,
+        actor,
+        body: { content: { v: 2 } },
+        headers: { 'if-match': `"${hash}"` },
+      });
+      expect(made.status).toBe(201);
+      expect(made.body).toMatchObject({
+        documentId: f.documentId,
+        tenant_id: f.caller.tenantId,
+        number: 2,
+        source: 'platform',
+      });
+      expect(made.headers.get('etag')).toBe(`"${made.body.content_hash}"`);
+    });
+
+    it('supersedes the staged candidates on the older base: no accept can overwrite it', async () => {
+      const f = await createRevisionFixture(t.app);
+      const staged = await stage(t.baseUrl, f.caller.auth, f.documentId, { content: { c: 1 } });
+      expect(staged.status).toBe(201);
+      const made = await platformCall(t, 'POST', `/documents/${f.documentId}/versions`, {
+        auth: key.auth,
+        actor,
+        body: { content: { edited: true } },
+      });
+      expect(made.status).toBe(201);
+      expect((await revisionRows(t.app, f.documentId)).map((r) => r.status)).toEqual([
+        'superseded',
+      ]);
+      const events = await eventsOf(t.app, f.caller.tenantId, 'external_revision.superseded');
+      expect(events.map((e) => e.data['revisionId'])).toEqual([staged.body.revisionId]);
+    });
+  });
+
+  describe('NDJSON import', () => {
+    const body = lines(
+      { kind: 'project', external_id: 'p1', name: 'P1' },
+      {
+        kind: 'document',
+        project_external_id: 'p1',
+        external_id: 'd1',
+        title: 'D1',
+        content: { a: 1 },
+      },
+      '{"kind": "document", "project_external_id": "p1"',
+      {
+        kind: 'file',
+        project_external_id: 'p1',
+        external_id: 'f1',
+        name: 'a.pdf',
+        media_type: 'application/pdf',
+        size_bytes: 1,
+        storage_path: 's3://import-secret/a.pdf',
+      },
+    );
+
+    it('answers the counts and the bad lines; a re-run creates nothing', async () => {
+      const tenantId = await createTenant(t.app);
+      const first = await importCall(t, tenantId, body, { auth: key.auth });
+      expect(first.status).toBe(200);
+      expect(first.body).toEqual({
+        created: { projects: 1, documents: 1, files: 1 },
+        updated: { projects: 0, documents: 0, files: 0 },
+        errors: [{ line: 3, code: 'validation_failed', message: expect.any(String) }],
+      });
+      const rerun = await importCall(t, tenantId, body, { auth: key.auth });
+      expect(rerun.body).toMatchObject({
+        created: { projects: 0, documents: 0, files: 0 },
+        updated: { projects: 1, documents: 1, files: 1 },
+      });
+      await t.app.get(AuditService).drain();
+      const audit: Array<{ actor: string; outcome: string }> = await db.query(
+        `SELECT actor, outcome FROM audit_log WHERE action = 'platform.import' AND tenant_id = $1`,
+        [tenantId],
+      );
+      expect(audit).toEqual([
+        { actor, outcome: 'success' },
+        { actor, outcome: 'success' },
+      ]);
+      expect(t.logs.join('\n')).not.toContain('import-secret');
+    });
+
+    it('refuses another media type or a compressed body with 415', async () => {
+      const tenantId = await createTenant(t.app);
+      const json = await importCall(t, tenantId, body, {
+        auth: key.auth,
+        type: 'application/json',
+      });
+      expect(json.status).toBe(415);
+      const gz = await importCall(t, tenantId, body, {
+        auth: key.auth,
+        headers: { 'content-encoding': 'gzip' },
+      });
+      expect(gz.status).toBe(415);
+      const latin = await importCall(t, tenantId, body, {
+        auth: key.auth,
+        type: 'application/x-ndjson; charset=iso-8859-1',
+      });
+      expect(latin.status).toBe(415);
+    });
+  });
+});
+
+describe('platform content import (a body larger than BODY_LIMIT)', () => {
+  let t: TestApp;
+  let key: TestPlatformKey;
+
+  beforeAll(async () => {
+    t = await startTestApp({ BODY_LIMIT: '16kb' });
+    key = await createPlatformKey(t.app, ['platform:content']);
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('streams the body line by line; only a line over the limit is refused', async () => {
+    const tenantId = await createTenant(t.app);
+    const docs = Array.from({ length: 40 }, (_, i) => ({
+      kind: 'document',
+      project_external_id: 'p',
+      external_id: `d${i}`,
+      title: `D${i}`,
+      content: { text: 'x'.repeat(2048) },
+    }));
+    const huge = { ...docs[0]!, external_id: 'huge', content: { text: 'y'.repeat(20_000) } };
+    const body = lines({ kind: 'project', external_id: 'p', name: 'P' }, ...docs, huge);
+    expect(Buffer.byteLength(body)).toBeGreaterThan(4 * 16 * 1024);
+    const res = await importCall(t, tenantId, body, { auth: key.auth });
+    expect(res.status).toBe(200);
+    expect(res.body.created).toEqual({ projects: 1, documents: 40, files: 0 });
+    expect(res.body.errors).toEqual([
+      { line: 42, code: 'payload_too_large', message: expect.stringContaining('16384') },
+    ]);
+    // the JSON routes keep their limit
+    const big = await platformCall(t, 'PUT', `/tenants/${tenantId}/projects/x`, {
+      auth: key.auth,
+      actor: 'a',
+      body: { name: 'x', description: 'z'.repeat(20_000) },
+    });
+    expect(big.status).toBe(413);
   });
 });

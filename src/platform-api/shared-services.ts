@@ -1,5 +1,6 @@
 import type { Type } from '@nestjs/common';
 import { AuditService } from '../modules/audit/audit.service.js';
+import { ContentService } from '../modules/content/content.service.js';
 import { MetricsService } from '../modules/metrics/metrics.service.js';
 import { PlatformKeysService } from '../modules/platform-keys/platform-keys.service.js';
 
@@ -8,4 +9,9 @@ import { PlatformKeysService } from '../modules/platform-keys/platform-keys.serv
  * themselves (one pool, one outbox, one set of caches), never copies. Add the services your
  * platform controllers inject.
  */
-export const SHARED_SERVICES: Type[] = [PlatformKeysService, AuditService, MetricsService];
+export const SHARED_SERVICES: Type[] = [
+  PlatformKeysService,
+  AuditService,
+  MetricsService,
+  ContentService,
+];

@@ -52,6 +52,13 @@ interface BatchLine {
   stored?: StorableContent;
 }
 
+/** A platform view with the tenant the row belongs to (the platform acts across tenants). */
+export type OfTenant<V> = V & { tenant_id: number };
+
+function ofTenant<V>(tenantId: number, u: Upserted<V>): Upserted<OfTenant<V>> {
+  return { created: u.created, view: { ...u.view, tenant_id: tenantId } };
+}
+
 /** A document line of a batch as its multi-row upsert takes it. */
 interface GroupDocument {
   projectId: number;
@@ -128,10 +135,13 @@ export class ContentService {
     tenantId: number,
     externalId: string,
     input: PutPlatformProjectRequest,
-  ): Promise<Upserted<PlatformProjectView>> {
+  ): Promise<Upserted<OfTenant<PlatformProjectView>>> {
     requireExternalId(externalId);
     await this.requireTenant(tenantId);
-    return this.projects.upsertProject(tenantId, externalId, projectInput(input));
+    return ofTenant(
+      tenantId,
+      await this.projects.upsertProject(tenantId, externalId, projectInput(input)),
+    );
   }
 
   /** PUT /projects/{projectId}/documents/{externalId}; 404 for an unknown project. */
@@ -139,10 +149,13 @@ export class ContentService {
     projectId: number,
     externalId: string,
     input: PutPlatformDocumentRequest,
-  ): Promise<Upserted<PlatformDocumentView>> {
+  ): Promise<Upserted<OfTenant<PlatformDocumentView>>> {
     requireExternalId(externalId);
     const tenantId = await this.projects.tenantOfProject(projectId);
-    return this.documents.putPlatformDocument(tenantId, projectId, externalId, input);
+    return ofTenant(
+      tenantId,
+      await this.documents.putPlatformDocument(tenantId, projectId, externalId, input),
+    );
   }
 
   /**
@@ -153,10 +166,16 @@ export class ContentService {
     documentId: number,
     content: FreeJsonValue<Record<string, unknown>>,
     ifMatchHeader: string | undefined,
-  ): Promise<PlatformVersionView> {
+  ): Promise<OfTenant<PlatformVersionView>> {
     const ifMatch = parseIfMatch(ifMatchHeader);
     const tenantId = await this.documents.tenantOfDocument(documentId);
-    return this.documents.createPlatformVersion(tenantId, documentId, content, ifMatch);
+    const version = await this.documents.createPlatformVersion(
+      tenantId,
+      documentId,
+      content,
+      ifMatch,
+    );
+    return { ...version, tenant_id: tenantId };
   }
 
   /** PUT /projects/{projectId}/files/{externalId}; 404 for an unknown project. */
@@ -164,17 +183,24 @@ export class ContentService {
     projectId: number,
     externalId: string,
     input: PutPlatformFileRequest,
-  ): Promise<Upserted<PlatformFileView>> {
+  ): Promise<Upserted<OfTenant<PlatformFileView>>> {
     requireExternalId(externalId);
     const tenantId = await this.projects.tenantOfProject(projectId);
-    return this.projects.upsertFile(tenantId, projectId, externalId, fileInput(input));
+    return ofTenant(
+      tenantId,
+      await this.projects.upsertFile(tenantId, projectId, externalId, fileInput(input)),
+    );
   }
 
-  /** DELETE /projects/{projectId}/files/{externalId}; 404 when the project has no such file. */
-  async deleteFile(projectId: number, externalId: string): Promise<void> {
+  /**
+   * DELETE /projects/{projectId}/files/{externalId}; 404 when the project has no such file.
+   * Answers the tenant it belonged to (for the audit line).
+   */
+  async deleteFile(projectId: number, externalId: string): Promise<number> {
     requireExternalId(externalId);
     const tenantId = await this.projects.tenantOfProject(projectId);
     await this.projects.deleteFile(tenantId, projectId, externalId);
+    return tenantId;
   }
 
   /**

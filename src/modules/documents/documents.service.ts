@@ -31,7 +31,7 @@ import type { DocumentVersion, VersionSource } from './entities/document-version
 export interface PlatformDocumentView {
   documentId: number;
   projectId: number;
-  external_id: string | null;
+  external_id: string;
   title: string;
   status: string;
   current_version_id: number;
@@ -453,7 +453,8 @@ function platformDocumentView(r: PlatformDocumentRow): PlatformDocumentView {
   return {
     documentId: r.id,
     projectId: r.project_id,
-    external_id: r.external_id,
+    // a document the platform put has its id: it was found by it
+    external_id: r.external_id ?? '',
     title: r.title,
     status: r.status,
     current_version_id: r.current_version_id,
