@@ -25,6 +25,10 @@ export function buildPlatformOpenApiDocument(app: INestApplication): OpenAPIObje
     .setVersion('1.0.0')
     .setLicense('Proprietary', 'https://grc.example.com/terms')
     .addServer('/', 'This server (paths carry the /platform/v1 prefix)')
+    .addTag(
+      'content',
+      "The platform's projects, documents, versions and file metadata by its own ids; NDJSON import.",
+    )
     .addBearerAuth(
       {
         type: 'http',

@@ -1,16 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import {
-  Body,
-  Controller,
-  Delete,
-  Headers,
-  HttpCode,
-  Param,
-  Post,
-  Put,
-  Req,
-  Res,
-} from '@nestjs/common';
+import { Body, Controller, Delete, HttpCode, Param, Post, Put, Req, Res } from '@nestjs/common';
 import {
   ApiBody,
   ApiConsumes,
@@ -26,7 +15,7 @@ import {
 } from '@nestjs/swagger';
 import { EXTERNAL_ID_PATTERN } from '../../../common/database/external-id.js';
 import { ApiProblemResponses } from '../../../common/http/api-problem-responses.js';
-import { ParseIdPipe } from '../../../common/http/params.js';
+import { MAX_ID, ParseIdPipe } from '../../../common/http/params.js';
 import type { HttpRequest, HttpResponse } from '../../../common/http/platform/http-platform.js';
 import { RequestStream } from '../../../common/http/request-stream.decorator.js';
 import { Audited, auditLocalsOf } from '../../audit/audited.decorator.js';
@@ -61,6 +50,14 @@ const EXTERNAL_ID_PARAM = ApiParam({
   schema: { type: 'string', pattern: EXTERNAL_ID_PATTERN.source, minLength: 1, maxLength: 200 },
 });
 
+/** A path id as ParseIdPipe takes it. */
+const idParam = (name: string, what: string) =>
+  ApiParam({
+    name,
+    description: `The ${what}'s id (a positive 32-bit integer; anything else is 400 \`validation_failed\`).`,
+    schema: { type: 'integer', minimum: 1, maximum: MAX_ID },
+  });
+
 const UPSERT_NOTE = ' Answers 201 when it was created, 200 when it existed and was updated.';
 
 const tenantOfBody = (_req: HttpRequest, body: unknown): number | null =>
@@ -76,7 +73,7 @@ function answer<V>(reply: HttpResponse, upserted: { created: boolean; view: V })
  * The host platform's content, keyed by its own ids: projects, documents and file metadata
  * created or updated by PUT, new versions from the platform's editing, and the NDJSON import.
  */
-@ApiTags('Content')
+@ApiTags('content')
 @Controller()
 @PlatformAuthorized('platform:content')
 export class ContentPlatformController {
@@ -94,6 +91,7 @@ export class ContentPlatformController {
       'An absent `description` or `status` takes its default when the project is created and keeps the stored value when it is updated.' +
       UPSERT_NOTE,
   })
+  @idParam('tenantId', 'tenant')
   @EXTERNAL_ID_PARAM
   @ApiCreatedResponse({ type: PlatformProjectResponse, description: 'Created.' })
   @ApiOkResponse({ type: PlatformProjectResponse, description: 'Updated.' })
@@ -121,6 +119,7 @@ export class ContentPlatformController {
       "Created with `content` as its first version (source `platform`, event `document.version_created`); `content` is then required. When the document exists, only its title (and project: the id names one document of the tenant) is updated and `content` is not used: new versions are made by POST /documents/{documentId}/versions. `ETag` is the current version's content hash." +
       UPSERT_NOTE,
   })
+  @idParam('projectId', 'project')
   @EXTERNAL_ID_PARAM
   @ApiCreatedResponse({ type: PlatformDocumentResponse, description: 'Created.' })
   @ApiOkResponse({ type: PlatformDocumentResponse, description: 'Updated.' })
@@ -157,6 +156,7 @@ export class ContentPlatformController {
     description:
       'Content hash of the current version, quoted or bare; a list matches if any tag does; `*` matches any. Weak tags (`W/"…"`) are 400 `validation_failed`.',
   })
+  @idParam('documentId', 'document')
   @ApiCreatedResponse({ type: PlatformVersionResponse })
   @ApiProblemResponses(
     413,
@@ -172,8 +172,10 @@ export class ContentPlatformController {
     @Param('documentId', ParseIdPipe) documentId: number,
     @Body() body: CreatePlatformVersionRequest,
     @Res({ passthrough: true }) reply: HttpResponse,
-    @Headers('if-match') ifMatch?: string,
+    // read from the request: `@Headers('if-match')` would document a second, required header
+    @Req() req: HttpRequest,
   ): Promise<OfTenant<PlatformVersionResponse>> {
+    const ifMatch = req.headers['if-match'];
     const version = await this.content.createVersion(documentId, body.content, ifMatch);
     reply.status(201).header('ETag', `"${version.content_hash}"`);
     return version;
@@ -192,6 +194,7 @@ export class ContentPlatformController {
       'The metadata is replaced as a whole (an absent `sha256` is null). `storage_path` is stored and never answered, listed or logged. The id names one file of the tenant: a file of another project of the tenant moves to this one.' +
       UPSERT_NOTE,
   })
+  @idParam('projectId', 'project')
   @EXTERNAL_ID_PARAM
   @ApiCreatedResponse({ type: PlatformFileResponse, description: 'Created.' })
   @ApiOkResponse({ type: PlatformFileResponse, description: 'Replaced.' })
@@ -213,7 +216,11 @@ export class ContentPlatformController {
     target: (req) =>
       `project:${String(req.params['projectId'])}:file:external:${String(req.params['externalId'])}`,
   })
-  @ApiOperation({ summary: "Delete a file's metadata by the platform's id" })
+  @ApiOperation({
+    summary: "Delete a file's metadata by the platform's id",
+    description: 'Deletes the metadata only (the service never holds the bytes).',
+  })
+  @idParam('projectId', 'project')
   @EXTERNAL_ID_PARAM
   @ApiNoContentResponse({ description: 'Deleted.' })
   @ApiProblemResponses({
@@ -242,6 +249,7 @@ export class ContentPlatformController {
     description:
       'One JSON object a line (`application/x-ndjson`, UTF-8, not compressed), each the upsert its `kind` names, as the PUT routes do it: `project` (`external_id`, `name`, `description`?, `status`?), `document` (`project_external_id`, `external_id`, `title`, `content`?; content is required when the document is created), `file` (`project_external_id`, `external_id`, `name`, `media_type`, `size_bytes`, `sha256`?, `storage_path`). A line may name a project made by an earlier line. The body is read as it arrives and written a few hundred lines per transaction, so it may be far larger than `BODY_LIMIT`; each line is at most `BODY_LIMIT` and its content within `CONTENT_MAX_NODES`/`CONTENT_MAX_DEPTH`. A refused line is an entry of `errors` (line numbers from 1; the first 100 kept), never a failed request: the other lines are kept. Blank lines are skipped. Running the same file again creates nothing (every line is an update).',
   })
+  @idParam('tenantId', 'tenant')
   @ApiConsumes(NDJSON_MEDIA_TYPE)
   @ApiExtraModels(ImportProjectLine, ImportDocumentLine, ImportFileLine)
   @ApiBody({
