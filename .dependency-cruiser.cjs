@@ -23,6 +23,9 @@ const MODULE_PUBLIC_FILES = [
   'src/modules/revisions/revision-status.ts',
   // the token endpoint's path: the rate limiter counts token requests by route
   'src/modules/auth/token-route.ts',
+  // the platform API's route decorators (@PlatformAuthorized, @ActingUser) every platform
+  // controller of another context carries
+  'src/modules/platform-keys/platform-access.ts',
 ];
 
 /** A repo-relative path as an anchored regular expression. */
