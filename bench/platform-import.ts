@@ -70,7 +70,7 @@ function* ndjson(docs: number, onProgress: (sent: number) => void = () => {}): G
   onProgress(docs);
 }
 
-async function createDatabase(server: string): Promise<{ url: string; drop(): Promise<void> }> {
+async function createDatabase(server: string): Promise<{ url: string; drop: () => Promise<void> }> {
   const name = `grc_bench_import_${randomBytes(4).toString('hex')}`;
   const admin = new pg.Client({ connectionString: server });
   await admin.connect();
@@ -137,7 +137,7 @@ async function importOnce(
           },
           body: Readable.toWeb(Readable.from(chunks)) as ReadableStream,
           duplex: 'half',
-        } as RequestInit,
+        },
       );
       return { status: res.status, answer: await res.text() };
     };

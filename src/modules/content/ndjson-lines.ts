@@ -14,7 +14,7 @@ export interface RawLine {
  * consumer holds the stream back instead of buffering it.
  */
 export async function* ndjsonLines(
-  source: AsyncIterable<Buffer | string>,
+  source: AsyncIterable<Buffer | string> | Iterable<Buffer | string>,
   maxLineBytes: number,
 ): AsyncGenerator<RawLine> {
   let pending: Buffer[] = [];
