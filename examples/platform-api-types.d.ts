@@ -4,6 +4,242 @@
  */
 
 export interface paths {
+    "/platform/v1/tenants": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List tenants
+         * @description Every tenant, oldest first, `limit` per page (default 100).
+         */
+        get: operations["Tenants_list"];
+        put?: never;
+        /**
+         * Create a tenant
+         * @description A tenant (company) on a plan; it has the plan's entitlements and no credential yet. Answers its detail, as `GET /tenants/{tenantId}` does.
+         */
+        post: operations["Tenants_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/platform/v1/tenants/{tenantId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Show a tenant
+         * @description Its plan, the entitlements in effect, its own overrides of the plan, and how many clients, personal access tokens, projects and documents it has.
+         */
+        get: operations["Tenants_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change a tenant
+         * @description Any of: a new `name`; a new `plan` (applies at once: every credential of the tenant is checked against it from its next request); entitlement overrides — `add` grants beyond the plan, `remove` withholds, `reset` returns to the plan. All in one transaction: a refusal changes nothing. An entitlement may be named once across the three lists. An empty body changes nothing and answers the detail.
+         */
+        patch: operations["Tenants_update"];
+        trace?: never;
+    };
+    "/platform/v1/tenants/{tenantId}/clients": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a tenant's API clients
+         * @description Oldest first, disabled ones included; never a secret.
+         */
+        get: operations["Credentials_listClients"];
+        put?: never;
+        /**
+         * Create an API client
+         * @description A client for the client-credentials grant of the integration API. Its secret is in this response only (kept as a digest). `allowed_ips` needs the `auth.ip_allowlist` entitlement.
+         */
+        post: operations["Credentials_createClient"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/platform/v1/clients/{clientId}/disable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Disable an API client
+         * @description At once and for good: its secret is refused and its access tokens are revoked. Disabling it again answers the same.
+         */
+        post: operations["Credentials_disableClient"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/platform/v1/clients/{clientId}/secret/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate an API client's secret
+         * @description A new secret, in this response only. The old one is refused from the moment this answers, on every replica. Access tokens already issued stay valid until they expire, unless `revoke_tokens` is `true`: then they are revoked in the same transaction. The body is optional.
+         */
+        post: operations["Credentials_rotateClientSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/platform/v1/tenants/{tenantId}/pats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a tenant's personal access tokens
+         * @description Oldest first, revoked and expired ones included; never a token.
+         */
+        get: operations["Credentials_listPats"];
+        put?: never;
+        /**
+         * Create a personal access token
+         * @description A bearer token for the integration API, in this response only (kept as a digest). Needs the `auth.pat` entitlement; `allowed_ips` also `auth.ip_allowlist`.
+         */
+        post: operations["Credentials_createPat"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/platform/v1/pats/{patId}/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revoke a personal access token
+         * @description At once and for good. Revoking it again keeps the first revocation time.
+         */
+        post: operations["Credentials_revokePat"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/platform/v1/revisions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The review queue: candidate revisions of every tenant
+         * @description Candidates in `status` (default `staged`: those awaiting a decision), oldest first (ascending `revisionId`), across every tenant or of one (`tenantId`), optionally of one document (`documentId`); each names its `tenantId`. Content and html are left out: read one candidate for them and its diff. At most `limit` (default 100) per page; `next_cursor` reads the next page, and is valid only with the same filters.
+         */
+        get: operations["Reviews_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/platform/v1/revisions/{revisionId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One candidate for review, with its diffs
+         * @description The candidate with its `base` version (id and content), its `candidate` content and html preview, and `diff`: the RFC 6902 JSON Patch from the base content to the candidate content. `current_version_id` is the document's current version; for a `superseded` candidate `diff_to_current` is the RFC 6902 JSON Patch from the current content to the candidate's (what it would still change), null otherwise.
+         */
+        get: operations["Reviews_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/platform/v1/revisions/{revisionId}/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept a staged candidate
+         * @description The candidate's content becomes the document's next version (`resulting_version_id`), with the same decision and events as the administration CLI: `document.version_created`, `external_revision.superseded` for every other staged candidate on an older base, `external_revision.accepted`. `decided_by` is `X-Acting-User`, `decision_note` the `note`. The body is optional.
+         */
+        post: operations["Reviews_accept"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/platform/v1/revisions/{revisionId}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reject a staged candidate
+         * @description Marks the candidate `rejected` (event `external_revision.rejected`), as the administration CLI does; the document does not change. `decided_by` is `X-Acting-User`, `decision_note` the `note`. The body is optional.
+         */
+        post: operations["Reviews_reject"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/platform/v1/tenants/{tenantId}/projects/{externalId}": {
         parameters: {
             query?: never;
@@ -137,7 +373,7 @@ export interface components {
             /** @example limit: limit must not be greater than 100 */
             detail: string;
             /**
-             * @description Stable machine-readable code: `validation_failed`, `malformed_request`, `project_not_found`, `version_conflict`, `unauthenticated`, `invalid_token`, `insufficient_scope`, `entitlement_required`, `ip_not_allowed`, `not_found`, `method_not_allowed`, `request_timeout`, `lock_token_invalid`, `idempotency_key_reused`, `webhook_revoked`, `delivery_not_replayable`, `webhook_limit_reached`, `revision_not_staged`, `precondition_failed`, `payload_too_large`, `unsupported_media_type`, `expectation_failed`, `document_locked`, `rate_limited`, `headers_too_large`, `internal_error`, `service_unavailable`.
+             * @description Stable machine-readable code: `validation_failed`, `malformed_request`, `project_not_found`, `version_conflict`, `unauthenticated`, `invalid_token`, `insufficient_scope`, `entitlement_required`, `ip_not_allowed`, `not_found`, `method_not_allowed`, `request_timeout`, `lock_token_invalid`, `idempotency_key_reused`, `webhook_revoked`, `delivery_not_replayable`, `webhook_limit_reached`, `revision_not_staged`, `client_disabled`, `precondition_failed`, `payload_too_large`, `unsupported_media_type`, `expectation_failed`, `document_locked`, `rate_limited`, `headers_too_large`, `internal_error`, `service_unavailable`.
              * @example validation_failed
              */
             code: string;
@@ -174,6 +410,516 @@ export interface components {
              * @example 2026-11-22T10:30:00.000Z
              */
             expires_at?: string;
+        };
+        CreateTenantDto: {
+            /**
+             * @description The tenant (company) name, 1..200 characters after surrounding white space is trimmed.
+             * @example Acme
+             */
+            name: string;
+            /**
+             * @example professional
+             * @enum {string}
+             */
+            plan: "starter" | "professional" | "enterprise";
+        };
+        EntitlementOverrideView: {
+            /**
+             * @example auth.pat
+             * @enum {string}
+             */
+            entitlement: "api.read" | "api.revisions" | "api.locks" | "api.webhooks" | "auth.pat" | "auth.ip_allowlist";
+            /**
+             * @description `true`: granted beyond the plan; `false`: withheld although the plan grants it.
+             * @example true
+             */
+            granted: boolean;
+        };
+        TenantCountsView: {
+            /**
+             * @description API clients, disabled ones included.
+             * @example 3
+             */
+            clients: number;
+            /** @example 2 */
+            clients_enabled: number;
+            /**
+             * @description Personal access tokens, revoked and expired included.
+             * @example 1
+             */
+            pats: number;
+            /**
+             * @description Neither revoked nor expired.
+             * @example 1
+             */
+            pats_active: number;
+            /** @example 4 */
+            projects: number;
+            /** @example 37 */
+            documents: number;
+        };
+        TenantView: {
+            /** @example 2 */
+            tenant_id: number;
+            /** @example Acme */
+            name: string;
+            /**
+             * @example professional
+             * @enum {string}
+             */
+            plan: "starter" | "professional" | "enterprise";
+            /**
+             * @description In effect now: the plan's, plus the additions, minus the removals (sorted).
+             * @example [
+             *       "api.locks",
+             *       "api.read",
+             *       "api.revisions",
+             *       "auth.ip_allowlist",
+             *       "auth.pat"
+             *     ]
+             */
+            entitlements: ("api.read" | "api.revisions" | "api.locks" | "api.webhooks" | "auth.pat" | "auth.ip_allowlist")[];
+            /**
+             * @description The tenant's own overrides of its plan, by entitlement name.
+             * @example [
+             *       {
+             *         "entitlement": "auth.pat",
+             *         "granted": true
+             *       }
+             *     ]
+             */
+            overrides: components["schemas"]["EntitlementOverrideView"][];
+            /** @example 2026-11-22T10:00:00.000Z */
+            created_at: string;
+            counts: components["schemas"]["TenantCountsView"];
+        };
+        TenantListItemView: {
+            /** @example 2 */
+            tenant_id: number;
+            /** @example Acme */
+            name: string;
+            /**
+             * @example professional
+             * @enum {string}
+             */
+            plan: "starter" | "professional" | "enterprise";
+            /** @example 2026-11-22T10:00:00.000Z */
+            created_at: string;
+        };
+        TenantListView: {
+            /**
+             * @description Pass as `cursor` to read the next page; `null` on the last page. A client that reads only `data` gets the whole list whenever it has at most `limit` items (1000 by default).
+             * @example null
+             */
+            next_cursor: string | null;
+            /** @description Oldest first. */
+            data: components["schemas"]["TenantListItemView"][];
+        };
+        EntitlementChangesDto: {
+            /** @description Granted beyond the plan (an override that stays when the plan changes). */
+            add?: ("api.read" | "api.revisions" | "api.locks" | "api.webhooks" | "auth.pat" | "auth.ip_allowlist")[];
+            /** @description Withheld although the plan grants it. */
+            remove?: ("api.read" | "api.revisions" | "api.locks" | "api.webhooks" | "auth.pat" | "auth.ip_allowlist")[];
+            /** @description Back to the plan's default (the tenant's override, if any, is removed). */
+            reset?: ("api.read" | "api.revisions" | "api.locks" | "api.webhooks" | "auth.pat" | "auth.ip_allowlist")[];
+        };
+        UpdateTenantDto: {
+            /**
+             * @description The tenant (company) name, 1..200 characters after surrounding white space is trimmed.
+             * @example Acme Europe
+             */
+            name?: string;
+            /**
+             * @description The new plan; the tenant's overrides stay and apply on top of it.
+             * @example enterprise
+             * @enum {string}
+             */
+            plan?: "starter" | "professional" | "enterprise";
+            entitlements?: components["schemas"]["EntitlementChangesDto"];
+        };
+        CreateClientDto: {
+            /**
+             * @description A name for the tenant's administrators; surrounding white space is trimmed.
+             * @example erp
+             */
+            name: string;
+            /**
+             * @example [
+             *       "projects:read",
+             *       "documents:read"
+             *     ]
+             */
+            scopes: ("projects:read" | "documents:read" | "revisions:write" | "locks:write" | "webhooks:read" | "webhooks:write")[];
+            /**
+             * @description IPv4 or IPv6 CIDRs the credential may be used from (stored as network addresses; duplicates once). Empty or absent: any address. Needs the `auth.ip_allowlist` entitlement (403 `entitlement_required` without it).
+             * @example [
+             *       "10.0.0.0/8",
+             *       "2001:db8::/32"
+             *     ]
+             */
+            allowed_ips?: string[];
+        };
+        CreatedClientView: {
+            /** @example gci_OqYKz1o6cW7b2xQ0m8Jt4RrVnH5sLpAeUfGkDi3yTwZ9CX0aB */
+            client_id: string;
+            /**
+             * @description Returned in this response only (kept as a digest); store it in a secret store.
+             * @example gcs_lUtnQ2v7…
+             */
+            client_secret: string;
+            /**
+             * @example [
+             *       "projects:read"
+             *     ]
+             */
+            scopes: ("projects:read" | "documents:read" | "revisions:write" | "locks:write" | "webhooks:read" | "webhooks:write")[];
+            /**
+             * @example [
+             *       "10.0.0.0/8"
+             *     ]
+             */
+            allowed_ips: string[];
+        };
+        ClientView: {
+            /** @example gci_OqYKz1o6cW7b2xQ0m8Jt4RrVnH5sLpAeUfGkDi3yTwZ9CX0aB */
+            client_id: string;
+            /** @example erp */
+            name: string;
+            /**
+             * @example [
+             *       "projects:read"
+             *     ]
+             */
+            scopes: ("projects:read" | "documents:read" | "revisions:write" | "locks:write" | "webhooks:read" | "webhooks:write")[];
+            /**
+             * @example [
+             *       "10.0.0.0/8"
+             *     ]
+             */
+            allowed_ips: string[];
+            /**
+             * @description `false` once disabled (final).
+             * @example true
+             */
+            enabled: boolean;
+            /** @example 2026-11-22T03:06:40.112Z */
+            created_at: string;
+        };
+        ClientListView: {
+            /**
+             * @description Pass as `cursor` to read the next page; `null` on the last page. A client that reads only `data` gets the whole list whenever it has at most `limit` items (1000 by default).
+             * @example null
+             */
+            next_cursor: string | null;
+            /** @description Oldest first; never a secret. */
+            data: components["schemas"]["ClientView"][];
+        };
+        DisabledClientView: {
+            /**
+             * @description The tenant the client belongs to.
+             * @example 2
+             */
+            tenant_id: number;
+            /** @example gci_OqYKz1o6cW7b2xQ0m8Jt4RrVnH5sLpAeUfGkDi3yTwZ9CX0aB */
+            client_id: string;
+            /**
+             * @example false
+             * @enum {boolean}
+             */
+            enabled: false;
+        };
+        RotateClientSecretDto: {
+            /**
+             * @description `true`: the client's access tokens are revoked in the same transaction (refused at once). `false` (default): tokens already issued stay valid until they expire.
+             * @default false
+             * @example false
+             */
+            revoke_tokens?: boolean;
+        };
+        RotatedClientSecretView: {
+            /**
+             * @description The tenant the client belongs to.
+             * @example 2
+             */
+            tenant_id: number;
+            /** @example gci_OqYKz1o6cW7b2xQ0m8Jt4RrVnH5sLpAeUfGkDi3yTwZ9CX0aB */
+            client_id: string;
+            /**
+             * @description The new secret, returned in this response only. The old one was refused from the moment this answered.
+             * @example gcs_9xWq…
+             */
+            client_secret: string;
+            /**
+             * @description Access tokens revoked by this rotation (0 unless `revoke_tokens` was `true`).
+             * @example 0
+             */
+            tokens_revoked: number;
+        };
+        CreatePatDto: {
+            /**
+             * @description A name for the tenant's administrators; surrounding white space is trimmed.
+             * @example erp
+             */
+            name: string;
+            /**
+             * @example [
+             *       "projects:read",
+             *       "documents:read"
+             *     ]
+             */
+            scopes: ("projects:read" | "documents:read" | "revisions:write" | "locks:write" | "webhooks:read" | "webhooks:write")[];
+            /**
+             * @description IPv4 or IPv6 CIDRs the credential may be used from (stored as network addresses; duplicates once). Empty or absent: any address. Needs the `auth.ip_allowlist` entitlement (403 `entitlement_required` without it).
+             * @example [
+             *       "10.0.0.0/8",
+             *       "2001:db8::/32"
+             *     ]
+             */
+            allowed_ips?: string[];
+            /**
+             * @description Days until the token expires.
+             * @default 90
+             * @example 30
+             */
+            expires_in_days?: number;
+        };
+        CreatedPatView: {
+            /** @example 1 */
+            pat_id: number;
+            /**
+             * @description Returned in this response only (kept as a digest); store it in a secret store.
+             * @example gpat_I1EPq0…
+             */
+            token: string;
+            /** @example 2026-12-22T03:06:42.994Z */
+            expires_at: string;
+        };
+        PatView: {
+            /** @example 1 */
+            pat_id: number;
+            /** @example portal */
+            name: string;
+            /**
+             * @example [
+             *       "projects:read"
+             *     ]
+             */
+            scopes: ("projects:read" | "documents:read" | "revisions:write" | "locks:write" | "webhooks:read" | "webhooks:write")[];
+            /** @example [] */
+            allowed_ips: string[];
+            /** @example 2026-12-22T03:06:42.994Z */
+            expires_at: string;
+            /** @example null */
+            revoked_at: string | null;
+            /** @example 2026-11-22T03:06:42.994Z */
+            created_at: string;
+        };
+        PatListView: {
+            /**
+             * @description Pass as `cursor` to read the next page; `null` on the last page. A client that reads only `data` gets the whole list whenever it has at most `limit` items (1000 by default).
+             * @example null
+             */
+            next_cursor: string | null;
+            /** @description Oldest first; never a token. */
+            data: components["schemas"]["PatView"][];
+        };
+        RevokedPatView: {
+            /**
+             * @description The tenant the token belongs to.
+             * @example 2
+             */
+            tenant_id: number;
+            /** @example 1 */
+            pat_id: number;
+            /**
+             * @description The first revocation time: revoking again changes nothing.
+             * @example 2026-11-22T03:06:45.938Z
+             */
+            revoked_at: string;
+        };
+        PlatformReviewQueueItem: {
+            /** @example 12 */
+            revisionId: number;
+            /** @example 7 */
+            documentId: number;
+            /**
+             * @description The version the candidate was staged against.
+             * @example 41
+             */
+            base_version_id: number;
+            /**
+             * @example staged
+             * @enum {string}
+             */
+            status: "staged" | "accepted" | "rejected" | "superseded";
+            /**
+             * @description SHA-256 of the canonical JSON of content.
+             * @example 3f0a1c9d2b7e4f6a8c5d0e1f2a3b4c5d6e7f8091a2b3c4d5e6f708192a3b4c5d
+             */
+            content_hash: string;
+            /** @example DMS-2024-0042 */
+            source_reference: string | null;
+            /** @example 2026-11-22T10:00:00.000Z */
+            created_at: string;
+            /**
+             * @description When it was accepted, rejected or superseded.
+             * @example null
+             */
+            decided_at: string | null;
+            /**
+             * @description The platform user who accepted or rejected it (null while staged or when superseded).
+             * @example null
+             */
+            decided_by: string | null;
+            /**
+             * @description The version an accepted candidate became.
+             * @example null
+             */
+            resulting_version_id: number | null;
+            /** @example null */
+            decision_note: string | null;
+            /**
+             * @description The tenant (company) whose candidate it is.
+             * @example 3
+             */
+            tenantId: number;
+        };
+        PlatformReviewQueue: {
+            /**
+             * @description Pass as `cursor` to read the next page; `null` on the last page. A client that reads only `data` gets the whole list whenever it has at most `limit` items (1000 by default).
+             * @example null
+             */
+            next_cursor: string | null;
+            data: components["schemas"]["PlatformReviewQueueItem"][];
+        };
+        PlatformJsonPatchOperation: {
+            /**
+             * @description A diff uses only these three of the RFC 6902 operations.
+             * @example replace
+             * @enum {string}
+             */
+            op: "add" | "remove" | "replace";
+            /**
+             * @description RFC 6901 JSON Pointer (`~0` for `~`, `~1` for `/` in a key).
+             * @example /sections/0/body
+             */
+            path: string;
+            /**
+             * @description The new value, any JSON value: present for `add` and `replace`, absent for `remove`.
+             * @example All staff and contractors.
+             */
+            value?: {
+                [key: string]: unknown;
+            } | unknown[] | string | number | boolean | null;
+        };
+        PlatformReviewVersion: {
+            /** @example 41 */
+            versionId: number;
+            /**
+             * @example {
+             *       "title": "Access policy"
+             *     }
+             */
+            content: {
+                [key: string]: unknown;
+            };
+        };
+        PlatformReviewCandidate: {
+            /**
+             * @example {
+             *       "title": "Access policy"
+             *     }
+             */
+            content: {
+                [key: string]: unknown;
+            };
+            /** @example <h1>Access policy</h1> */
+            html: string | null;
+        };
+        PlatformReview: {
+            /** @example 12 */
+            revisionId: number;
+            /** @example 7 */
+            documentId: number;
+            /**
+             * @description The version the candidate was staged against.
+             * @example 41
+             */
+            base_version_id: number;
+            /**
+             * @example staged
+             * @enum {string}
+             */
+            status: "staged" | "accepted" | "rejected" | "superseded";
+            /**
+             * @description SHA-256 of the canonical JSON of content.
+             * @example 3f0a1c9d2b7e4f6a8c5d0e1f2a3b4c5d6e7f8091a2b3c4d5e6f708192a3b4c5d
+             */
+            content_hash: string;
+            /** @example DMS-2024-0042 */
+            source_reference: string | null;
+            /** @example 2026-11-22T10:00:00.000Z */
+            created_at: string;
+            /**
+             * @description When it was accepted, rejected or superseded.
+             * @example null
+             */
+            decided_at: string | null;
+            /**
+             * @description The platform user who accepted or rejected it (null while staged or when superseded).
+             * @example null
+             */
+            decided_by: string | null;
+            /**
+             * @description The version an accepted candidate became.
+             * @example null
+             */
+            resulting_version_id: number | null;
+            /** @example null */
+            decision_note: string | null;
+            /**
+             * @description The tenant (company) whose candidate it is.
+             * @example 3
+             */
+            tenantId: number;
+            /** @description The version it was staged against. */
+            base: components["schemas"]["PlatformReviewVersion"];
+            candidate: components["schemas"]["PlatformReviewCandidate"];
+            /** @description RFC 6902 JSON Patch from the base version's content to the candidate's: applied to `base.content` it gives `candidate.content`. Arrays are compared index by index. */
+            diff: components["schemas"]["PlatformJsonPatchOperation"][];
+            /**
+             * @description The document's current version now.
+             * @example 42
+             */
+            current_version_id: number;
+            /**
+             * @description Only for a `superseded` candidate (null otherwise): RFC 6902 JSON Patch from the current version's content to the candidate's, i.e. what the candidate would still change if it were staged again on the current version.
+             * @example null
+             */
+            diff_to_current: components["schemas"]["PlatformJsonPatchOperation"][] | null;
+        };
+        PlatformReviewDecisionRequest: {
+            /**
+             * @description Why (stored as `decision_note`). At most 2000 characters (Unicode code points); no U+0000.
+             * @example approved in review
+             */
+            note?: string;
+        };
+        PlatformReviewDecision: {
+            /** @example 12 */
+            revisionId: number;
+            /** @example 3 */
+            tenantId: number;
+            /**
+             * @example accepted
+             * @enum {string}
+             */
+            status: "staged" | "accepted" | "rejected" | "superseded";
+            /**
+             * @description The version an accepted candidate became (null for a rejection).
+             * @example 42
+             */
+            resulting_version_id: number | null;
         };
         PutPlatformProjectRequest: {
             /**
@@ -494,6 +1240,1335 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    Tenants_list: {
+        parameters: {
+            query?: {
+                /** @description Opaque: the `next_cursor` of the previous page of this same list, passed back unchanged. Valid only for the tenant and the list that answered it; anything else (edited, of another list or another tenant) is 400 `validation_failed`. Omit for the first page. */
+                cursor?: string;
+                /** @description Items per page (never clamped: outside 1..1000 is 400). */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TenantListView"];
+                };
+            };
+            /** @description `validation_failed`: `limit` outside 1..1000, or a cursor that is not this list's. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`. */
+            401: {
+                headers: {
+                    /** @description e.g. `Bearer realm="api", error="invalid_token"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Needs a platform key with scope `platform:tenants` (`insufficient_scope`). */
+            403: {
+                headers: {
+                    /** @description With `insufficient_scope`: `Bearer realm="api", error="insufficient_scope", scope="…"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `internal_error`: unexpected; the body carries no internals. Quote `request_id`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    Tenants_create: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The person in the platform's UI this write is made for (1..200 characters); recorded in the audit trail and in decisions. */
+                "X-Acting-User": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateTenantDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TenantView"];
+                };
+            };
+            /** @description `validation_failed`: `name` blank or longer than 200 characters, `plan` not one of `starter`, `professional`, `enterprise`, an unknown field, or no `X-Acting-User`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`. */
+            401: {
+                headers: {
+                    /** @description e.g. `Bearer realm="api", error="invalid_token"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Needs a platform key with scope `platform:tenants` (`insufficient_scope`). */
+            403: {
+                headers: {
+                    /** @description With `insufficient_scope`: `Bearer realm="api", error="insufficient_scope", scope="…"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `internal_error`: unexpected; the body carries no internals. Quote `request_id`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    Tenants_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tenantId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TenantView"];
+                };
+            };
+            /** @description `validation_failed`: tenantId is not a positive integer. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`. */
+            401: {
+                headers: {
+                    /** @description e.g. `Bearer realm="api", error="invalid_token"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Needs a platform key with scope `platform:tenants` (`insufficient_scope`). */
+            403: {
+                headers: {
+                    /** @description With `insufficient_scope`: `Bearer realm="api", error="insufficient_scope", scope="…"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `not_found`: unknown tenant. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `internal_error`: unexpected; the body carries no internals. Quote `request_id`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    Tenants_update: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The person in the platform's UI this write is made for (1..200 characters); recorded in the audit trail and in decisions. */
+                "X-Acting-User": string;
+            };
+            path: {
+                tenantId: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateTenantDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TenantView"];
+                };
+            };
+            /** @description `validation_failed`: a blank or too long `name`, an unknown `plan` or entitlement, an entitlement named in two lists, an unknown field, no `X-Acting-User`, or tenantId is not a positive integer. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`. */
+            401: {
+                headers: {
+                    /** @description e.g. `Bearer realm="api", error="invalid_token"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Needs a platform key with scope `platform:tenants` (`insufficient_scope`). */
+            403: {
+                headers: {
+                    /** @description With `insufficient_scope`: `Bearer realm="api", error="insufficient_scope", scope="…"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `not_found`: unknown tenant. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `internal_error`: unexpected; the body carries no internals. Quote `request_id`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    Credentials_listClients: {
+        parameters: {
+            query?: {
+                /** @description Opaque: the `next_cursor` of the previous page of this same list, passed back unchanged. Valid only for the tenant and the list that answered it; anything else (edited, of another list or another tenant) is 400 `validation_failed`. Omit for the first page. */
+                cursor?: string;
+                /** @description Items per page (never clamped: outside 1..1000 is 400). */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                tenantId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClientListView"];
+                };
+            };
+            /** @description `validation_failed`: `limit` outside 1..1000, a cursor that is not this list's, or tenantId is not a positive integer. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`. */
+            401: {
+                headers: {
+                    /** @description e.g. `Bearer realm="api", error="invalid_token"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Needs a platform key with scope `platform:credentials` (`insufficient_scope`). */
+            403: {
+                headers: {
+                    /** @description With `insufficient_scope`: `Bearer realm="api", error="insufficient_scope", scope="…"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `not_found`: unknown tenant. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `internal_error`: unexpected; the body carries no internals. Quote `request_id`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    Credentials_createClient: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The person in the platform's UI this write is made for (1..200 characters); recorded in the audit trail and in decisions. */
+                "X-Acting-User": string;
+            };
+            path: {
+                tenantId: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateClientDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedClientView"];
+                };
+            };
+            /** @description `validation_failed`: a blank or too long `name`, no or an unknown scope, an `allowed_ips` entry that is not an IPv4 or IPv6 CIDR, an unknown field, no `X-Acting-User`, or tenantId is not a positive integer. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`. */
+            401: {
+                headers: {
+                    /** @description e.g. `Bearer realm="api", error="invalid_token"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `entitlement_required`: `allowed_ips` without the tenant's `auth.ip_allowlist`. */
+            403: {
+                headers: {
+                    /** @description With `insufficient_scope`: `Bearer realm="api", error="insufficient_scope", scope="…"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `not_found`: unknown tenant. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `internal_error`: unexpected; the body carries no internals. Quote `request_id`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    Credentials_disableClient: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The person in the platform's UI this write is made for (1..200 characters); recorded in the audit trail and in decisions. */
+                "X-Acting-User": string;
+            };
+            path: {
+                clientId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DisabledClientView"];
+                };
+            };
+            /** @description `validation_failed`: clientId is not a client id, or no `X-Acting-User`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`. */
+            401: {
+                headers: {
+                    /** @description e.g. `Bearer realm="api", error="invalid_token"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Needs a platform key with scope `platform:credentials` (`insufficient_scope`). */
+            403: {
+                headers: {
+                    /** @description With `insufficient_scope`: `Bearer realm="api", error="insufficient_scope", scope="…"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `not_found`: unknown client. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `internal_error`: unexpected; the body carries no internals. Quote `request_id`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    Credentials_rotateClientSecret: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The person in the platform's UI this write is made for (1..200 characters); recorded in the audit trail and in decisions. */
+                "X-Acting-User": string;
+            };
+            path: {
+                clientId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["RotateClientSecretDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RotatedClientSecretView"];
+                };
+            };
+            /** @description `validation_failed`: `revoke_tokens` is not a boolean, an unknown field, clientId is not a client id, or no `X-Acting-User`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`. */
+            401: {
+                headers: {
+                    /** @description e.g. `Bearer realm="api", error="invalid_token"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Needs a platform key with scope `platform:credentials` (`insufficient_scope`). */
+            403: {
+                headers: {
+                    /** @description With `insufficient_scope`: `Bearer realm="api", error="insufficient_scope", scope="…"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `not_found`: unknown client. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `client_disabled`: the client is disabled (for good). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `internal_error`: unexpected; the body carries no internals. Quote `request_id`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    Credentials_listPats: {
+        parameters: {
+            query?: {
+                /** @description Opaque: the `next_cursor` of the previous page of this same list, passed back unchanged. Valid only for the tenant and the list that answered it; anything else (edited, of another list or another tenant) is 400 `validation_failed`. Omit for the first page. */
+                cursor?: string;
+                /** @description Items per page (never clamped: outside 1..1000 is 400). */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                tenantId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PatListView"];
+                };
+            };
+            /** @description `validation_failed`: `limit` outside 1..1000, a cursor that is not this list's, or tenantId is not a positive integer. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`. */
+            401: {
+                headers: {
+                    /** @description e.g. `Bearer realm="api", error="invalid_token"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Needs a platform key with scope `platform:credentials` (`insufficient_scope`). */
+            403: {
+                headers: {
+                    /** @description With `insufficient_scope`: `Bearer realm="api", error="insufficient_scope", scope="…"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `not_found`: unknown tenant. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `internal_error`: unexpected; the body carries no internals. Quote `request_id`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    Credentials_createPat: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The person in the platform's UI this write is made for (1..200 characters); recorded in the audit trail and in decisions. */
+                "X-Acting-User": string;
+            };
+            path: {
+                tenantId: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreatePatDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedPatView"];
+                };
+            };
+            /** @description `validation_failed`: a blank or too long `name`, no or an unknown scope, an `allowed_ips` entry that is not a CIDR, `expires_in_days` outside 1..365, an unknown field, no `X-Acting-User`, or tenantId is not a positive integer. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`. */
+            401: {
+                headers: {
+                    /** @description e.g. `Bearer realm="api", error="invalid_token"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `entitlement_required`: the tenant lacks `auth.pat` (or `auth.ip_allowlist` for `allowed_ips`). */
+            403: {
+                headers: {
+                    /** @description With `insufficient_scope`: `Bearer realm="api", error="insufficient_scope", scope="…"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `not_found`: unknown tenant. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `internal_error`: unexpected; the body carries no internals. Quote `request_id`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    Credentials_revokePat: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The person in the platform's UI this write is made for (1..200 characters); recorded in the audit trail and in decisions. */
+                "X-Acting-User": string;
+            };
+            path: {
+                patId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RevokedPatView"];
+                };
+            };
+            /** @description `validation_failed`: patId is not a positive integer, or no `X-Acting-User`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`. */
+            401: {
+                headers: {
+                    /** @description e.g. `Bearer realm="api", error="invalid_token"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Needs a platform key with scope `platform:credentials` (`insufficient_scope`). */
+            403: {
+                headers: {
+                    /** @description With `insufficient_scope`: `Bearer realm="api", error="insufficient_scope", scope="…"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `not_found`: unknown personal access token. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `internal_error`: unexpected; the body carries no internals. Quote `request_id`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    Reviews_list: {
+        parameters: {
+            query?: {
+                /** @description Opaque: the `next_cursor` of the previous page of this same list, passed back unchanged. Valid only for the tenant and the list that answered it; anything else (edited, of another list or another tenant) is 400 `validation_failed`. Omit for the first page. */
+                cursor?: string;
+                /** @description Only this tenant's candidates; every tenant's when omitted. */
+                tenantId?: number;
+                /** @description Only candidates in this status (the queue proper: `staged`). */
+                status?: "staged" | "accepted" | "rejected" | "superseded";
+                /** @description Only this document's candidates. */
+                documentId?: number;
+                /** @description Items per page (never clamped: outside 1..1000 is 400). */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlatformReviewQueue"];
+                };
+            };
+            /** @description `validation_failed`: `tenantId` or `documentId` not a positive integer, `status` not a candidate status, `limit` outside 1..1000, an unknown parameter, or a cursor of another filter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`. */
+            401: {
+                headers: {
+                    /** @description e.g. `Bearer realm="api", error="invalid_token"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Needs a platform key with scope `platform:reviews` (`insufficient_scope`). */
+            403: {
+                headers: {
+                    /** @description With `insufficient_scope`: `Bearer realm="api", error="insufficient_scope", scope="…"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `internal_error`: unexpected; the body carries no internals. Quote `request_id`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    Reviews_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The candidate revision (ids are unique across tenants). */
+                revisionId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlatformReview"];
+                };
+            };
+            /** @description `validation_failed`: revisionId is not a positive integer. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`. */
+            401: {
+                headers: {
+                    /** @description e.g. `Bearer realm="api", error="invalid_token"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Needs a platform key with scope `platform:reviews` (`insufficient_scope`). */
+            403: {
+                headers: {
+                    /** @description With `insufficient_scope`: `Bearer realm="api", error="insufficient_scope", scope="…"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `not_found`: no candidate revision has this id. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `internal_error`: unexpected; the body carries no internals. Quote `request_id`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    Reviews_accept: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The person in the platform's UI this write is made for (1..200 characters); recorded in the audit trail and in decisions. */
+                "X-Acting-User": string;
+            };
+            path: {
+                /** @description The candidate revision (ids are unique across tenants). */
+                revisionId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["PlatformReviewDecisionRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlatformReviewDecision"];
+                };
+            };
+            /** @description `validation_failed`: revisionId is not a positive integer, `note` too long, an unknown field, or `X-Acting-User` missing or invalid. `version_conflict`: the base is no longer current although the candidate is still staged (a safeguard: every new version supersedes the staged candidates on older bases). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`. */
+            401: {
+                headers: {
+                    /** @description e.g. `Bearer realm="api", error="invalid_token"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Needs a platform key with scope `platform:reviews` (`insufficient_scope`). */
+            403: {
+                headers: {
+                    /** @description With `insufficient_scope`: `Bearer realm="api", error="insufficient_scope", scope="…"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `not_found`: no candidate revision has this id. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `revision_not_staged`: the candidate is already accepted, rejected or superseded (a newer version exists: read the candidate for `diff_to_current`). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `payload_too_large`: the body exceeds the `BODY_LIMIT` of the server (5 MiB). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `unsupported_media_type`: the body is not `application/json` in UTF-8, or has a `Content-Encoding` other than gzip, deflate or br. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `internal_error`: unexpected; the body carries no internals. Quote `request_id`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    Reviews_reject: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The person in the platform's UI this write is made for (1..200 characters); recorded in the audit trail and in decisions. */
+                "X-Acting-User": string;
+            };
+            path: {
+                /** @description The candidate revision (ids are unique across tenants). */
+                revisionId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["PlatformReviewDecisionRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlatformReviewDecision"];
+                };
+            };
+            /** @description `validation_failed`: revisionId is not a positive integer, `note` too long, an unknown field, or `X-Acting-User` missing or invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`. */
+            401: {
+                headers: {
+                    /** @description e.g. `Bearer realm="api", error="invalid_token"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Needs a platform key with scope `platform:reviews` (`insufficient_scope`). */
+            403: {
+                headers: {
+                    /** @description With `insufficient_scope`: `Bearer realm="api", error="insufficient_scope", scope="…"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `not_found`: no candidate revision has this id. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `revision_not_staged`: the candidate is already accepted, rejected or superseded. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `payload_too_large`: the body exceeds the `BODY_LIMIT` of the server (5 MiB). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `unsupported_media_type`: the body is not `application/json` in UTF-8, or has a `Content-Encoding` other than gzip, deflate or br. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `internal_error`: unexpected; the body carries no internals. Quote `request_id`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
     Content_putProject: {
         parameters: {
             query?: never;

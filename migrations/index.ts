@@ -14,6 +14,7 @@ import { VersionIndexJson1764003000000 } from './1764003000000-version-index-jso
 import { ProjectSummaryJson1764003100000 } from './1764003100000-project-summary-json.js';
 import { PlatformApi1764003200000 } from './1764003200000-platform-api.js';
 import { PlatformExternalIds1764003300000 } from './1764003300000-platform-external-ids.js';
+import { ReviewQueue1764003400000 } from './1764003400000-review-queue.js';
 
 /** Every migration, in order. Listed explicitly so the build, the CLI and the tests agree. */
 export const MIGRATIONS = [
@@ -33,4 +34,5 @@ export const MIGRATIONS = [
   ProjectSummaryJson1764003100000,
   PlatformApi1764003200000,
   PlatformExternalIds1764003300000,
+  ReviewQueue1764003400000,
 ];

@@ -29,6 +29,16 @@ export function buildPlatformOpenApiDocument(app: INestApplication): OpenAPIObje
       'content',
       "The platform's projects, documents, versions and file metadata by its own ids; NDJSON import.",
     )
+    .addTag(
+      'reviews',
+      'The review queue: candidate revisions of every tenant, each with its base and RFC 6902 ' +
+        'diffs; accept or reject for the person in `X-Acting-User` (scope `platform:reviews`).',
+    )
+    .addTag('tenants', 'Tenants (companies), their plans and entitlement overrides.')
+    .addTag(
+      'credentials',
+      "Tenants' API clients and personal access tokens; secrets shown once, never listed.",
+    )
     .addBearerAuth(
       {
         type: 'http',

@@ -1,8 +1,11 @@
 import type { Type } from '@nestjs/common';
 import { AuditService } from '../modules/audit/audit.service.js';
+import { CredentialAdminService } from '../modules/auth/credential-admin.service.js';
+import { TenancyService } from '../modules/tenancy/tenancy.service.js';
 import { ContentService } from '../modules/content/content.service.js';
 import { MetricsService } from '../modules/metrics/metrics.service.js';
 import { PlatformKeysService } from '../modules/platform-keys/platform-keys.service.js';
+import { ReviewQueueService } from '../modules/revisions/review-queue.service.js';
 
 /**
  * The integration application's providers the platform application uses: the instances
@@ -13,5 +16,8 @@ export const SHARED_SERVICES: Type[] = [
   PlatformKeysService,
   AuditService,
   MetricsService,
+  ReviewQueueService,
+  TenancyService,
+  CredentialAdminService,
   ContentService,
 ];

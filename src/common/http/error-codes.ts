@@ -21,8 +21,10 @@ export const ERROR_CODES = {
   webhook_revoked: { status: 409, title: 'Webhook revoked' },
   delivery_not_replayable: { status: 409, title: 'Delivery not replayable' },
   webhook_limit_reached: { status: 409, title: 'Webhook limit reached' },
-  /** The CLI's `revision accept`/`reject` of a revision that is no longer staged. */
+  /** Accept or reject (CLI, platform API) of a revision that is no longer staged. */
   revision_not_staged: { status: 409, title: 'Revision not staged' },
+  /** Administration (CLI, platform API): a new secret asked for a disabled client. */
+  client_disabled: { status: 409, title: 'Client disabled' },
   /** The platform API's new version with an `If-Match` that is not the current content hash. */
   precondition_failed: { status: 412, title: 'Precondition failed' },
   payload_too_large: { status: 413, title: 'Payload too large' },
