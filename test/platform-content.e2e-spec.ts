@@ -549,7 +549,8 @@ describe('platform content (HTTP)', () => {
       );
       expect(audit).toEqual([
         { tenant_id: tenantId, outcome: 'success' },
-        { tenant_id: null, outcome: 'failure' },
+        // a refusal on a known project is the project's tenant's too
+        { tenant_id: tenantId, outcome: 'failure' },
       ]);
       expect(t.logs.join('\n')).not.toContain('very-private-bucket');
     });
@@ -570,6 +571,13 @@ describe('platform content (HTTP)', () => {
         code: 'precondition_failed',
         current_version_id: f.versionIds.at(-1),
       });
+      await t.app.get(AuditService).drain();
+      const refused: Array<{ tenant_id: number; detail: string }> = await db.query(
+        `SELECT tenant_id, detail FROM audit_log WHERE action = 'platform.document.version'
+          AND target = $1`,
+        [`document:${f.documentId}`],
+      );
+      expect(refused).toEqual([{ tenant_id: f.caller.tenantId, detail: 'precondition_failed' }]);
       const weak = await platformCall(t, 'POST', path, {
         auth: key.auth,
         actor,

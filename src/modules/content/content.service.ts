@@ -133,6 +133,16 @@ export class ContentService {
     private readonly documents: DocumentsService,
   ) {}
 
+  /** The tenant of a project (any tenant's: the platform acts on all); 404 when there is none. */
+  tenantOfProject(projectId: number): Promise<number> {
+    return this.projects.tenantOfProject(projectId);
+  }
+
+  /** The tenant of a document (any tenant's); 404 when there is none. */
+  tenantOfDocument(documentId: number): Promise<number> {
+    return this.documents.tenantOfDocument(documentId);
+  }
+
   /** PUT /tenants/{tenantId}/projects/{externalId}; 404 for an unknown tenant. */
   async putProject(
     tenantId: number,
@@ -195,15 +205,11 @@ export class ContentService {
     );
   }
 
-  /**
-   * DELETE /projects/{projectId}/files/{externalId}; 404 when the project has no such file.
-   * Answers the tenant it belonged to (for the audit line).
-   */
-  async deleteFile(projectId: number, externalId: string): Promise<number> {
+  /** DELETE /projects/{projectId}/files/{externalId}; 404 when the project has no such file. */
+  async deleteFile(projectId: number, externalId: string): Promise<void> {
     requireExternalId(externalId);
     const tenantId = await this.projects.tenantOfProject(projectId);
     await this.projects.deleteFile(tenantId, projectId, externalId);
-    return tenantId;
   }
 
   /**

@@ -1,5 +1,16 @@
 import type { IncomingMessage } from 'node:http';
-import { Body, Controller, Delete, HttpCode, Param, Post, Put, Req, Res } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Delete,
+  HttpCode,
+  Param,
+  Post,
+  Put,
+  Req,
+  Res,
+  UseInterceptors,
+} from '@nestjs/common';
 import {
   ApiBody,
   ApiConsumes,
@@ -18,9 +29,10 @@ import { ApiProblemResponses } from '../../../common/http/api-problem-responses.
 import { MAX_ID, ParseIdPipe } from '../../../common/http/params.js';
 import type { HttpRequest, HttpResponse } from '../../../common/http/platform/http-platform.js';
 import { RequestStream } from '../../../common/http/request-stream.decorator.js';
-import { Audited, auditLocalsOf } from '../../audit/audited.decorator.js';
+import { Audited } from '../../audit/audited.decorator.js';
 import { ActingUser, PlatformAuthorized } from '../../platform-keys/platform-access.js';
 import { ContentService, type ImportReport, type OfTenant } from '../content.service.js';
+import { ContentTenantInterceptor, contentTenantOf } from './content-tenant.interceptor.js';
 import {
   CreatePlatformVersionRequest,
   PutPlatformDocumentRequest,
@@ -59,9 +71,6 @@ const idParam = (name: string, what: string) =>
   });
 
 const UPSERT_NOTE = ' Answers 201 when it was created, 200 when it existed and was updated.';
-
-const tenantOfBody = (_req: HttpRequest, body: unknown): number | null =>
-  (body as { tenant_id?: number } | undefined)?.tenant_id ?? null;
 
 /** Sets 201 for a created row, 200 for an updated one, and answers the row. */
 function answer<V>(reply: HttpResponse, upserted: { created: boolean; view: V }): V {
@@ -111,8 +120,9 @@ export class ContentPlatformController {
     action: 'platform.document.upsert',
     target: (req) =>
       `project:${String(req.params['projectId'])}:document:external:${String(req.params['externalId'])}`,
-    tenant: tenantOfBody,
+    tenant: contentTenantOf,
   })
+  @UseInterceptors(ContentTenantInterceptor)
   @ApiOperation({
     summary: "Create or update a document by the platform's id",
     description:
@@ -143,8 +153,9 @@ export class ContentPlatformController {
   @Audited({
     action: 'platform.document.version',
     target: (req) => `document:${String(req.params['documentId'])}`,
-    tenant: tenantOfBody,
+    tenant: contentTenantOf,
   })
+  @UseInterceptors(ContentTenantInterceptor)
   @ApiOperation({
     summary: "A new version from the platform's editing",
     description:
@@ -186,8 +197,9 @@ export class ContentPlatformController {
     action: 'platform.file.upsert',
     target: (req) =>
       `project:${String(req.params['projectId'])}:file:external:${String(req.params['externalId'])}`,
-    tenant: tenantOfBody,
+    tenant: contentTenantOf,
   })
+  @UseInterceptors(ContentTenantInterceptor)
   @ApiOperation({
     summary: "Create or replace a file's metadata by the platform's id",
     description:
@@ -215,7 +227,9 @@ export class ContentPlatformController {
     action: 'platform.file.delete',
     target: (req) =>
       `project:${String(req.params['projectId'])}:file:external:${String(req.params['externalId'])}`,
+    tenant: contentTenantOf,
   })
+  @UseInterceptors(ContentTenantInterceptor)
   @ApiOperation({
     summary: "Delete a file's metadata by the platform's id",
     description: 'Deletes the metadata only (the service never holds the bytes).',
@@ -231,10 +245,8 @@ export class ContentPlatformController {
     @ActingUser() _actor: string,
     @Param('projectId', ParseIdPipe) projectId: number,
     @Param('externalId') externalId: string,
-    @Req() req: HttpRequest,
   ): Promise<void> {
-    // no body to read the tenant from: the audit line gets it here
-    auditLocalsOf(req).tenantId = await this.content.deleteFile(projectId, externalId);
+    return this.content.deleteFile(projectId, externalId);
   }
 
   @Post('tenants/:tenantId/import')
