@@ -7,6 +7,7 @@ import { AuditService } from '../src/modules/audit/audit.service.js';
 import { ContentService, IMPORT_ERRORS_KEPT } from '../src/modules/content/content.service.js';
 import { PreconditionFailedError } from '../src/modules/documents/documents.errors.js';
 import { startTestApp, type TestApp } from './support/app.js';
+import { exchange } from './support/raw-exchange.js';
 import { createCaller, createTenant } from './support/factories.js';
 import {
   createPlatformKey,
@@ -666,6 +667,31 @@ describe('platform content (HTTP)', () => {
         { actor, outcome: 'success' },
       ]);
       expect(t.logs.join('\n')).not.toContain('import-secret');
+    });
+
+    it('reads no byte of the body before the key and its scope are known good', async () => {
+      const tenantId = await createTenant(t.app);
+      const other = await createPlatformKey(t.app, ['platform:tenants'], 'no-content');
+      const head = (auth: string) =>
+        [
+          `POST /platform/v1/tenants/${tenantId}/import HTTP/1.1`,
+          `Host: 127.0.0.1`,
+          `Content-Type: application/x-ndjson`,
+          // announced, never sent: an answer can only come from a server that did not wait for it
+          `Content-Length: 50000000`,
+          `X-Acting-User: alice`,
+          ...(auth ? [`Authorization: ${auth}`] : []),
+          '',
+          '{"kind":"project"',
+        ].join('\r\n');
+      const none = await exchange(t.platformUrl, head(''));
+      expect(none.status).toBe(401);
+      expect(none.closed).toBe(true);
+      // the guard has met the route once (the key holding its scope), so the admission knows it
+      await importCall(t, tenantId, '', { auth: key.auth });
+      const wrong = await exchange(t.platformUrl, head(other.auth));
+      expect(wrong.status).toBe(403);
+      expect(wrong.closed).toBe(true);
     });
 
     it('refuses another media type or a compressed body with 415', async () => {
