@@ -21,6 +21,7 @@ import { PlatformKeysModule } from './modules/platform-keys/platform-keys.module
 import { ProjectsModule } from './modules/projects/projects.module.js';
 import { RetentionModule } from './modules/retention/retention.module.js';
 import { RevisionsModule } from './modules/revisions/revisions.module.js';
+import { ContentModule } from './modules/content/content.module.js';
 import { DemoModule } from './demo/demo.module.js';
 import { TenancyModule } from './modules/tenancy/tenancy.module.js';
 import { WebhooksModule } from './modules/webhooks/webhooks.module.js';
@@ -57,6 +58,7 @@ export class AppModule {
         ProjectsModule,
         DocumentsModule,
         RevisionsModule,
+        ContentModule,
         DemoModule,
         RetentionModule,
         PlatformKeysModule,

@@ -31,6 +31,10 @@ export function buildPlatformOpenApiDocument(app: INestApplication): OpenAPIObje
     .setLicense('Proprietary', 'https://grc.example.com/terms')
     .addServer('/', 'This server (paths carry the /platform/v1 prefix)')
     .addTag(
+      'content',
+      "The platform's projects, documents, versions and file metadata by its own ids; NDJSON import.",
+    )
+    .addTag(
       'reviews',
       'The review queue: candidate revisions of every tenant, each with its base and RFC 6902 ' +
         'diffs; accept or reject for the person in `X-Acting-User` (scope `platform:reviews`).',

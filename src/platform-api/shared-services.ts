@@ -4,6 +4,7 @@ import { CredentialAdminService } from '../modules/auth/credential-admin.service
 import { TenancyService } from '../modules/tenancy/tenancy.service.js';
 import { EventFeedService } from '../modules/events/feed/event-feed.service.js';
 import { EventStreamHub } from '../modules/events/feed/event-stream-hub.js';
+import { ContentService } from '../modules/content/content.service.js';
 import { MetricsService } from '../modules/metrics/metrics.service.js';
 import { PlatformKeysService } from '../modules/platform-keys/platform-keys.service.js';
 import { ReviewQueueService } from '../modules/revisions/review-queue.service.js';
@@ -22,4 +23,5 @@ export const SHARED_SERVICES: Type[] = [
   CredentialAdminService,
   EventFeedService,
   EventStreamHub,
+  ContentService,
 ];

@@ -109,6 +109,12 @@ export interface BodyTerms {
   readonly forms: boolean;
   /** A limit of the route's own, below the server's (`BODY_LIMIT`). */
   readonly limit?: number;
+  /**
+   * The one media type (lowercase, without parameters) of a route that reads its body itself, as
+   * a stream (`@RequestStream()`): such a body, once admitted, is left unread here, and no
+   * whole-body limit applies (the route bounds what it holds). Any other media type is 415.
+   */
+  readonly stream?: string;
 }
 
 /**
