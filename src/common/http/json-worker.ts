@@ -22,7 +22,10 @@ function run(job: JsonJob): JsonJobAnswer {
   const headers: IncomingHttpHeaders = job.headers;
   const limits: JsonLimits = job.limits;
   try {
-    const decoded = decodeBigJson(headers, Buffer.from(job.bytes), job.limit, limits);
+    // a view of the transferred bytes, not a copy of them
+    const { buffer, byteOffset, byteLength } = job.bytes;
+    const bytes = Buffer.from(buffer, byteOffset, byteLength);
+    const decoded = decodeBigJson(headers, bytes, job.limit, limits);
     return { id: job.id, decoded };
   } catch (err) {
     if (err instanceof ValidationFailedError) {
