@@ -15,7 +15,10 @@ import type { JsonJob, JsonJobAnswer } from './json-worker-pool.js';
 lowerOwnPriority();
 
 parentPort?.on('message', (job: JsonJob) => {
-  parentPort!.postMessage(run(job));
+  const answer = run(job);
+  // the canonical texts are moved, not copied (each has its memory to itself: jsonbBytes)
+  const moved = 'decoded' in answer ? answer.decoded.prepared.map((m) => m.jsonb.buffer) : [];
+  parentPort!.postMessage(answer, moved as ArrayBuffer[]);
 });
 
 function run(job: JsonJob): JsonJobAnswer {

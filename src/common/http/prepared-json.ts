@@ -29,8 +29,11 @@ export interface PreparedMember {
   readonly nodes: number;
   /** What `freeJsonProblem` found in it; then `canonical` and `hash` are empty. */
   readonly problem: FieldError | null;
-  /** Its RFC 8785 canonical JSON, and the SHA-256 of that (the content hash). */
-  readonly canonical: string;
+  /**
+   * Its RFC 8785 canonical JSON in PostgreSQL's binary form of `jsonb` (`jsonbBytes`), moved to
+   * the event loop's thread without a copy; and the SHA-256 of the JSON (the content hash).
+   */
+  readonly jsonb: Uint8Array;
   readonly hash: string;
 }
 
@@ -55,10 +58,16 @@ export class PreparedJson {
     return this.member.problem;
   }
 
-  /** The canonical JSON; only for a member without a problem. */
-  get canonical(): string {
+  /** The canonical JSON as a `jsonb` parameter (binary form); only for a member without a problem. */
+  get jsonb(): Buffer {
     if (this.member.problem) throw new Error('a refused value has no canonical JSON');
-    return this.member.canonical;
+    const { buffer, byteOffset, byteLength } = this.member.jsonb;
+    return Buffer.from(buffer, byteOffset, byteLength);
+  }
+
+  /** The canonical JSON as text (made on each call); only for a member without a problem. */
+  get canonical(): string {
+    return this.jsonb.toString('utf8', 1);
   }
 
   get hash(): string {

@@ -37,7 +37,7 @@ describe('a worker under the heap flags of npm start', () => {
       { encoding: 'utf8' },
     );
     const MB = 1024 * 1024;
-    const { own, plain, main } = JSON.parse(out) as Record<string, number>;
+    const { own, plain, main } = JSON.parse(out) as { own: number; plain: number; main: number };
     expect(own / MB).toBeLessThan(48);
     expect(plain / MB).toBeGreaterThan(256);
     expect(main / MB).toBeGreaterThan(256);

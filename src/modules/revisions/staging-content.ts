@@ -1,7 +1,12 @@
 import { createHash } from 'node:crypto';
 import canonicalize from 'canonicalize';
 import { ValidationFailedError } from '../../common/http/app-error.js';
-import { canonicalJson, hashOfCanonical } from '../../common/http/canonical-json.js';
+import {
+  canonicalJson,
+  canonicalOf,
+  hashOfCanonical,
+  type JsonbParam,
+} from '../../common/http/canonical-json.js';
 import {
   freeJsonProblem,
   type FreeJsonValue,
@@ -25,12 +30,12 @@ export interface StagingHeaders {
  * body's content arrives prepared (checked, canonicalised and hashed off the event loop).
  */
 export function storableContent(content: FreeJsonValue<Record<string, unknown>>): {
-  json: string;
+  json: JsonbParam;
   hash: string;
 } {
   if (content instanceof PreparedJson) {
     if (content.problem) throw new ValidationFailedError([content.problem]);
-    return { json: content.canonical, hash: content.hash };
+    return { json: content.jsonb, hash: content.hash };
   }
   const problem = freeJsonProblem(content, 'content');
   if (problem) throw new ValidationFailedError([problem]);
@@ -48,14 +53,14 @@ export function storableContent(content: FreeJsonValue<Record<string, unknown>>)
  */
 export function requestHash(
   dto: StageRevisionRequest,
-  contentJson: string,
+  contentJson: JsonbParam,
   ifMatch: IfMatch | undefined,
   h: StagingHeaders,
 ): string {
   const json = (value: unknown): string => canonicalize(value) ?? 'null';
   return createHash('sha256')
     .update(`{"body":{"base_version_id":${json(dto.base_version_id ?? null)},"content":`)
-    .update(contentJson)
+    .update(canonicalOf(contentJson))
     .update(`,"html":${json(dto.html ?? null)}`)
     .update(`,"source_reference":${json(dto.source_reference ?? null)}}`)
     .update(
