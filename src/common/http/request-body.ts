@@ -7,6 +7,7 @@ import { atMinimumRate, type BodyRate } from './body-rate.js';
 import { BodyError, bodyKindOf, decodeBody } from './body-decoding.js';
 import type { JsonLimits } from './json-limits.js';
 import { decodeBigJsonOffLoop } from './json-worker-pool.js';
+import { collectYoungGarbage } from './young-garbage.js';
 import type { BodyAdmission, BodyTerms, HttpRequest } from './platform/http-platform.js';
 
 export interface BodyReading {
@@ -123,6 +124,7 @@ export async function readRequestBody(reading: BodyReading): Promise<unknown> {
       const gone = new AbortController();
       reading.onResponseClosed(() => gone.abort());
       reading.onResponseClosed(await bigBodies.acquire(null, () => gone.signal));
+      reading.onResponseClosed(() => setImmediate(collectYoungGarbage));
       // decoded, parsed, checked and hashed off the event loop (json-prepare.ts)
       if (kind === 'json') {
         return await decodeBigJsonOffLoop(raw.headers, bytes, limit, reading.jsonLimits);
