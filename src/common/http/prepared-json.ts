@@ -62,7 +62,21 @@ export class PreparedJson {
   get jsonb(): Buffer {
     if (this.member.problem) throw new Error('a refused value has no canonical JSON');
     const { buffer, byteOffset, byteLength } = this.member.jsonb;
+    if (byteLength === 0) throw new Error('the canonical JSON was released');
     return Buffer.from(buffer, byteOffset, byteLength);
+  }
+
+  /**
+   * Frees the canonical JSON's memory now (the request is answered). The request, and so this
+   * value, stays reachable until its connection's next request, and a collection after that.
+   */
+  release(): void {
+    // ES2024's ArrayBuffer.prototype.transfer (Node 24): detaching frees the memory at once
+    const buffer = this.member.jsonb.buffer as unknown as {
+      byteLength: number;
+      transfer(length: number): unknown;
+    };
+    if (buffer.byteLength > 0) buffer.transfer(0);
   }
 
   /** The canonical JSON as text (made on each call); only for a member without a problem. */
@@ -78,3 +92,9 @@ export class PreparedJson {
 
 /** A free JSON field of a request: as parsed, or prepared off the event loop for a big body. */
 export type FreeJsonValue<T> = T | PreparedJson;
+
+/** Frees the canonical JSON of each prepared member of `body` (`PreparedJson.release`). */
+export function releasePrepared(body: unknown): void {
+  if (body === null || typeof body !== 'object') return;
+  for (const value of Object.values(body)) if (value instanceof PreparedJson) value.release();
+}

@@ -7,6 +7,7 @@ import { atMinimumRate, type BodyRate } from './body-rate.js';
 import { BodyError, bodyKindOf, decodeBody } from './body-decoding.js';
 import type { JsonLimits } from './json-limits.js';
 import { decodeBigJsonOffLoop } from './json-worker-pool.js';
+import { releasePrepared } from './prepared-json.js';
 import { collectYoungGarbage } from './young-garbage.js';
 import type { BodyAdmission, BodyTerms, HttpRequest } from './platform/http-platform.js';
 
@@ -127,7 +128,12 @@ export async function readRequestBody(reading: BodyReading): Promise<unknown> {
       reading.onResponseClosed(() => setImmediate(collectYoungGarbage));
       // decoded, parsed, checked and hashed off the event loop (json-prepare.ts)
       if (kind === 'json') {
-        return await decodeBigJsonOffLoop(raw.headers, bytes, limit, reading.jsonLimits);
+        const body = await decodeBigJsonOffLoop(raw.headers, bytes, limit, reading.jsonLimits);
+        // once answered in full, the handler is done with it (a connection closed early may not be)
+        reading.onResponseClosed(() => {
+          if (reading.response.writableFinished) releasePrepared(body);
+        });
+        return body;
       }
     }
     return decodeBody(kind, raw.headers, bytes, limit, reading.jsonLimits);
