@@ -128,6 +128,8 @@ export async function readRequestBody(reading: BodyReading): Promise<unknown> {
       reading.onResponseClosed(() => setImmediate(collectYoungGarbage));
       // decoded, parsed, checked and hashed off the event loop (json-prepare.ts)
       if (kind === 'json') {
+        // the socket's chunks of the bytes are garbage now, and the bytes go to the worker
+        setImmediate(collectYoungGarbage);
         const body = await decodeBigJsonOffLoop(raw.headers, bytes, limit, reading.jsonLimits);
         // once answered in full, the handler is done with it (a connection closed early may not be)
         reading.onResponseClosed(() => {
