@@ -57,10 +57,7 @@ async function stagedCount(): Promise<number> {
  */
 function contentOf(nodes: number, width: number): Record<string, string> {
   return Object.fromEntries(
-    Array.from({ length: nodes - 1 }, (_, i) => [
-      `k${i}`,
-      `${i}`.padEnd(width, i % 2 ? 'x' : 'ü'),
-    ]),
+    Array.from({ length: nodes - 1 }, (_, i) => [`k${i}`, `${i}`.padEnd(width, i % 2 ? 'x' : 'ü')]),
   );
 }
 
