@@ -19,10 +19,8 @@ import type { CursorPage } from '../../../common/pagination/cursor.js';
 import type { ClientListRow, PatListRow } from '../auth.repository.js';
 import { CredentialAdminService } from '../credential-admin.service.js';
 import { CLIENT_ID_PATTERN, ParseClientIdPipe } from './client-id.pipe.js';
-import {
-  CredentialTenantInterceptor,
-  credentialTenantOf,
-} from './credential-tenant.interceptor.js';
+import { CredentialTenantInterceptor } from './credential-tenant.interceptor.js';
+import { tenantOfAnswer } from '../../audit/route-tenant.interceptor.js';
 import {
   CreateClientRequest,
   CreatePatRequest,
@@ -124,7 +122,7 @@ export class CredentialsPlatformController {
 
   @Post('clients/:clientId/disable')
   @HttpCode(200)
-  @Audited({ action: 'client.disable', target: clientTarget, tenant: credentialTenantOf })
+  @Audited({ action: 'client.disable', target: clientTarget, tenant: tenantOfAnswer })
   @UseInterceptors(CredentialTenantInterceptor)
   @ApiOperation({
     summary: 'Disable an API client',
@@ -151,7 +149,7 @@ export class CredentialsPlatformController {
   @Post('clients/:clientId/secret/rotate')
   @NoStore()
   @HttpCode(200)
-  @Audited({ action: 'client.rotate_secret', target: clientTarget, tenant: credentialTenantOf })
+  @Audited({ action: 'client.rotate_secret', target: clientTarget, tenant: tenantOfAnswer })
   @UseInterceptors(CredentialTenantInterceptor)
   @ApiOperation({
     summary: "Rotate an API client's secret",
@@ -257,7 +255,7 @@ export class CredentialsPlatformController {
 
   @Post('pats/:patId/revoke')
   @HttpCode(200)
-  @Audited({ action: 'pat.revoke', target: patTarget, tenant: credentialTenantOf })
+  @Audited({ action: 'pat.revoke', target: patTarget, tenant: tenantOfAnswer })
   @UseInterceptors(CredentialTenantInterceptor)
   @ApiOperation({
     summary: 'Revoke a personal access token',

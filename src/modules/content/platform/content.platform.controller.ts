@@ -32,7 +32,8 @@ import { RequestStream } from '../../../common/http/request-stream.decorator.js'
 import { Audited } from '../../audit/audited.decorator.js';
 import { ActingUser, PlatformAuthorized } from '../../platform-keys/platform-access.js';
 import { ContentService, type ImportReport, type OfTenant } from '../content.service.js';
-import { ContentTenantInterceptor, contentTenantOf } from './content-tenant.interceptor.js';
+import { ContentTenantInterceptor } from './content-tenant.interceptor.js';
+import { tenantOfAnswer } from '../../audit/route-tenant.interceptor.js';
 import {
   CreatePlatformVersionRequest,
   PutPlatformDocumentRequest,
@@ -120,7 +121,7 @@ export class ContentPlatformController {
     action: 'platform.document.upsert',
     target: (req) =>
       `project:${String(req.params['projectId'])}:document:external:${String(req.params['externalId'])}`,
-    tenant: contentTenantOf,
+    tenant: tenantOfAnswer,
   })
   @UseInterceptors(ContentTenantInterceptor)
   @ApiOperation({
@@ -153,7 +154,7 @@ export class ContentPlatformController {
   @Audited({
     action: 'platform.document.version',
     target: (req) => `document:${String(req.params['documentId'])}`,
-    tenant: contentTenantOf,
+    tenant: tenantOfAnswer,
   })
   @UseInterceptors(ContentTenantInterceptor)
   @ApiOperation({
@@ -197,7 +198,7 @@ export class ContentPlatformController {
     action: 'platform.file.upsert',
     target: (req) =>
       `project:${String(req.params['projectId'])}:file:external:${String(req.params['externalId'])}`,
-    tenant: contentTenantOf,
+    tenant: tenantOfAnswer,
   })
   @UseInterceptors(ContentTenantInterceptor)
   @ApiOperation({
@@ -227,7 +228,7 @@ export class ContentPlatformController {
     action: 'platform.file.delete',
     target: (req) =>
       `project:${String(req.params['projectId'])}:file:external:${String(req.params['externalId'])}`,
-    tenant: contentTenantOf,
+    tenant: tenantOfAnswer,
   })
   @UseInterceptors(ContentTenantInterceptor)
   @ApiOperation({
