@@ -4,13 +4,24 @@ import { rm, writeFile } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import createClient, { type Client } from 'openapi-fetch';
+import type { paths as PlatformPaths } from 'grc-integration-api/platform-api-types';
 import type { EventData, SubscribableEventType } from './events.cjs';
 import { serviceNode } from './node-binary.cjs';
 import { startReceiver, type WebhookReceiver } from './receiver.cjs';
 import { cleanStaleRuns, newRun, removeRunDir, writeOwner } from './runs.cjs';
-import { ALL_SCOPES } from './scopes.cjs';
+import { ALL_PLATFORM_SCOPES, ALL_SCOPES } from './scopes.cjs';
 
 const API_PREFIX = '/api/v1';
+/** `X-Acting-User` of the kit's platform calls, unless a call sets its own. */
+export const DEFAULT_ACTING_USER = 'testing-kit';
+
+/**
+ * A typed client of the platform API (openapi-fetch over the package's `platform-api-types`):
+ * `api.platform.GET('/platform/v1/tenants')`. It sends the kit's platform key and
+ * `X-Acting-User: testing-kit`; a call's own `headers` override either.
+ */
+export type PlatformClient = Client<PlatformPaths, 'application/json'>;
 /** dist/src: the service's entry points. */
 const DIST = resolve(__dirname, '..');
 /** The package's directory, whose node_modules may hold the `node` package. */
@@ -93,6 +104,24 @@ export interface IntegrationApi {
   pid: number;
   /** The run's temporary directory (embedded PostgreSQL under `data/`, the admin socket). */
   runDir: string;
+  /**
+   * `http://127.0.0.1:<port>`: the platform API's listener (PLATFORM_API_PORT, a free port); its
+   * paths start with `/platform/v1`. Throws when the service runs with `PLATFORM_API_PORT=off`.
+   */
+  platformUrl: string;
+  /**
+   * The platform key (`gpk_…`, every platform scope) the kit made when it started the service,
+   * for what `platform` does not do (a raw `fetch`, an event stream). Throws like `platformUrl`.
+   */
+  platformKey: string;
+  /**
+   * A typed client of the platform API, authenticated with `platformKey`, sending
+   * `X-Acting-User: testing-kit` (a call's own `headers` override it):
+   * `await api.platform.POST('/platform/v1/revisions/{revisionId}/accept', { params: { path:
+   * { revisionId } }, body: {}, headers: { 'X-Acting-User': 'jane@acme' } })`.
+   * Throws like `platformUrl`.
+   */
+  platform: PlatformClient;
   /** Runs an administration command (as `grc-integration-api <args>`), answered by the service. */
   cli(...args: string[]): Promise<CliResult>;
   /** One `fixture apply`: a tenant with a client holding `scopes`, and a token of that client. */
@@ -136,6 +165,8 @@ export interface ServiceAddress {
   pid: number;
   runDir: string;
   socketPath: string;
+  /** The platform listener's origin and the kit's key there; absent with PLATFORM_API_PORT=off. */
+  platform?: { url: string; key: string; keyId: number };
 }
 
 /** The message the service sends on its IPC channel once it accepts requests. */
@@ -144,6 +175,7 @@ interface ReadyMessage {
   pid: number;
   port: number;
   url: string;
+  platformPort?: number;
 }
 
 function runNode(
@@ -199,6 +231,50 @@ function answerOf(what: string, result: CliResult): Record<string, unknown> {
   return result.json;
 }
 
+function platformClientOf(url: string, key: string): PlatformClient {
+  return createClient<PlatformPaths, 'application/json'>({
+    baseUrl: url,
+    headers: { authorization: `Bearer ${key}`, 'x-acting-user': DEFAULT_ACTING_USER },
+  });
+}
+
+/** `host` as the kit reaches it: a wildcard address is reached on loopback. */
+function reachableHost(host: string): string {
+  if (host === '' || host === '0.0.0.0' || host === '::') return '127.0.0.1';
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+/**
+ * Makes the kit's platform key (every platform scope) through the admin socket, as an operator
+ * makes one with `platform-key create`.
+ */
+async function createKitKey(socketPath: string): Promise<{ key: string; keyId: number }> {
+  const argv = [
+    'platform-key',
+    'create',
+    '--name',
+    'testing-kit',
+    '--scopes',
+    ALL_PLATFORM_SCOPES.join(' '),
+    '--json',
+  ];
+  const answer = await adminCall(socketPath, argv);
+  const made = answerOf('platform-key create', { ...answer, json: parseJson(answer.stdout) });
+  if (typeof made.key !== 'string' || typeof made.key_id !== 'number') {
+    throw new Error(`platform-key create answered without a key: ${JSON.stringify(made.key_id)}`);
+  }
+  return { key: made.key, keyId: made.key_id };
+}
+
+/** Each handle's service address, for `globalSetup` to publish to the workers. */
+const ADDRESSES = new WeakMap<IntegrationApi, ServiceAddress>();
+
+export function addressOf(api: IntegrationApi): ServiceAddress {
+  const address = ADDRESSES.get(api);
+  if (!address) throw new Error('not a handle of the testing kit');
+  return address;
+}
+
 /**
  * A handle on a running service. `owned`: the service is this handle's (its `stop()` stops it,
  * `reset()` empties every tenant); otherwise it is shared and the handle keeps to its tenants.
@@ -209,6 +285,17 @@ export function handleOn(
 ): IntegrationApi {
   const { baseUrl, socketPath, runDir } = address;
   const apiUrl = `${baseUrl}${API_PREFIX}`;
+  const platform = address.platform;
+  const platformClient = platform ? platformClientOf(platform.url, platform.key) : undefined;
+  const platformOn = <T,>(value: T | undefined): T => {
+    if (value === undefined) {
+      throw new Error(
+        'the platform API is off in this service (PLATFORM_API_PORT=off in its env): ' +
+          'api.platform, platformUrl and platformKey need its listener',
+      );
+    }
+    return value;
+  };
   const receivers: WebhookReceiver[] = [];
   const tenants = new Set<number>();
   let stopped: Promise<void> | undefined;
@@ -332,12 +419,21 @@ export function handleOn(
       if (service.owned) await service.stop();
     })());
 
-  return {
+  const handle: IntegrationApi = {
     baseUrl,
     apiUrl,
     port: address.port,
     pid: address.pid,
     runDir,
+    get platformUrl() {
+      return platformOn(platform?.url);
+    },
+    get platformKey() {
+      return platformOn(platform?.key);
+    },
+    get platform() {
+      return platformOn(platformClient);
+    },
     cli,
     createTenant,
     token,
@@ -351,6 +447,8 @@ export function handleOn(
     output: () => (service.owned ? service.output() : ''),
     stop,
   };
+  ADDRESSES.set(handle, address);
+  return handle;
 }
 
 /**
@@ -374,8 +472,10 @@ export async function startIntegrationApi(options: StartOptions = {}): Promise<I
     // the receivers of `webhookReceiver()` listen on loopback over http
     WEBHOOK_ALLOW_HTTP: 'true',
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
-    // no platform listener: its default port (3001) would be shared by every service started
-    PLATFORM_API_PORT: 'off',
+    // the platform listener on a free port of loopback: its default (3001) would be shared by
+    // every service started; PLATFORM_API_PORT=off in `env` turns it off
+    PLATFORM_API_PORT: '0',
+    PLATFORM_API_HOST: '127.0.0.1',
     ...options.env,
     PORT: '0',
     DATA_DIR: join(runDir, 'data'),
@@ -439,6 +539,19 @@ export async function startIntegrationApi(options: StartOptions = {}): Promise<I
     await removeRun();
     throw err;
   }
+  let platform: ServiceAddress['platform'];
+  if (ready.platformPort !== undefined) {
+    try {
+      const { key, keyId } = await createKitKey(socketPath);
+      const host = reachableHost(env.PLATFORM_API_HOST ?? '127.0.0.1');
+      platform = { url: `http://${host}:${ready.platformPort}`, key, keyId };
+    } catch (err) {
+      child.kill('SIGKILL');
+      await exited;
+      await removeRun();
+      throw err;
+    }
+  }
   // a suite that forgets stop() must still be able to exit; the service then follows it
   child.unref();
   child.channel?.unref();
@@ -447,6 +560,16 @@ export async function startIntegrationApi(options: StartOptions = {}): Promise<I
 
   const stopService = async (): Promise<void> => {
     if (child.exitCode === null && child.signalCode === null) {
+      // a PostgreSQL of the caller's outlives the service: no key of every scope is left in it
+      if (platform && options.databaseUrl) {
+        await adminCall(socketPath, [
+          'platform-key',
+          'revoke',
+          '--key',
+          String(platform.keyId),
+          '--json',
+        ]).catch(() => undefined);
+      }
       child.kill('SIGTERM');
       const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
       await exited;
@@ -461,6 +584,7 @@ export async function startIntegrationApi(options: StartOptions = {}): Promise<I
       pid: ready.pid,
       runDir,
       socketPath,
+      ...(platform ? { platform } : {}),
     },
     { owned: true, stop: stopService, output: () => output },
   );

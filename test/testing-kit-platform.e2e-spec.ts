@@ -1,0 +1,148 @@
+import { createRequire } from 'node:module';
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
+import pg from 'pg';
+import { createTestDatabase, type TestDatabase } from './support/database.js';
+
+// The kit's platform client (`api.platform`): its listener, its key, its headers, against the
+// built package (dist/, built by `npm test`) and a real PostgreSQL.
+jest.setTimeout(120_000);
+
+type Kit = typeof import('../src/testing/index.cjs');
+type Api = Awaited<ReturnType<Kit['startIntegrationApi']>>;
+const kit = createRequire(import.meta.url)('../dist/src/testing/index.cjs') as Kit;
+
+async function platformKeys(
+  url: string,
+): Promise<Array<{ name: string; scopes: string[]; revoked: boolean }>> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ name: string; scopes: string[]; revoked: boolean }>(
+      'SELECT name, scopes, revoked_at IS NOT NULL AS revoked FROM platform_keys ORDER BY id',
+    );
+    return rows;
+  } finally {
+    await client.end();
+  }
+}
+
+describe('testing kit: the platform client', () => {
+  let database: TestDatabase;
+  let api: Api;
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    api = await kit.startIntegrationApi({ databaseUrl: database.url, env: database.env });
+  });
+  afterAll(async () => {
+    await api?.stop();
+    await database?.drop();
+  });
+
+  it('starts the platform listener on a free loopback port, with a key of every platform scope', async () => {
+    const { hostname, port, pathname } = new URL(api.platformUrl);
+    expect(hostname).toBe('127.0.0.1');
+    // not the default 3001: two services of one machine must not share it
+    expect(Number(port)).not.toBe(3001);
+    expect(Number(port)).not.toBe(api.port);
+    expect(pathname).toBe('/');
+    expect(api.platformKey).toMatch(/^gpk_/);
+    const listed = await api.cli('platform-key', 'list');
+    expect(listed.exitCode).toBe(0);
+    expect(listed.json).toEqual([
+      expect.objectContaining({
+        name: 'testing-kit',
+        scopes: [...kit.ALL_PLATFORM_SCOPES],
+        revoked_at: null,
+      }),
+    ]);
+    // the key is a live one there: refused without it, past the guard with it
+    const route = `${api.platformUrl}/platform/v1/tenants`;
+    const without = await fetch(route);
+    expect(without.status).toBe(401);
+    await without.arrayBuffer();
+    const withKey = await fetch(route, { headers: { authorization: `Bearer ${api.platformKey}` } });
+    expect(withKey.status).not.toBe(401);
+    await withKey.arrayBuffer();
+  });
+
+  it('sends the key and X-Acting-User: testing-kit, which a call may override', async () => {
+    const seen: Array<{ url: string; auth: string | null; actor: string | null }> = [];
+    const spy = {
+      onRequest({ request }: { request: Request }) {
+        seen.push({
+          url: request.url,
+          auth: request.headers.get('authorization'),
+          actor: request.headers.get('x-acting-user'),
+        });
+        return undefined;
+      },
+    };
+    api.platform.use(spy);
+    try {
+      // the platform document itself: any route of it goes through the same client
+      const path = '/platform/v1/openapi.json' as never;
+      const plain = await api.platform.GET(path);
+      expect(plain.response.status).toBe(200);
+      const asJane = await api.platform.GET(path, { headers: { 'X-Acting-User': 'jane@acme' } });
+      expect(asJane.response.status).toBe(200);
+    } finally {
+      api.platform.eject(spy);
+    }
+    const auth = `Bearer ${api.platformKey}`;
+    expect(seen).toEqual([
+      { url: `${api.platformUrl}/platform/v1/openapi.json`, auth, actor: kit.DEFAULT_ACTING_USER },
+      { url: `${api.platformUrl}/platform/v1/openapi.json`, auth, actor: 'jane@acme' },
+    ]);
+    expect(kit.DEFAULT_ACTING_USER).toBe('testing-kit');
+  });
+
+  it("revokes its key when it stops a service on the caller's PostgreSQL", async () => {
+    const other = await createTestDatabase();
+    try {
+      const second = await kit.startIntegrationApi({ databaseUrl: other.url, env: other.env });
+      expect(await platformKeys(other.directUrl)).toEqual([
+        { name: 'testing-kit', scopes: [...kit.ALL_PLATFORM_SCOPES], revoked: false },
+      ]);
+      await second.stop();
+      expect(await platformKeys(other.directUrl)).toEqual([
+        { name: 'testing-kit', scopes: [...kit.ALL_PLATFORM_SCOPES], revoked: true },
+      ]);
+    } finally {
+      await other.drop();
+    }
+  });
+});
+
+describe('testing kit: with the platform listener off', () => {
+  let database: TestDatabase;
+  let api: Api;
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    api = await kit.startIntegrationApi({
+      databaseUrl: database.url,
+      env: { ...database.env, PLATFORM_API_PORT: 'off' },
+    });
+  });
+  afterAll(async () => {
+    await api?.stop();
+    await database?.drop();
+  });
+
+  it('says so when the platform client is asked for, makes no key, and createTenant still works', async () => {
+    expect(() => api.platform).toThrow(/platform API is off .*PLATFORM_API_PORT=off/);
+    expect(() => api.platformUrl).toThrow(/PLATFORM_API_PORT=off/);
+    expect(() => api.platformKey).toThrow(/PLATFORM_API_PORT=off/);
+    expect(await platformKeys(database.directUrl)).toEqual([]);
+    const acme = await api.createTenant({ name: 'Acme', projects: [{ name: 'P' }] });
+    expect(acme.tenant.name).toBe('Acme');
+    const res = await fetch(`${api.apiUrl}/projects`, {
+      headers: { authorization: `Bearer ${acme.token}` },
+    });
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { data: Array<{ name: string }> }).data).toEqual([
+      expect.objectContaining({ name: 'P' }),
+    ]);
+  });
+});
