@@ -1,4 +1,6 @@
+import { writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import pg from 'pg';
 import { createTestDatabase, type TestDatabase } from './support/database.js';
@@ -100,6 +102,50 @@ describe('testing kit: the platform client', () => {
       { url: `${api.platformUrl}/platform/v1/openapi.json`, auth, actor: 'jane@acme' },
     ]);
     expect(kit.DEFAULT_ACTING_USER).toBe('testing-kit');
+  });
+
+  it('fixture apply adds to an existing tenant named by tenant_id, and refuses what it cannot', async () => {
+    const made = await api.cli('tenant', 'create', '--name', 'Existing', '--plan', 'starter');
+    const tenantId = made.json!.tenant_id as number;
+    const apply = async (entry: object) => {
+      const file = join(api.runDir, `fixture-test-${Date.now()}.json`);
+      writeFileSync(file, JSON.stringify({ tenants: [entry] }));
+      return api.cli('fixture', 'apply', '--file', file);
+    };
+    const added = await apply({
+      tenant_id: tenantId,
+      clients: [{ name: 'reader', scopes: ['projects:read'] }],
+      projects: [{ name: 'Added' }],
+    });
+    expect(added.exitCode).toBe(0);
+    const entry = (added.json!.tenants as Array<Record<string, unknown>>)[0]!;
+    // the tenant as it was: its name and plan untouched
+    expect(entry).toMatchObject({ tenant_id: tenantId, name: 'Existing', plan: 'starter' });
+    const listed = await api.cli('project', 'list', '--tenant', String(tenantId));
+    expect((listed.json!.data as Array<{ name: string }>).map((p) => p.name)).toEqual(['Added']);
+    const tenants = await api.cli('tenant', 'list');
+    expect((tenants.json!.data as unknown[]).length).toBe(1);
+
+    const unknown = await apply({ tenant_id: tenantId + 1000, projects: [{ name: 'Lost' }] });
+    expect(unknown.exitCode).toBe(1);
+    expect(unknown.json).toEqual({
+      error: { code: 'not_found', message: expect.stringMatching(/^tenants\[0\]: /) },
+    });
+    for (const bad of [
+      { tenant_id: tenantId, name: 'Renamed' },
+      { tenant_id: tenantId, plan: 'enterprise' },
+      { tenant_id: 'one' },
+      { tenant_id: 0 },
+    ]) {
+      const refused = await apply(bad);
+      expect(refused.exitCode).toBe(2);
+      expect(refused.json).toEqual({
+        error: { code: 'usage', message: expect.stringMatching(/^tenants\[0\].*tenant_id/) },
+      });
+    }
+    // nothing of the refused files was made
+    const after = await api.cli('project', 'list', '--tenant', String(tenantId));
+    expect((after.json!.data as unknown[]).length).toBe(1);
   });
 
   it("revokes its key when it stops a service on the caller's PostgreSQL", async () => {
