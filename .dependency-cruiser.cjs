@@ -11,6 +11,8 @@
 const MODULE_PUBLIC_FILES = [
   // the decorator every audited route carries; it binds the audit module's interceptor
   'src/modules/audit/audited.decorator.ts',
+  // the decorators every platform API route carries (key, scope, acting user)
+  'src/modules/platform-keys/platform-access.ts',
   // the event contract: type names and payload classes that publishers and webhooks share
   'src/modules/events/event-types.ts',
   'src/modules/events/event-catalog.ts',

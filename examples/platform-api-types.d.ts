@@ -3,10 +3,339 @@
  * Do not make direct changes to the file.
  */
 
-export type paths = Record<string, never>;
+export interface paths {
+    "/platform/v1/revisions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The review queue: candidate revisions of every tenant
+         * @description Candidates in `status` (default `staged`: those awaiting a decision), oldest first (ascending `revisionId`), across every tenant or of one (`tenantId`), optionally of one document (`documentId`); each names its `tenantId`. Content and html are left out: read one candidate for them and its diff. At most `limit` (default 100) per page; `next_cursor` reads the next page, and is valid only with the same filters.
+         */
+        get: operations["Reviews_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/platform/v1/revisions/{revisionId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One candidate for review, with its diffs
+         * @description The candidate with its `base` version (id and content), its `candidate` content and html preview, and `diff`: the RFC 6902 JSON Patch from the base content to the candidate content. `current_version_id` is the document's current version; for a `superseded` candidate `diff_to_current` is the RFC 6902 JSON Patch from the current content to the candidate's (what it would still change), null otherwise.
+         */
+        get: operations["Reviews_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/platform/v1/revisions/{revisionId}/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept a staged candidate
+         * @description The candidate's content becomes the document's next version (`resulting_version_id`), with the same decision and events as the administration CLI: `document.version_created`, `external_revision.superseded` for every other staged candidate on an older base, `external_revision.accepted`. `decided_by` is `X-Acting-User`, `decision_note` the `note`. The body is optional.
+         */
+        post: operations["Reviews_accept"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/platform/v1/revisions/{revisionId}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reject a staged candidate
+         * @description Marks the candidate `rejected` (event `external_revision.rejected`), as the administration CLI does; the document does not change. `decided_by` is `X-Acting-User`, `decision_note` the `note`. The body is optional.
+         */
+        post: operations["Reviews_reject"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export type webhooks = Record<string, never>;
 export interface components {
-    schemas: never;
+    schemas: {
+        ProblemFieldError: {
+            /**
+             * @description Body field, query or path parameter, or header.
+             * @example limit
+             */
+            field: string;
+            /** @example limit must not be greater than 100 */
+            message: string;
+        };
+        ProblemDetails: {
+            /**
+             * @description `urn:problem:<code>`.
+             * @example urn:problem:validation_failed
+             */
+            type: string;
+            /** @example Validation failed */
+            title: string;
+            /**
+             * @description The HTTP status, repeated.
+             * @example 400
+             */
+            status: number;
+            /** @example limit: limit must not be greater than 100 */
+            detail: string;
+            /**
+             * @description Stable machine-readable code: `validation_failed`, `malformed_request`, `project_not_found`, `version_conflict`, `unauthenticated`, `invalid_token`, `insufficient_scope`, `entitlement_required`, `ip_not_allowed`, `not_found`, `method_not_allowed`, `request_timeout`, `lock_token_invalid`, `idempotency_key_reused`, `webhook_revoked`, `delivery_not_replayable`, `webhook_limit_reached`, `revision_not_staged`, `payload_too_large`, `unsupported_media_type`, `expectation_failed`, `document_locked`, `rate_limited`, `headers_too_large`, `internal_error`, `service_unavailable`.
+             * @example validation_failed
+             */
+            code: string;
+            /**
+             * @description The `X-Request-Id` of the request; quote it when asking for support.
+             * @example 6f1c2b9e-3d4a-4f5b-8c7d-9e0f1a2b3c4d
+             */
+            request_id: string | null;
+            /** @description Present, non-empty, with `validation_failed` and with no other code. */
+            errors?: components["schemas"]["ProblemFieldError"][];
+            /**
+             * @description With `insufficient_scope` only: the scope the operation needs.
+             * @example documents:read
+             */
+            scope?: string;
+            /**
+             * @description With `entitlement_required` only: the entitlement the tenant's plan lacks.
+             * @example api.webhooks
+             */
+            entitlement?: string;
+            /**
+             * @description With `version_conflict` only: the base the request was staged against.
+             * @example 41
+             */
+            base_version_id?: number;
+            /**
+             * @description With `version_conflict` only: the document's current version.
+             * @example 42
+             */
+            current_version_id?: number;
+            /**
+             * Format: date-time
+             * @description With `document_locked` only: when the live lock expires (never its token).
+             * @example 2026-11-22T10:30:00.000Z
+             */
+            expires_at?: string;
+        };
+        PlatformReviewQueueItem: {
+            /** @example 12 */
+            revisionId: number;
+            /** @example 7 */
+            documentId: number;
+            /**
+             * @description The version the candidate was staged against.
+             * @example 41
+             */
+            base_version_id: number;
+            /**
+             * @example staged
+             * @enum {string}
+             */
+            status: "staged" | "accepted" | "rejected" | "superseded";
+            /**
+             * @description SHA-256 of the canonical JSON of content.
+             * @example 3f0a1c9d2b7e4f6a8c5d0e1f2a3b4c5d6e7f8091a2b3c4d5e6f708192a3b4c5d
+             */
+            content_hash: string;
+            /** @example DMS-2024-0042 */
+            source_reference: string | null;
+            /** @example 2026-11-22T10:00:00.000Z */
+            created_at: string;
+            /**
+             * @description When it was accepted, rejected or superseded.
+             * @example null
+             */
+            decided_at: string | null;
+            /**
+             * @description The platform user who accepted or rejected it (null while staged or when superseded).
+             * @example null
+             */
+            decided_by: string | null;
+            /**
+             * @description The version an accepted candidate became.
+             * @example null
+             */
+            resulting_version_id: number | null;
+            /** @example null */
+            decision_note: string | null;
+            /**
+             * @description The tenant (company) whose candidate it is.
+             * @example 3
+             */
+            tenantId: number;
+        };
+        PlatformReviewQueue: {
+            /**
+             * @description Pass as `cursor` to read the next page; `null` on the last page. A client that reads only `data` gets the whole list whenever it has at most `limit` items (1000 by default).
+             * @example null
+             */
+            next_cursor: string | null;
+            data: components["schemas"]["PlatformReviewQueueItem"][];
+        };
+        PlatformJsonPatchOperation: {
+            /**
+             * @description A diff uses only these three of the RFC 6902 operations.
+             * @example replace
+             * @enum {string}
+             */
+            op: "add" | "remove" | "replace";
+            /**
+             * @description RFC 6901 JSON Pointer (`~0` for `~`, `~1` for `/` in a key).
+             * @example /sections/0/body
+             */
+            path: string;
+            /**
+             * @description The new value, any JSON value: present for `add` and `replace`, absent for `remove`.
+             * @example All staff and contractors.
+             */
+            value?: {
+                [key: string]: unknown;
+            } | unknown[] | string | number | boolean | null;
+        };
+        PlatformReviewVersion: {
+            /** @example 41 */
+            versionId: number;
+            /**
+             * @example {
+             *       "title": "Access policy"
+             *     }
+             */
+            content: {
+                [key: string]: unknown;
+            };
+        };
+        PlatformReviewCandidate: {
+            /**
+             * @example {
+             *       "title": "Access policy"
+             *     }
+             */
+            content: {
+                [key: string]: unknown;
+            };
+            /** @example <h1>Access policy</h1> */
+            html: string | null;
+        };
+        PlatformReview: {
+            /** @example 12 */
+            revisionId: number;
+            /** @example 7 */
+            documentId: number;
+            /**
+             * @description The version the candidate was staged against.
+             * @example 41
+             */
+            base_version_id: number;
+            /**
+             * @example staged
+             * @enum {string}
+             */
+            status: "staged" | "accepted" | "rejected" | "superseded";
+            /**
+             * @description SHA-256 of the canonical JSON of content.
+             * @example 3f0a1c9d2b7e4f6a8c5d0e1f2a3b4c5d6e7f8091a2b3c4d5e6f708192a3b4c5d
+             */
+            content_hash: string;
+            /** @example DMS-2024-0042 */
+            source_reference: string | null;
+            /** @example 2026-11-22T10:00:00.000Z */
+            created_at: string;
+            /**
+             * @description When it was accepted, rejected or superseded.
+             * @example null
+             */
+            decided_at: string | null;
+            /**
+             * @description The platform user who accepted or rejected it (null while staged or when superseded).
+             * @example null
+             */
+            decided_by: string | null;
+            /**
+             * @description The version an accepted candidate became.
+             * @example null
+             */
+            resulting_version_id: number | null;
+            /** @example null */
+            decision_note: string | null;
+            /**
+             * @description The tenant (company) whose candidate it is.
+             * @example 3
+             */
+            tenantId: number;
+            /** @description The version it was staged against. */
+            base: components["schemas"]["PlatformReviewVersion"];
+            candidate: components["schemas"]["PlatformReviewCandidate"];
+            /** @description RFC 6902 JSON Patch from the base version's content to the candidate's: applied to `base.content` it gives `candidate.content`. Arrays are compared index by index. */
+            diff: components["schemas"]["PlatformJsonPatchOperation"][];
+            /**
+             * @description The document's current version now.
+             * @example 42
+             */
+            current_version_id: number;
+            /**
+             * @description Only for a `superseded` candidate (null otherwise): RFC 6902 JSON Patch from the current version's content to the candidate's, i.e. what the candidate would still change if it were staged again on the current version.
+             * @example null
+             */
+            diff_to_current: components["schemas"]["PlatformJsonPatchOperation"][] | null;
+        };
+        PlatformReviewDecisionRequest: {
+            /**
+             * @description Why (stored as `decision_note`). At most 2000 characters (Unicode code points); no U+0000.
+             * @example approved in review
+             */
+            note?: string;
+        };
+        PlatformReviewDecision: {
+            /** @example 12 */
+            revisionId: number;
+            /** @example 3 */
+            tenantId: number;
+            /**
+             * @example accepted
+             * @enum {string}
+             */
+            status: "staged" | "accepted" | "rejected" | "superseded";
+            /**
+             * @description The version an accepted candidate became (null for a rejection).
+             * @example 42
+             */
+            resulting_version_id: number | null;
+        };
+    };
     responses: never;
     parameters: never;
     requestBodies: never;
@@ -14,4 +343,400 @@ export interface components {
     pathItems: never;
 }
 export type $defs = Record<string, never>;
-export type operations = Record<string, never>;
+export interface operations {
+    Reviews_list: {
+        parameters: {
+            query?: {
+                /** @description Opaque: the `next_cursor` of the previous page of this same list, passed back unchanged. Valid only for the tenant and the list that answered it; anything else (edited, of another list or another tenant) is 400 `validation_failed`. Omit for the first page. */
+                cursor?: string;
+                /** @description Only this tenant's candidates; every tenant's when omitted. */
+                tenantId?: number;
+                /** @description Only candidates in this status (the queue proper: `staged`). */
+                status?: "staged" | "accepted" | "rejected" | "superseded";
+                /** @description Only this document's candidates. */
+                documentId?: number;
+                /** @description Items per page (never clamped: outside 1..1000 is 400). */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlatformReviewQueue"];
+                };
+            };
+            /** @description `validation_failed`: `tenantId` or `documentId` not a positive integer, `status` not a candidate status, `limit` outside 1..1000, an unknown parameter, or a cursor of another filter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`. */
+            401: {
+                headers: {
+                    /** @description e.g. `Bearer realm="api", error="invalid_token"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Needs a platform key with scope `platform:reviews` (`insufficient_scope`). */
+            403: {
+                headers: {
+                    /** @description With `insufficient_scope`: `Bearer realm="api", error="insufficient_scope", scope="…"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `internal_error`: unexpected; the body carries no internals. Quote `request_id`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    Reviews_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The candidate revision (ids are unique across tenants). */
+                revisionId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlatformReview"];
+                };
+            };
+            /** @description `validation_failed`: revisionId is not a positive integer. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`. */
+            401: {
+                headers: {
+                    /** @description e.g. `Bearer realm="api", error="invalid_token"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Needs a platform key with scope `platform:reviews` (`insufficient_scope`). */
+            403: {
+                headers: {
+                    /** @description With `insufficient_scope`: `Bearer realm="api", error="insufficient_scope", scope="…"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `not_found`: no candidate revision has this id. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `internal_error`: unexpected; the body carries no internals. Quote `request_id`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    Reviews_accept: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The person in the platform's UI this write is made for (1..200 characters); recorded in the audit trail and in decisions. */
+                "X-Acting-User": string;
+            };
+            path: {
+                /** @description The candidate revision (ids are unique across tenants). */
+                revisionId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["PlatformReviewDecisionRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlatformReviewDecision"];
+                };
+            };
+            /** @description `validation_failed`: revisionId is not a positive integer, `note` too long, an unknown field, or `X-Acting-User` missing or invalid. `version_conflict`: the base is no longer current although the candidate is still staged (a safeguard: every new version supersedes the staged candidates on older bases). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`. */
+            401: {
+                headers: {
+                    /** @description e.g. `Bearer realm="api", error="invalid_token"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Needs a platform key with scope `platform:reviews` (`insufficient_scope`). */
+            403: {
+                headers: {
+                    /** @description With `insufficient_scope`: `Bearer realm="api", error="insufficient_scope", scope="…"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `not_found`: no candidate revision has this id. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `revision_not_staged`: the candidate is already accepted, rejected or superseded (a newer version exists: read the candidate for `diff_to_current`). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `payload_too_large`: the body exceeds the `BODY_LIMIT` of the server (5 MiB). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `unsupported_media_type`: the body is not `application/json` in UTF-8, or has a `Content-Encoding` other than gzip, deflate or br. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `internal_error`: unexpected; the body carries no internals. Quote `request_id`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    Reviews_reject: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The person in the platform's UI this write is made for (1..200 characters); recorded in the audit trail and in decisions. */
+                "X-Acting-User": string;
+            };
+            path: {
+                /** @description The candidate revision (ids are unique across tenants). */
+                revisionId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["PlatformReviewDecisionRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlatformReviewDecision"];
+                };
+            };
+            /** @description `validation_failed`: revisionId is not a positive integer, `note` too long, an unknown field, or `X-Acting-User` missing or invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`. */
+            401: {
+                headers: {
+                    /** @description e.g. `Bearer realm="api", error="invalid_token"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Needs a platform key with scope `platform:reviews` (`insufficient_scope`). */
+            403: {
+                headers: {
+                    /** @description With `insufficient_scope`: `Bearer realm="api", error="insufficient_scope", scope="…"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `not_found`: no candidate revision has this id. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `revision_not_staged`: the candidate is already accepted, rejected or superseded. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `payload_too_large`: the body exceeds the `BODY_LIMIT` of the server (5 MiB). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `unsupported_media_type`: the body is not `application/json` in UTF-8, or has a `Content-Encoding` other than gzip, deflate or br. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `internal_error`: unexpected; the body carries no internals. Quote `request_id`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+}

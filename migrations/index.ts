@@ -13,6 +13,7 @@ import { DocumentSummaryJson1764002900000 } from './1764002900000-document-summa
 import { VersionIndexJson1764003000000 } from './1764003000000-version-index-json.js';
 import { ProjectSummaryJson1764003100000 } from './1764003100000-project-summary-json.js';
 import { PlatformApi1764003200000 } from './1764003200000-platform-api.js';
+import { ReviewQueue1764003400000 } from './1764003400000-review-queue.js';
 
 /** Every migration, in order. Listed explicitly so the build, the CLI and the tests agree. */
 export const MIGRATIONS = [
@@ -31,4 +32,5 @@ export const MIGRATIONS = [
   VersionIndexJson1764003000000,
   ProjectSummaryJson1764003100000,
   PlatformApi1764003200000,
+  ReviewQueue1764003400000,
 ];

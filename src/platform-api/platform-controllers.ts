@@ -1,8 +1,9 @@
 import type { Type } from '@nestjs/common';
+import { ReviewsPlatformController } from '../modules/revisions/platform/reviews.platform.controller.js';
 
 /**
  * Every controller of the platform API. Each lives in its bounded context
  * (`modules/<ctx>/platform/`) and calls that context's services, which the platform application
  * shares with the integration API (`SHARED_SERVICES`).
  */
-export const PLATFORM_CONTROLLERS: Type[] = [];
+export const PLATFORM_CONTROLLERS: Type[] = [ReviewsPlatformController];

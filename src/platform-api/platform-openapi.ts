@@ -25,6 +25,11 @@ export function buildPlatformOpenApiDocument(app: INestApplication): OpenAPIObje
     .setVersion('1.0.0')
     .setLicense('Proprietary', 'https://grc.example.com/terms')
     .addServer('/', 'This server (paths carry the /platform/v1 prefix)')
+    .addTag(
+      'reviews',
+      'The review queue: candidate revisions of every tenant, each with its base and RFC 6902 ' +
+        'diffs; accept or reject for the person in `X-Acting-User` (scope `platform:reviews`).',
+    )
     .addBearerAuth(
       {
         type: 'http',

@@ -2,10 +2,16 @@ import type { Type } from '@nestjs/common';
 import { AuditService } from '../modules/audit/audit.service.js';
 import { MetricsService } from '../modules/metrics/metrics.service.js';
 import { PlatformKeysService } from '../modules/platform-keys/platform-keys.service.js';
+import { ReviewQueueService } from '../modules/revisions/review-queue.service.js';
 
 /**
  * The integration application's providers the platform application uses: the instances
  * themselves (one pool, one outbox, one set of caches), never copies. Add the services your
  * platform controllers inject.
  */
-export const SHARED_SERVICES: Type[] = [PlatformKeysService, AuditService, MetricsService];
+export const SHARED_SERVICES: Type[] = [
+  PlatformKeysService,
+  AuditService,
+  MetricsService,
+  ReviewQueueService,
+];

@@ -21,7 +21,7 @@ export const ERROR_CODES = {
   webhook_revoked: { status: 409, title: 'Webhook revoked' },
   delivery_not_replayable: { status: 409, title: 'Delivery not replayable' },
   webhook_limit_reached: { status: 409, title: 'Webhook limit reached' },
-  /** The CLI's `revision accept`/`reject` of a revision that is no longer staged. */
+  /** Accept or reject (CLI, platform API) of a revision that is no longer staged. */
   revision_not_staged: { status: 409, title: 'Revision not staged' },
   payload_too_large: { status: 413, title: 'Payload too large' },
   unsupported_media_type: { status: 415, title: 'Unsupported media type' },

@@ -2,7 +2,12 @@ import { applyDecorators, SetMetadata, UseInterceptors } from '@nestjs/common';
 import { AuditInterceptor } from './audit.interceptor.js';
 import { AUDITED, type AuditSpec, type Request } from './audit-metadata.js';
 
-export { attachAuditLocals, type AuditLocals } from './audit-metadata.js';
+export {
+  attachAuditLocals,
+  auditLocalsOf,
+  type AuditLocals,
+  type AuditSpec,
+} from './audit-metadata.js';
 
 /**
  * Records the route's outcome in the audit trail (see AuditInterceptor). The interceptor is bound

@@ -26,6 +26,17 @@ type DecisionWork = (
   currentVersionId: number,
 ) => Promise<void>;
 
+/** How a caller other than the CLI asks for a decision. */
+export interface DecisionOptions {
+  /**
+   * The caller writes the decision's audit line itself (the platform API's `@Audited` route, which
+   * knows the key and the acting user); without it the service writes one, as for the CLI.
+   */
+  auditedByCaller?: boolean;
+  /** Told the revision's tenant as soon as it is known, before the decision is made. */
+  onTenant?: (tenantId: number) => void;
+}
+
 @Injectable()
 export class RevisionDecisionService {
   constructor(
@@ -41,12 +52,18 @@ export class RevisionDecisionService {
    * candidate accepted and every other staged candidate on an older base superseded. 409
    * `version_conflict` when its base is no longer current, `revision_not_staged` when decided.
    */
-  accept(revisionId: number, decidedBy: string, note?: string): Promise<RevisionDecisionResult> {
+  accept(
+    revisionId: number,
+    decidedBy: string,
+    note?: string,
+    options: DecisionOptions = {},
+  ): Promise<RevisionDecisionResult> {
     return this.decide(
       'revision.accept',
       revisionId,
       decidedBy,
       note,
+      options,
       async (tenantId, rev, projectId, current) => {
         if (rev.baseVersionId !== current) {
           throw new StaleRevisionBaseError(rev.id, rev.baseVersionId, current);
@@ -69,12 +86,18 @@ export class RevisionDecisionService {
   }
 
   /** Marks a staged candidate rejected; 409 `revision_not_staged` when already decided. */
-  reject(revisionId: number, decidedBy: string, note?: string): Promise<RevisionDecisionResult> {
+  reject(
+    revisionId: number,
+    decidedBy: string,
+    note?: string,
+    options: DecisionOptions = {},
+  ): Promise<RevisionDecisionResult> {
     return this.decide(
       'revision.reject',
       revisionId,
       decidedBy,
       note,
+      options,
       async (tenantId, rev, projectId) => {
         rev.status = 'rejected';
         rev.resultingVersionId = null;
@@ -90,20 +113,28 @@ export class RevisionDecisionService {
     revisionId: number,
     decidedBy: string,
     note: string | undefined,
+    options: DecisionOptions,
     work: DecisionWork,
   ): Promise<RevisionDecisionResult> {
     let tenantId: number | null = null;
     const entry = (outcome: 'success' | 'failure', detail: string | null) => ({
       tenantId,
       credentialRef: `platform:${decidedBy.trim().slice(0, 200)}`,
+      actor: decidedBy.trim().slice(0, 200),
       action,
       target: `revision:${revisionId}`,
       outcome,
       detail,
     });
+    if (options.auditedByCaller) {
+      return this.decideInTransaction(revisionId, decidedBy, note, work, (t) =>
+        options.onTenant?.(t),
+      );
+    }
     try {
       const result = await this.decideInTransaction(revisionId, decidedBy, note, work, (t) => {
         tenantId = t;
+        options.onTenant?.(t);
       });
       await this.audit.record(entry('success', null));
       return result;

@@ -8,6 +8,8 @@ import { IdempotencyStore } from './idempotency.store.js';
 import { IdempotencyKeysRepository } from './repository/idempotency-keys.repository.js';
 import { RevisionDecisionsRepository } from './repository/revision-decisions.repository.js';
 import { RevisionsRepository } from './repository/revisions.repository.js';
+import { ReviewQueueRepository } from './repository/review-queue.repository.js';
+import { ReviewQueueService } from './review-queue.service.js';
 import { RevisionDecisionService } from './revision-decision.service.js';
 import { RevisionsController } from './revisions.controller.js';
 import { RevisionsService } from './revisions.service.js';
@@ -27,7 +29,9 @@ import { RevisionsService } from './revisions.service.js';
     RevisionsRepository,
     RevisionDecisionsRepository,
     IdempotencyKeysRepository,
+    ReviewQueueService,
+    ReviewQueueRepository,
   ],
-  exports: [RevisionsService, RevisionDecisionService],
+  exports: [RevisionsService, RevisionDecisionService, ReviewQueueService],
 })
 export class RevisionsModule {}
