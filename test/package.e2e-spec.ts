@@ -182,7 +182,7 @@ describe('the package from its npm pack tarball, in a CommonJS jest suite outsid
     expect(JSON.parse(output)).toEqual({ esm: 'function', root: 'function', scopes: 6 });
   });
 
-  it('runs the example suite: CLI accept, signed webhook, lock conflict, 403', async () => {
+  it('runs the example suite: platform API accept, signed webhook, lock conflict, 403', async () => {
     const env: Record<string, string> = { TIMINGS_FILE: join(work, 'timings.json') };
     if (process.env.DATABASE_URL) {
       database = await createTestDatabase();

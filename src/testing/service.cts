@@ -16,12 +16,29 @@ const API_PREFIX = '/api/v1';
 /** `X-Acting-User` of the kit's platform calls, unless a call sets its own. */
 export const DEFAULT_ACTING_USER = 'testing-kit';
 
+/** An operation's parameters with `X-Acting-User` optional: the kit sends one by default. */
+type ActorOptional<P> = P extends { header: infer H }
+  ? Omit<P, 'header'> & { header?: Omit<H, 'X-Acting-User'> & { 'X-Acting-User'?: string } }
+  : P;
+
+type WithActorOptional<Operation> = Operation extends { parameters: infer P }
+  ? Omit<Operation, 'parameters'> & { parameters: ActorOptional<P> }
+  : Operation;
+
+/** The platform document's paths, as the kit's client takes them. */
+export type KitPlatformPaths = {
+  [Path in keyof PlatformPaths]: {
+    [Method in keyof PlatformPaths[Path]]: WithActorOptional<PlatformPaths[Path][Method]>;
+  };
+};
+
 /**
  * A typed client of the platform API (openapi-fetch over the package's `platform-api-types`):
  * `api.platform.GET('/platform/v1/tenants')`. It sends the kit's platform key and
- * `X-Acting-User: testing-kit`; a call's own `headers` override either.
+ * `X-Acting-User: testing-kit` (so the document's required header is optional here); a call's
+ * own `params: { header: { 'X-Acting-User': … } }` or `headers` override either.
  */
-export type PlatformClient = Client<PlatformPaths, 'application/json'>;
+export type PlatformClient = Client<KitPlatformPaths, 'application/json'>;
 /** dist/src: the service's entry points. */
 const DIST = resolve(__dirname, '..');
 /** The package's directory, whose node_modules may hold the `node` package. */
@@ -232,7 +249,7 @@ function answerOf(what: string, result: CliResult): Record<string, unknown> {
 }
 
 function platformClientOf(url: string, key: string): PlatformClient {
-  return createClient<PlatformPaths, 'application/json'>({
+  return createClient<KitPlatformPaths, 'application/json'>({
     baseUrl: url,
     headers: { authorization: `Bearer ${key}`, 'x-acting-user': DEFAULT_ACTING_USER },
   });
