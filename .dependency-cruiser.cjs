@@ -25,6 +25,8 @@ const MODULE_PUBLIC_FILES = [
   'src/modules/revisions/revision-status.ts',
   // the token endpoint's path: the rate limiter counts token requests by route
   'src/modules/auth/token-route.ts',
+  // the decorators every platform API route carries (@PlatformAuthorized, @ActingUser)
+  'src/modules/platform-keys/platform-access.ts',
 ];
 
 /** A repo-relative path as an anchored regular expression. */

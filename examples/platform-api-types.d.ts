@@ -4,6 +4,162 @@
  */
 
 export interface paths {
+    "/platform/v1/tenants": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List tenants
+         * @description Every tenant, oldest first, `limit` per page (default 100).
+         */
+        get: operations["Tenants_list"];
+        put?: never;
+        /**
+         * Create a tenant
+         * @description A tenant (company) on a plan; it has the plan's entitlements and no credential yet. Answers its detail, as `GET /tenants/{tenantId}` does.
+         */
+        post: operations["Tenants_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/platform/v1/tenants/{tenantId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Show a tenant
+         * @description Its plan, the entitlements in effect, its own overrides of the plan, and how many clients, personal access tokens, projects and documents it has.
+         */
+        get: operations["Tenants_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change a tenant
+         * @description Any of: a new `name`; a new `plan` (applies at once: every credential of the tenant is checked against it from its next request); entitlement overrides — `add` grants beyond the plan, `remove` withholds, `reset` returns to the plan. All in one transaction: a refusal changes nothing. An entitlement may be named once across the three lists. An empty body changes nothing and answers the detail.
+         */
+        patch: operations["Tenants_update"];
+        trace?: never;
+    };
+    "/platform/v1/tenants/{tenantId}/clients": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a tenant's API clients
+         * @description Oldest first, disabled ones included; never a secret.
+         */
+        get: operations["Credentials_listClients"];
+        put?: never;
+        /**
+         * Create an API client
+         * @description A client for the client-credentials grant of the integration API. Its secret is in this response only (kept as a digest). `allowed_ips` needs the `auth.ip_allowlist` entitlement.
+         */
+        post: operations["Credentials_createClient"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/platform/v1/clients/{clientId}/disable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Disable an API client
+         * @description At once and for good: its secret is refused and its access tokens are revoked. Disabling it again answers the same.
+         */
+        post: operations["Credentials_disableClient"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/platform/v1/clients/{clientId}/secret/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate an API client's secret
+         * @description A new secret, in this response only. The old one is refused from the moment this answers, on every replica. Access tokens already issued stay valid until they expire, unless `revoke_tokens` is `true`: then they are revoked in the same transaction. The body is optional.
+         */
+        post: operations["Credentials_rotateClientSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/platform/v1/tenants/{tenantId}/pats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a tenant's personal access tokens
+         * @description Oldest first, revoked and expired ones included; never a token.
+         */
+        get: operations["Credentials_listPats"];
+        put?: never;
+        /**
+         * Create a personal access token
+         * @description A bearer token for the integration API, in this response only (kept as a digest). Needs the `auth.pat` entitlement; `allowed_ips` also `auth.ip_allowlist`.
+         */
+        post: operations["Credentials_createPat"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/platform/v1/pats/{patId}/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revoke a personal access token
+         * @description At once and for good. Revoking it again keeps the first revocation time.
+         */
+        post: operations["Credentials_revokePat"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/platform/v1/revisions": {
         parameters: {
             query?: never;
@@ -113,7 +269,7 @@ export interface components {
             /** @example limit: limit must not be greater than 100 */
             detail: string;
             /**
-             * @description Stable machine-readable code: `validation_failed`, `malformed_request`, `project_not_found`, `version_conflict`, `unauthenticated`, `invalid_token`, `insufficient_scope`, `entitlement_required`, `ip_not_allowed`, `not_found`, `method_not_allowed`, `request_timeout`, `lock_token_invalid`, `idempotency_key_reused`, `webhook_revoked`, `delivery_not_replayable`, `webhook_limit_reached`, `revision_not_staged`, `payload_too_large`, `unsupported_media_type`, `expectation_failed`, `document_locked`, `rate_limited`, `headers_too_large`, `internal_error`, `service_unavailable`.
+             * @description Stable machine-readable code: `validation_failed`, `malformed_request`, `project_not_found`, `version_conflict`, `unauthenticated`, `invalid_token`, `insufficient_scope`, `entitlement_required`, `ip_not_allowed`, `not_found`, `method_not_allowed`, `request_timeout`, `lock_token_invalid`, `idempotency_key_reused`, `webhook_revoked`, `delivery_not_replayable`, `webhook_limit_reached`, `revision_not_staged`, `client_disabled`, `payload_too_large`, `unsupported_media_type`, `expectation_failed`, `document_locked`, `rate_limited`, `headers_too_large`, `internal_error`, `service_unavailable`.
              * @example validation_failed
              */
             code: string;
@@ -150,6 +306,332 @@ export interface components {
              * @example 2026-11-22T10:30:00.000Z
              */
             expires_at?: string;
+        };
+        CreateTenantDto: {
+            /**
+             * @description The tenant (company) name, 1..200 characters after surrounding white space is trimmed.
+             * @example Acme
+             */
+            name: string;
+            /**
+             * @example professional
+             * @enum {string}
+             */
+            plan: "starter" | "professional" | "enterprise";
+        };
+        EntitlementOverrideView: {
+            /**
+             * @example auth.pat
+             * @enum {string}
+             */
+            entitlement: "api.read" | "api.revisions" | "api.locks" | "api.webhooks" | "auth.pat" | "auth.ip_allowlist";
+            /**
+             * @description `true`: granted beyond the plan; `false`: withheld although the plan grants it.
+             * @example true
+             */
+            granted: boolean;
+        };
+        TenantCountsView: {
+            /**
+             * @description API clients, disabled ones included.
+             * @example 3
+             */
+            clients: number;
+            /** @example 2 */
+            clients_enabled: number;
+            /**
+             * @description Personal access tokens, revoked and expired included.
+             * @example 1
+             */
+            pats: number;
+            /**
+             * @description Neither revoked nor expired.
+             * @example 1
+             */
+            pats_active: number;
+            /** @example 4 */
+            projects: number;
+            /** @example 37 */
+            documents: number;
+        };
+        TenantView: {
+            /** @example 2 */
+            tenant_id: number;
+            /** @example Acme */
+            name: string;
+            /**
+             * @example professional
+             * @enum {string}
+             */
+            plan: "starter" | "professional" | "enterprise";
+            /**
+             * @description In effect now: the plan's, plus the additions, minus the removals (sorted).
+             * @example [
+             *       "api.locks",
+             *       "api.read",
+             *       "api.revisions",
+             *       "auth.ip_allowlist",
+             *       "auth.pat"
+             *     ]
+             */
+            entitlements: ("api.read" | "api.revisions" | "api.locks" | "api.webhooks" | "auth.pat" | "auth.ip_allowlist")[];
+            /**
+             * @description The tenant's own overrides of its plan, by entitlement name.
+             * @example [
+             *       {
+             *         "entitlement": "auth.pat",
+             *         "granted": true
+             *       }
+             *     ]
+             */
+            overrides: components["schemas"]["EntitlementOverrideView"][];
+            /** @example 2026-11-22T10:00:00.000Z */
+            created_at: string;
+            counts: components["schemas"]["TenantCountsView"];
+        };
+        TenantListItemView: {
+            /** @example 2 */
+            tenant_id: number;
+            /** @example Acme */
+            name: string;
+            /**
+             * @example professional
+             * @enum {string}
+             */
+            plan: "starter" | "professional" | "enterprise";
+            /** @example 2026-11-22T10:00:00.000Z */
+            created_at: string;
+        };
+        TenantListView: {
+            /**
+             * @description Pass as `cursor` to read the next page; `null` on the last page. A client that reads only `data` gets the whole list whenever it has at most `limit` items (1000 by default).
+             * @example null
+             */
+            next_cursor: string | null;
+            /** @description Oldest first. */
+            data: components["schemas"]["TenantListItemView"][];
+        };
+        EntitlementChangesDto: {
+            /** @description Granted beyond the plan (an override that stays when the plan changes). */
+            add?: ("api.read" | "api.revisions" | "api.locks" | "api.webhooks" | "auth.pat" | "auth.ip_allowlist")[];
+            /** @description Withheld although the plan grants it. */
+            remove?: ("api.read" | "api.revisions" | "api.locks" | "api.webhooks" | "auth.pat" | "auth.ip_allowlist")[];
+            /** @description Back to the plan's default (the tenant's override, if any, is removed). */
+            reset?: ("api.read" | "api.revisions" | "api.locks" | "api.webhooks" | "auth.pat" | "auth.ip_allowlist")[];
+        };
+        UpdateTenantDto: {
+            /**
+             * @description The tenant (company) name, 1..200 characters after surrounding white space is trimmed.
+             * @example Acme Europe
+             */
+            name?: string;
+            /**
+             * @description The new plan; the tenant's overrides stay and apply on top of it.
+             * @example enterprise
+             * @enum {string}
+             */
+            plan?: "starter" | "professional" | "enterprise";
+            entitlements?: components["schemas"]["EntitlementChangesDto"];
+        };
+        CreateClientDto: {
+            /**
+             * @description A name for the tenant's administrators; surrounding white space is trimmed.
+             * @example erp
+             */
+            name: string;
+            /**
+             * @example [
+             *       "projects:read",
+             *       "documents:read"
+             *     ]
+             */
+            scopes: ("projects:read" | "documents:read" | "revisions:write" | "locks:write" | "webhooks:read" | "webhooks:write")[];
+            /**
+             * @description IPv4 or IPv6 CIDRs the credential may be used from (stored as network addresses; duplicates once). Empty or absent: any address. Needs the `auth.ip_allowlist` entitlement (403 `entitlement_required` without it).
+             * @example [
+             *       "10.0.0.0/8",
+             *       "2001:db8::/32"
+             *     ]
+             */
+            allowed_ips?: string[];
+        };
+        CreatedClientView: {
+            /** @example gci_OqYKz1o6cW7b2xQ0m8Jt4RrVnH5sLpAeUfGkDi3yTwZ9CX0aB */
+            client_id: string;
+            /**
+             * @description Returned in this response only (kept as a digest); store it in a secret store.
+             * @example gcs_lUtnQ2v7…
+             */
+            client_secret: string;
+            /**
+             * @example [
+             *       "projects:read"
+             *     ]
+             */
+            scopes: ("projects:read" | "documents:read" | "revisions:write" | "locks:write" | "webhooks:read" | "webhooks:write")[];
+            /**
+             * @example [
+             *       "10.0.0.0/8"
+             *     ]
+             */
+            allowed_ips: string[];
+        };
+        ClientView: {
+            /** @example gci_OqYKz1o6cW7b2xQ0m8Jt4RrVnH5sLpAeUfGkDi3yTwZ9CX0aB */
+            client_id: string;
+            /** @example erp */
+            name: string;
+            /**
+             * @example [
+             *       "projects:read"
+             *     ]
+             */
+            scopes: ("projects:read" | "documents:read" | "revisions:write" | "locks:write" | "webhooks:read" | "webhooks:write")[];
+            /**
+             * @example [
+             *       "10.0.0.0/8"
+             *     ]
+             */
+            allowed_ips: string[];
+            /**
+             * @description `false` once disabled (final).
+             * @example true
+             */
+            enabled: boolean;
+            /** @example 2026-11-22T03:06:40.112Z */
+            created_at: string;
+        };
+        ClientListView: {
+            /**
+             * @description Pass as `cursor` to read the next page; `null` on the last page. A client that reads only `data` gets the whole list whenever it has at most `limit` items (1000 by default).
+             * @example null
+             */
+            next_cursor: string | null;
+            /** @description Oldest first; never a secret. */
+            data: components["schemas"]["ClientView"][];
+        };
+        DisabledClientView: {
+            /**
+             * @description The tenant the client belongs to.
+             * @example 2
+             */
+            tenant_id: number;
+            /** @example gci_OqYKz1o6cW7b2xQ0m8Jt4RrVnH5sLpAeUfGkDi3yTwZ9CX0aB */
+            client_id: string;
+            /**
+             * @example false
+             * @enum {boolean}
+             */
+            enabled: false;
+        };
+        RotateClientSecretDto: {
+            /**
+             * @description `true`: the client's access tokens are revoked in the same transaction (refused at once). `false` (default): tokens already issued stay valid until they expire.
+             * @default false
+             * @example false
+             */
+            revoke_tokens?: boolean;
+        };
+        RotatedClientSecretView: {
+            /**
+             * @description The tenant the client belongs to.
+             * @example 2
+             */
+            tenant_id: number;
+            /** @example gci_OqYKz1o6cW7b2xQ0m8Jt4RrVnH5sLpAeUfGkDi3yTwZ9CX0aB */
+            client_id: string;
+            /**
+             * @description The new secret, returned in this response only. The old one was refused from the moment this answered.
+             * @example gcs_9xWq…
+             */
+            client_secret: string;
+            /**
+             * @description Access tokens revoked by this rotation (0 unless `revoke_tokens` was `true`).
+             * @example 0
+             */
+            tokens_revoked: number;
+        };
+        CreatePatDto: {
+            /**
+             * @description A name for the tenant's administrators; surrounding white space is trimmed.
+             * @example erp
+             */
+            name: string;
+            /**
+             * @example [
+             *       "projects:read",
+             *       "documents:read"
+             *     ]
+             */
+            scopes: ("projects:read" | "documents:read" | "revisions:write" | "locks:write" | "webhooks:read" | "webhooks:write")[];
+            /**
+             * @description IPv4 or IPv6 CIDRs the credential may be used from (stored as network addresses; duplicates once). Empty or absent: any address. Needs the `auth.ip_allowlist` entitlement (403 `entitlement_required` without it).
+             * @example [
+             *       "10.0.0.0/8",
+             *       "2001:db8::/32"
+             *     ]
+             */
+            allowed_ips?: string[];
+            /**
+             * @description Days until the token expires.
+             * @default 90
+             * @example 30
+             */
+            expires_in_days?: number;
+        };
+        CreatedPatView: {
+            /** @example 1 */
+            pat_id: number;
+            /**
+             * @description Returned in this response only (kept as a digest); store it in a secret store.
+             * @example gpat_I1EPq0…
+             */
+            token: string;
+            /** @example 2026-12-22T03:06:42.994Z */
+            expires_at: string;
+        };
+        PatView: {
+            /** @example 1 */
+            pat_id: number;
+            /** @example portal */
+            name: string;
+            /**
+             * @example [
+             *       "projects:read"
+             *     ]
+             */
+            scopes: ("projects:read" | "documents:read" | "revisions:write" | "locks:write" | "webhooks:read" | "webhooks:write")[];
+            /** @example [] */
+            allowed_ips: string[];
+            /** @example 2026-12-22T03:06:42.994Z */
+            expires_at: string;
+            /** @example null */
+            revoked_at: string | null;
+            /** @example 2026-11-22T03:06:42.994Z */
+            created_at: string;
+        };
+        PatListView: {
+            /**
+             * @description Pass as `cursor` to read the next page; `null` on the last page. A client that reads only `data` gets the whole list whenever it has at most `limit` items (1000 by default).
+             * @example null
+             */
+            next_cursor: string | null;
+            /** @description Oldest first; never a token. */
+            data: components["schemas"]["PatView"][];
+        };
+        RevokedPatView: {
+            /**
+             * @description The tenant the token belongs to.
+             * @example 2
+             */
+            tenant_id: number;
+            /** @example 1 */
+            pat_id: number;
+            /**
+             * @description The first revocation time: revoking again changes nothing.
+             * @example 2026-11-22T03:06:45.938Z
+             */
+            revoked_at: string;
         };
         PlatformReviewQueueItem: {
             /** @example 12 */
@@ -344,6 +826,940 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    Tenants_list: {
+        parameters: {
+            query?: {
+                /** @description Opaque: the `next_cursor` of the previous page of this same list, passed back unchanged. Valid only for the tenant and the list that answered it; anything else (edited, of another list or another tenant) is 400 `validation_failed`. Omit for the first page. */
+                cursor?: string;
+                /** @description Items per page (never clamped: outside 1..1000 is 400). */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TenantListView"];
+                };
+            };
+            /** @description `validation_failed`: `limit` outside 1..1000, or a cursor that is not this list's. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`. */
+            401: {
+                headers: {
+                    /** @description e.g. `Bearer realm="api", error="invalid_token"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Needs a platform key with scope `platform:tenants` (`insufficient_scope`). */
+            403: {
+                headers: {
+                    /** @description With `insufficient_scope`: `Bearer realm="api", error="insufficient_scope", scope="…"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `internal_error`: unexpected; the body carries no internals. Quote `request_id`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    Tenants_create: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The person in the platform's UI this write is made for (1..200 characters); recorded in the audit trail and in decisions. */
+                "X-Acting-User": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateTenantDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TenantView"];
+                };
+            };
+            /** @description `validation_failed`: `name` blank or longer than 200 characters, `plan` not one of `starter`, `professional`, `enterprise`, an unknown field, or no `X-Acting-User`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`. */
+            401: {
+                headers: {
+                    /** @description e.g. `Bearer realm="api", error="invalid_token"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Needs a platform key with scope `platform:tenants` (`insufficient_scope`). */
+            403: {
+                headers: {
+                    /** @description With `insufficient_scope`: `Bearer realm="api", error="insufficient_scope", scope="…"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `internal_error`: unexpected; the body carries no internals. Quote `request_id`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    Tenants_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tenantId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TenantView"];
+                };
+            };
+            /** @description `validation_failed`: tenantId is not a positive integer. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`. */
+            401: {
+                headers: {
+                    /** @description e.g. `Bearer realm="api", error="invalid_token"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Needs a platform key with scope `platform:tenants` (`insufficient_scope`). */
+            403: {
+                headers: {
+                    /** @description With `insufficient_scope`: `Bearer realm="api", error="insufficient_scope", scope="…"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `not_found`: unknown tenant. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `internal_error`: unexpected; the body carries no internals. Quote `request_id`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    Tenants_update: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The person in the platform's UI this write is made for (1..200 characters); recorded in the audit trail and in decisions. */
+                "X-Acting-User": string;
+            };
+            path: {
+                tenantId: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateTenantDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TenantView"];
+                };
+            };
+            /** @description `validation_failed`: a blank or too long `name`, an unknown `plan` or entitlement, an entitlement named in two lists, an unknown field, no `X-Acting-User`, or tenantId is not a positive integer. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`. */
+            401: {
+                headers: {
+                    /** @description e.g. `Bearer realm="api", error="invalid_token"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Needs a platform key with scope `platform:tenants` (`insufficient_scope`). */
+            403: {
+                headers: {
+                    /** @description With `insufficient_scope`: `Bearer realm="api", error="insufficient_scope", scope="…"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `not_found`: unknown tenant. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `internal_error`: unexpected; the body carries no internals. Quote `request_id`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    Credentials_listClients: {
+        parameters: {
+            query?: {
+                /** @description Opaque: the `next_cursor` of the previous page of this same list, passed back unchanged. Valid only for the tenant and the list that answered it; anything else (edited, of another list or another tenant) is 400 `validation_failed`. Omit for the first page. */
+                cursor?: string;
+                /** @description Items per page (never clamped: outside 1..1000 is 400). */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                tenantId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClientListView"];
+                };
+            };
+            /** @description `validation_failed`: `limit` outside 1..1000, a cursor that is not this list's, or tenantId is not a positive integer. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`. */
+            401: {
+                headers: {
+                    /** @description e.g. `Bearer realm="api", error="invalid_token"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Needs a platform key with scope `platform:credentials` (`insufficient_scope`). */
+            403: {
+                headers: {
+                    /** @description With `insufficient_scope`: `Bearer realm="api", error="insufficient_scope", scope="…"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `not_found`: unknown tenant. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `internal_error`: unexpected; the body carries no internals. Quote `request_id`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    Credentials_createClient: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The person in the platform's UI this write is made for (1..200 characters); recorded in the audit trail and in decisions. */
+                "X-Acting-User": string;
+            };
+            path: {
+                tenantId: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateClientDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedClientView"];
+                };
+            };
+            /** @description `validation_failed`: a blank or too long `name`, no or an unknown scope, an `allowed_ips` entry that is not an IPv4 or IPv6 CIDR, an unknown field, no `X-Acting-User`, or tenantId is not a positive integer. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`. */
+            401: {
+                headers: {
+                    /** @description e.g. `Bearer realm="api", error="invalid_token"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `entitlement_required`: `allowed_ips` without the tenant's `auth.ip_allowlist`. */
+            403: {
+                headers: {
+                    /** @description With `insufficient_scope`: `Bearer realm="api", error="insufficient_scope", scope="…"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `not_found`: unknown tenant. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `internal_error`: unexpected; the body carries no internals. Quote `request_id`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    Credentials_disableClient: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The person in the platform's UI this write is made for (1..200 characters); recorded in the audit trail and in decisions. */
+                "X-Acting-User": string;
+            };
+            path: {
+                clientId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DisabledClientView"];
+                };
+            };
+            /** @description `validation_failed`: clientId is not a client id, or no `X-Acting-User`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`. */
+            401: {
+                headers: {
+                    /** @description e.g. `Bearer realm="api", error="invalid_token"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Needs a platform key with scope `platform:credentials` (`insufficient_scope`). */
+            403: {
+                headers: {
+                    /** @description With `insufficient_scope`: `Bearer realm="api", error="insufficient_scope", scope="…"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `not_found`: unknown client. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `internal_error`: unexpected; the body carries no internals. Quote `request_id`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    Credentials_rotateClientSecret: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The person in the platform's UI this write is made for (1..200 characters); recorded in the audit trail and in decisions. */
+                "X-Acting-User": string;
+            };
+            path: {
+                clientId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["RotateClientSecretDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RotatedClientSecretView"];
+                };
+            };
+            /** @description `validation_failed`: `revoke_tokens` is not a boolean, an unknown field, clientId is not a client id, or no `X-Acting-User`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`. */
+            401: {
+                headers: {
+                    /** @description e.g. `Bearer realm="api", error="invalid_token"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Needs a platform key with scope `platform:credentials` (`insufficient_scope`). */
+            403: {
+                headers: {
+                    /** @description With `insufficient_scope`: `Bearer realm="api", error="insufficient_scope", scope="…"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `not_found`: unknown client. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `client_disabled`: the client is disabled (for good). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `internal_error`: unexpected; the body carries no internals. Quote `request_id`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    Credentials_listPats: {
+        parameters: {
+            query?: {
+                /** @description Opaque: the `next_cursor` of the previous page of this same list, passed back unchanged. Valid only for the tenant and the list that answered it; anything else (edited, of another list or another tenant) is 400 `validation_failed`. Omit for the first page. */
+                cursor?: string;
+                /** @description Items per page (never clamped: outside 1..1000 is 400). */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                tenantId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PatListView"];
+                };
+            };
+            /** @description `validation_failed`: `limit` outside 1..1000, a cursor that is not this list's, or tenantId is not a positive integer. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`. */
+            401: {
+                headers: {
+                    /** @description e.g. `Bearer realm="api", error="invalid_token"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Needs a platform key with scope `platform:credentials` (`insufficient_scope`). */
+            403: {
+                headers: {
+                    /** @description With `insufficient_scope`: `Bearer realm="api", error="insufficient_scope", scope="…"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `not_found`: unknown tenant. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `internal_error`: unexpected; the body carries no internals. Quote `request_id`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    Credentials_createPat: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The person in the platform's UI this write is made for (1..200 characters); recorded in the audit trail and in decisions. */
+                "X-Acting-User": string;
+            };
+            path: {
+                tenantId: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreatePatDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedPatView"];
+                };
+            };
+            /** @description `validation_failed`: a blank or too long `name`, no or an unknown scope, an `allowed_ips` entry that is not a CIDR, `expires_in_days` outside 1..365, an unknown field, no `X-Acting-User`, or tenantId is not a positive integer. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`. */
+            401: {
+                headers: {
+                    /** @description e.g. `Bearer realm="api", error="invalid_token"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `entitlement_required`: the tenant lacks `auth.pat` (or `auth.ip_allowlist` for `allowed_ips`). */
+            403: {
+                headers: {
+                    /** @description With `insufficient_scope`: `Bearer realm="api", error="insufficient_scope", scope="…"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `not_found`: unknown tenant. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `internal_error`: unexpected; the body carries no internals. Quote `request_id`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    Credentials_revokePat: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The person in the platform's UI this write is made for (1..200 characters); recorded in the audit trail and in decisions. */
+                "X-Acting-User": string;
+            };
+            path: {
+                patId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RevokedPatView"];
+                };
+            };
+            /** @description `validation_failed`: patId is not a positive integer, or no `X-Acting-User`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`. */
+            401: {
+                headers: {
+                    /** @description e.g. `Bearer realm="api", error="invalid_token"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Needs a platform key with scope `platform:credentials` (`insufficient_scope`). */
+            403: {
+                headers: {
+                    /** @description With `insufficient_scope`: `Bearer realm="api", error="insufficient_scope", scope="…"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `not_found`: unknown personal access token. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `internal_error`: unexpected; the body carries no internals. Quote `request_id`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
     Reviews_list: {
         parameters: {
             query?: {

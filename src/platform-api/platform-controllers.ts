@@ -1,9 +1,15 @@
 import type { Type } from '@nestjs/common';
+import { CredentialsPlatformController } from '../modules/auth/platform/credentials.platform.controller.js';
 import { ReviewsPlatformController } from '../modules/revisions/platform/reviews.platform.controller.js';
+import { TenantsPlatformController } from '../modules/tenancy/platform/tenants.platform.controller.js';
 
 /**
  * Every controller of the platform API. Each lives in its bounded context
  * (`modules/<ctx>/platform/`) and calls that context's services, which the platform application
  * shares with the integration API (`SHARED_SERVICES`).
  */
-export const PLATFORM_CONTROLLERS: Type[] = [ReviewsPlatformController];
+export const PLATFORM_CONTROLLERS: Type[] = [
+  TenantsPlatformController,
+  CredentialsPlatformController,
+  ReviewsPlatformController,
+];

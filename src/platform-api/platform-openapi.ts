@@ -30,6 +30,11 @@ export function buildPlatformOpenApiDocument(app: INestApplication): OpenAPIObje
       'The review queue: candidate revisions of every tenant, each with its base and RFC 6902 ' +
         'diffs; accept or reject for the person in `X-Acting-User` (scope `platform:reviews`).',
     )
+    .addTag('tenants', 'Tenants (companies), their plans and entitlement overrides.')
+    .addTag(
+      'credentials',
+      "Tenants' API clients and personal access tokens; secrets shown once, never listed.",
+    )
     .addBearerAuth(
       {
         type: 'http',

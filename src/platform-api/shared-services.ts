@@ -1,5 +1,7 @@
 import type { Type } from '@nestjs/common';
 import { AuditService } from '../modules/audit/audit.service.js';
+import { CredentialAdminService } from '../modules/auth/credential-admin.service.js';
+import { TenancyService } from '../modules/tenancy/tenancy.service.js';
 import { MetricsService } from '../modules/metrics/metrics.service.js';
 import { PlatformKeysService } from '../modules/platform-keys/platform-keys.service.js';
 import { ReviewQueueService } from '../modules/revisions/review-queue.service.js';
@@ -14,4 +16,6 @@ export const SHARED_SERVICES: Type[] = [
   AuditService,
   MetricsService,
   ReviewQueueService,
+  TenancyService,
+  CredentialAdminService,
 ];

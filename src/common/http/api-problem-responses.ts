@@ -64,6 +64,9 @@ const CATALOG = {
   request_timeout: { detail: 'the request took too long' },
   headers_too_large: { detail: 'the request headers are too large' },
   revision_not_staged: { detail: 'revision 1 is accepted, not staged' },
+  client_disabled: {
+    detail: 'client gci_OqYK… is disabled; a disabled client gets no new secret',
+  },
   internal_error: { detail: 'an unexpected error occurred' },
   service_unavailable: { detail: 'the database is unavailable, retry shortly' },
 } as const satisfies Record<ErrorCode, ProblemExample>;

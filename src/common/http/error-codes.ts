@@ -23,6 +23,8 @@ export const ERROR_CODES = {
   webhook_limit_reached: { status: 409, title: 'Webhook limit reached' },
   /** Accept or reject (CLI, platform API) of a revision that is no longer staged. */
   revision_not_staged: { status: 409, title: 'Revision not staged' },
+  /** Administration (CLI, platform API): a new secret asked for a disabled client. */
+  client_disabled: { status: 409, title: 'Client disabled' },
   payload_too_large: { status: 413, title: 'Payload too large' },
   unsupported_media_type: { status: 415, title: 'Unsupported media type' },
   expectation_failed: { status: 417, title: 'Expectation failed' },

@@ -44,3 +44,23 @@ export class CursorPageQuery extends CursorQuery {
   @Max(MAX_PAGE_LIMIT)
   limit: number = MAX_PAGE_LIMIT;
 }
+
+/** The platform API's default page size (its lists are of tenants and credentials, not pages). */
+export const PLATFORM_PAGE_DEFAULT = 100;
+
+/** `limit` (1..1000, default 100) and `cursor`: the query of the platform API's lists. */
+export class PlatformPageQuery extends CursorQuery {
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 1,
+    maximum: MAX_PAGE_LIMIT,
+    default: PLATFORM_PAGE_DEFAULT,
+    example: 100,
+    description: 'Items per page (never clamped: outside 1..1000 is 400).',
+  })
+  @Transform(toInteger)
+  @IsInt()
+  @Min(1)
+  @Max(MAX_PAGE_LIMIT)
+  limit: number = PLATFORM_PAGE_DEFAULT;
+}

@@ -44,7 +44,11 @@ export class AuditRepository {
     private readonly tx: TenantTransactions,
   ) {}
 
-  /** Writes the lines in one multi-row INSERT. */
+  /**
+   * Writes the lines in one multi-row INSERT. A tenant id that names no tenant is written as null
+   * (the line keeps its target): a platform route audits the tenant of its path, which may be
+   * unknown (its 404), and one such line must not fail the foreign key, and with it the batch.
+   */
   async insert(lines: readonly AuditLine[]): Promise<void> {
     const column = <T>(pick: (l: AuditLine) => T): T[] => lines.map(pick);
     const tenants = column((l) => l.tenantId);
@@ -60,8 +64,12 @@ export class AuditRepository {
     await this.run(sql`INSERT INTO audit_log
            (tenant_id, credential_ref, action, target, outcome, detail, ip, request_id, actor,
             created_at)
-         SELECT * FROM unnest(${tenants}::int[], ${credentials}::text[], ${actions}::text[], ${targets}::text[], ${outcomes}::text[], ${details}::text[],
-                              ${ips}::text[], ${requests}::text[], ${actors}::text[], ${ats}::timestamptz[])`);
+         SELECT (SELECT t.id FROM tenants t WHERE t.id = u.tenant_id), u.credential_ref, u.action,
+                u.target, u.outcome, u.detail, u.ip, u.request_id, u.actor, u.created_at
+           FROM unnest(${tenants}::int[], ${credentials}::text[], ${actions}::text[], ${targets}::text[], ${outcomes}::text[], ${details}::text[],
+                       ${ips}::text[], ${requests}::text[], ${actors}::text[], ${ats}::timestamptz[])
+             AS u(tenant_id, credential_ref, action, target, outcome, detail, ip, request_id, actor,
+                  created_at)`);
   }
 
   /**

@@ -1,4 +1,4 @@
-import { AppError } from '../../common/http/app-error.js';
+import { AppError, ConflictError } from '../../common/http/app-error.js';
 
 export class UnauthenticatedError extends AppError {
   readonly code = 'unauthenticated';
@@ -30,5 +30,14 @@ export class IpNotAllowedError extends AppError {
   readonly code = 'ip_not_allowed';
   constructor() {
     super("the caller's address is not in the credential's allowlist");
+  }
+}
+
+export class ClientDisabledError extends ConflictError {
+  constructor(clientId: string) {
+    super(
+      'client_disabled',
+      `client ${clientId} is disabled; a disabled client gets no new secret`,
+    );
   }
 }

@@ -81,6 +81,16 @@ export interface PatListRow {
   created_at: Date;
 }
 
+/** A page row of a list: the row and its internal id (the cursor's key, never shown). */
+export type Keyed<R> = R & { k: number };
+
+/** Where a client is, found by its public id. */
+export interface ClientOwnerRow {
+  id: number;
+  tenant_id: number;
+  enabled: boolean;
+}
+
 @Injectable()
 export class AuthRepository {
   constructor(
@@ -153,6 +163,66 @@ export class AuthRepository {
     );
   }
 
+  /** At most `limit` of a tenant's clients after the id `after`, oldest first; never a secret. */
+  pageClients(tenantId: number, after: number, limit: number): Promise<Keyed<ClientListRow>[]> {
+    return this.rows<Keyed<ClientListRow>>(
+      sql`SELECT id AS k, client_id, name, scopes, allowed_ips, enabled, created_at
+       FROM api_clients WHERE tenant_id = ${tenantId} AND id > ${after} ORDER BY id LIMIT ${limit}`,
+    );
+  }
+
+  /** At most `limit` of a tenant's PATs after the id `after`, oldest first; never a token. */
+  pagePats(tenantId: number, after: number, limit: number): Promise<Keyed<PatListRow>[]> {
+    return this.rows<Keyed<PatListRow>>(
+      sql`SELECT id AS k, id AS pat_id, name, scopes, allowed_ips, expires_at, revoked_at, created_at
+       FROM personal_access_tokens WHERE tenant_id = ${tenantId} AND id > ${after}
+       ORDER BY id LIMIT ${limit}`,
+    );
+  }
+
+  /** The tenant of a client, enabled or not. */
+  async clientOwner(clientId: string): Promise<ClientOwnerRow | undefined> {
+    const [row] = await this.rows<ClientOwnerRow>(
+      sql`SELECT id, tenant_id, enabled FROM api_clients WHERE client_id = ${clientId}`,
+    );
+    return row;
+  }
+
+  /** The tenant of a personal access token. */
+  async patOwner(patId: number): Promise<{ tenant_id: number } | undefined> {
+    const [row] = await this.rows<{ tenant_id: number }>(
+      sql`SELECT tenant_id FROM personal_access_tokens WHERE id = ${patId}`,
+    );
+    return row;
+  }
+
+  /**
+   * Replaces an enabled client's secret digest and, with `revokeTokens`, revokes its live access
+   * tokens, in one transaction: the client as it was found (undefined when there is none; a
+   * disabled one is left as it is). The UPDATE fires the credential-change trigger, so every
+   * cache forgets the old secret when this commits.
+   */
+  async replaceClientSecret(
+    clientId: string,
+    secretDigest: Buffer,
+    revokeTokens: boolean,
+  ): Promise<(ClientOwnerRow & { tokens_revoked: number }) | undefined> {
+    return this.db.transaction(async (m) => {
+      const find = sql`SELECT id, tenant_id, enabled FROM api_clients WHERE client_id = ${clientId} FOR UPDATE`;
+      const [client]: ClientOwnerRow[] = await m.query(find.text, find.values);
+      if (!client?.enabled) return client && { ...client, tokens_revoked: 0 };
+      const replace = sql`UPDATE api_clients SET secret_digest = ${secretDigest}, updated_at = now() WHERE id = ${client.id}`;
+      await m.query(replace.text, replace.values);
+      let revoked = 0;
+      if (revokeTokens) {
+        const revoke = sql`UPDATE access_tokens SET revoked_at = now() WHERE api_client_id = ${client.id} AND revoked_at IS NULL`;
+        const [, affected]: [unknown, number] = await m.query(revoke.text, revoke.values);
+        revoked = affected;
+      }
+      return { ...client, tokens_revoked: revoked };
+    });
+  }
+
   /** The new client's id (in the current system transaction, if any: `fixture apply`). */
   async insertClient(client: NewClient): Promise<number> {
     const saved = await this.tx.ownerManager
@@ -161,17 +231,20 @@ export class AuthRepository {
     return saved.id;
   }
 
-  /** Disables a client and revokes its tokens, in one transaction; its id, if it exists. */
-  async disableClient(clientId: string): Promise<number | undefined> {
+  /** Disables a client and revokes its tokens, in one transaction; the client, if it exists. */
+  async disableClient(clientId: string): Promise<{ id: number; tenant_id: number } | undefined> {
     return this.db.transaction(async (m) => {
-      const disable = sql`UPDATE api_clients SET enabled = false, updated_at = now() WHERE client_id = ${clientId} RETURNING id`;
+      const disable = sql`UPDATE api_clients SET enabled = false, updated_at = now() WHERE client_id = ${clientId} RETURNING id, tenant_id`;
       // TypeORM answers an UPDATE with [rows, affected]
-      const [rows]: [Array<{ id: number }>, number] = await m.query(disable.text, disable.values);
+      const [rows]: [Array<{ id: number; tenant_id: number }>, number] = await m.query(
+        disable.text,
+        disable.values,
+      );
       const client = rows[0];
       if (!client) return undefined;
       const revoke = sql`UPDATE access_tokens SET revoked_at = now() WHERE api_client_id = ${client.id} AND revoked_at IS NULL`;
       await m.query(revoke.text, revoke.values);
-      return client.id;
+      return client;
     });
   }
 
@@ -184,13 +257,13 @@ export class AuthRepository {
   }
 
   /** Revokes a PAT, keeping an earlier revocation's time; undefined when there is no such PAT. */
-  async revokePat(patId: number): Promise<{ id: number; revoked_at: Date } | undefined> {
+  async revokePat(
+    patId: number,
+  ): Promise<{ id: number; tenant_id: number; revoked_at: Date } | undefined> {
     const revoke = sql`UPDATE personal_access_tokens SET revoked_at = COALESCE(revoked_at, now())
-       WHERE id = ${patId} RETURNING id, revoked_at`;
-    const [rows]: [Array<{ id: number; revoked_at: Date }>, number] = await this.db.query(
-      revoke.text,
-      revoke.values,
-    );
+       WHERE id = ${patId} RETURNING id, tenant_id, revoked_at`;
+    const [rows]: [Array<{ id: number; tenant_id: number; revoked_at: Date }>, number] =
+      await this.db.query(revoke.text, revoke.values);
     return rows[0];
   }
 

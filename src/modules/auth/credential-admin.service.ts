@@ -7,7 +7,14 @@ import {
 } from '../../common/http/app-error.js';
 import { EntitlementRequiredError } from '../tenancy/tenancy.errors.js';
 import { TenancyService } from '../tenancy/tenancy.service.js';
-import { AuthRepository, type ClientListRow, type PatListRow } from './auth.repository.js';
+import { Cursor, type CursorPage } from '../../common/pagination/cursor.js';
+import { ClientDisabledError } from './auth.errors.js';
+import {
+  AuthRepository,
+  type ClientListRow,
+  type Keyed,
+  type PatListRow,
+} from './auth.repository.js';
 import { CredentialCache } from './credential-cache.js';
 import { CredentialsService } from './credentials.service.js';
 import { normaliseCidr } from './ip-allowlist.js';
@@ -35,6 +42,34 @@ export interface CreatedPat {
   pat_id: number;
   token: string;
   expires_at: string;
+}
+
+export interface RotatedClientSecret {
+  tenant_id: number;
+  client_id: string;
+  client_secret: string;
+  /** How many of the client's live access tokens were revoked (0 unless asked). */
+  tokens_revoked: number;
+}
+
+/** A page query of the platform's lists. */
+export interface PageQuery {
+  cursor?: string;
+  limit: number;
+}
+
+/** One page from `limit + 1` keyed rows: the internal key leaves the rows, into the cursor. */
+function pageOf<R>(
+  rows: Keyed<R>[],
+  limit: number,
+  identity: { tenantId: number; list: string },
+): CursorPage<R> {
+  const page = rows.slice(0, limit);
+  const last = page.at(-1);
+  return {
+    data: page.map(({ k: _, ...row }) => row as R),
+    next_cursor: rows.length > limit && last ? Cursor.encode(identity, [last.k]) : null,
+  };
 }
 
 interface Checked {
@@ -75,8 +110,9 @@ export function checkCredentialInput(input: CredentialInput): Checked {
 }
 
 /**
- * What a company administrator does with credentials (through the CLI): clients and personal
- * access tokens, each secret shown once and kept as a digest. Owner role, like every admin path.
+ * What a company administrator does with credentials (the CLI and the platform API call these
+ * same methods): clients and personal access tokens, each secret shown once and kept as a digest.
+ * Owner role, like every admin path.
  */
 @Injectable()
 export class CredentialAdminService {
@@ -114,13 +150,77 @@ export class CredentialAdminService {
     return { data: await this.repository.listPats(tenantId) };
   }
 
-  /** Disables a client at once: its secret stops working and its tokens are revoked. */
-  async disableClient(clientId: string): Promise<{ client_id: string; enabled: false }> {
+  /** One page of a tenant's clients, oldest first (never a secret); 404 for an unknown tenant. */
+  async pageClients(tenantId: number, query: PageQuery): Promise<CursorPage<ClientListRow>> {
+    const identity = { tenantId, list: 'platform.clients' };
+    const [after = 0] = Cursor.decode(identity, query.cursor) ?? [];
+    await this.tenancy.view(tenantId);
+    const rows = await this.repository.pageClients(tenantId, after, query.limit + 1);
+    return pageOf(rows, query.limit, identity);
+  }
+
+  /** One page of a tenant's PATs, oldest first (never a token); 404 for an unknown tenant. */
+  async pagePats(tenantId: number, query: PageQuery): Promise<CursorPage<PatListRow>> {
+    const identity = { tenantId, list: 'platform.pats' };
+    const [after = 0] = Cursor.decode(identity, query.cursor) ?? [];
+    await this.tenancy.view(tenantId);
+    const rows = await this.repository.pagePats(tenantId, after, query.limit + 1);
+    return pageOf(rows, query.limit, identity);
+  }
+
+  /** The tenant a client belongs to (enabled or not); 404 for an unknown client. */
+  async tenantOfClient(clientId: string): Promise<number> {
+    const owner = await this.repository.clientOwner(clientId);
+    if (!owner) throw new NotFoundError('client');
+    return owner.tenant_id;
+  }
+
+  /** The tenant a personal access token belongs to; 404 for an unknown one. */
+  async tenantOfPat(patId: number): Promise<number> {
+    const owner = await this.repository.patOwner(patId);
+    if (!owner) throw new NotFoundError('personal access token');
+    return owner.tenant_id;
+  }
+
+  /**
+   * Disables a client at once: its secret stops working and its tokens are revoked. With the
+   * tenant it belongs to (the CLI prints the rest).
+   */
+  async disableClient(
+    clientId: string,
+  ): Promise<{ tenant_id: number; client_id: string; enabled: false }> {
     const disabled = await this.repository.disableClient(clientId);
     if (disabled === undefined) throw new NotFoundError('client');
     // the database notifies every process; this one need not wait for its own notification
     this.cache.invalidate();
-    return { client_id: clientId, enabled: false };
+    return { tenant_id: disabled.tenant_id, client_id: clientId, enabled: false };
+  }
+
+  /**
+   * A new secret for an enabled client, returned here only. The old secret stops working when
+   * this commits (the credential-change trigger empties every cache). Access tokens already
+   * issued stay valid until they expire, unless `revokeTokens`: then they are revoked in the same
+   * transaction. 404 for an unknown client, 409 `client_disabled` for a disabled one.
+   */
+  async rotateClientSecret(
+    clientId: string,
+    options: { revokeTokens?: boolean } = {},
+  ): Promise<RotatedClientSecret> {
+    const secret = mintToken('gcs');
+    const client = await this.repository.replaceClientSecret(
+      clientId,
+      digest(secret),
+      options.revokeTokens === true,
+    );
+    if (!client) throw new NotFoundError('client');
+    if (!client.enabled) throw new ClientDisabledError(clientId);
+    this.cache.invalidate();
+    return {
+      tenant_id: client.tenant_id,
+      client_id: clientId,
+      client_secret: secret,
+      tokens_revoked: client.tokens_revoked,
+    };
   }
 
   async createPat(
@@ -152,11 +252,16 @@ export class CredentialAdminService {
     return { pat_id: patId, token, expires_at: expiresAt.toISOString() };
   }
 
-  /** Revokes a PAT at once; revoking it again keeps the first revocation time. */
-  async revokePat(patId: number): Promise<{ pat_id: number; revoked_at: string }> {
+  /**
+   * Revokes a PAT at once; revoking it again keeps the first revocation time. With the tenant it
+   * belongs to (the CLI prints the rest).
+   */
+  async revokePat(
+    patId: number,
+  ): Promise<{ tenant_id: number; pat_id: number; revoked_at: string }> {
     const row = await this.repository.revokePat(patId);
     if (!row) throw new NotFoundError('personal access token');
     this.cache.invalidate();
-    return { pat_id: row.id, revoked_at: row.revoked_at.toISOString() };
+    return { tenant_id: row.tenant_id, pat_id: row.id, revoked_at: row.revoked_at.toISOString() };
   }
 }

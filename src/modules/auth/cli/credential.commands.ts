@@ -115,7 +115,9 @@ export class ClientDisableCommand extends ResultCommand<CredentialOptions> {
     if (!/^gci_[0-9A-Za-z]{49}$/.test(clientId)) {
       throw new UsageError('--client must be a client id (gci_…)');
     }
-    return this.admin.disableClient(clientId);
+    // the CLI prints what it always has: the tenant is the platform API's audit concern
+    const { client_id, enabled } = await this.admin.disableClient(clientId);
+    return { client_id, enabled };
   }
 }
 
@@ -173,8 +175,10 @@ export class PatRevokeCommand extends ResultCommand<CredentialOptions> {
     super();
   }
 
-  protected result(o: CredentialOptions): Promise<object> {
-    return this.admin.revokePat(positiveInt('pat', requiredNonBlankOption('pat', o.pat)));
+  protected async result(o: CredentialOptions): Promise<object> {
+    const patId = positiveInt('pat', requiredNonBlankOption('pat', o.pat));
+    const { pat_id, revoked_at } = await this.admin.revokePat(patId);
+    return { pat_id, revoked_at };
   }
 }
 

@@ -1,0 +1,95 @@
+import { ApiProperty, ApiSchema } from '@nestjs/swagger';
+import {
+  ENTITLEMENTS,
+  type Entitlement,
+  PLANS,
+  type Plan,
+} from '../../../../common/access/entitlements.js';
+import { CursorPageResponse } from '../../../../common/pagination/page.response.js';
+
+@ApiSchema({ name: 'TenantListItemView' })
+export class TenantListItemResponse {
+  @ApiProperty({ example: 2 })
+  tenant_id!: number;
+
+  @ApiProperty({ example: 'Acme' })
+  name!: string;
+
+  @ApiProperty({ enum: PLANS, example: 'professional' })
+  plan!: Plan;
+
+  @ApiProperty({ example: '2026-11-22T10:00:00.000Z' })
+  created_at!: string;
+}
+
+@ApiSchema({ name: 'TenantListView' })
+export class TenantListResponse extends CursorPageResponse {
+  @ApiProperty({ type: [TenantListItemResponse], description: 'Oldest first.' })
+  data!: TenantListItemResponse[];
+}
+
+@ApiSchema({ name: 'EntitlementOverrideView' })
+export class EntitlementOverrideResponse {
+  @ApiProperty({ enum: ENTITLEMENTS, example: 'auth.pat' })
+  entitlement!: Entitlement;
+
+  @ApiProperty({
+    example: true,
+    description: '`true`: granted beyond the plan; `false`: withheld although the plan grants it.',
+  })
+  granted!: boolean;
+}
+
+@ApiSchema({ name: 'TenantCountsView' })
+export class TenantCountsResponse {
+  @ApiProperty({ example: 3, description: 'API clients, disabled ones included.' })
+  clients!: number;
+
+  @ApiProperty({ example: 2 })
+  clients_enabled!: number;
+
+  @ApiProperty({ example: 1, description: 'Personal access tokens, revoked and expired included.' })
+  pats!: number;
+
+  @ApiProperty({ example: 1, description: 'Neither revoked nor expired.' })
+  pats_active!: number;
+
+  @ApiProperty({ example: 4 })
+  projects!: number;
+
+  @ApiProperty({ example: 37 })
+  documents!: number;
+}
+
+@ApiSchema({ name: 'TenantView' })
+export class TenantResponse {
+  @ApiProperty({ example: 2 })
+  tenant_id!: number;
+
+  @ApiProperty({ example: 'Acme' })
+  name!: string;
+
+  @ApiProperty({ enum: PLANS, example: 'professional' })
+  plan!: Plan;
+
+  @ApiProperty({
+    enum: ENTITLEMENTS,
+    isArray: true,
+    example: ['api.locks', 'api.read', 'api.revisions', 'auth.ip_allowlist', 'auth.pat'],
+    description: "In effect now: the plan's, plus the additions, minus the removals (sorted).",
+  })
+  entitlements!: Entitlement[];
+
+  @ApiProperty({
+    type: [EntitlementOverrideResponse],
+    example: [{ entitlement: 'auth.pat', granted: true }],
+    description: "The tenant's own overrides of its plan, by entitlement name.",
+  })
+  overrides!: EntitlementOverrideResponse[];
+
+  @ApiProperty({ example: '2026-11-22T10:00:00.000Z' })
+  created_at!: string;
+
+  @ApiProperty({ type: TenantCountsResponse })
+  counts!: TenantCountsResponse;
+}
