@@ -81,27 +81,90 @@ describe('testing kit: the platform client', () => {
       },
     };
     api.platform.use(spy);
+    let tenantId: number;
     try {
-      // the platform document itself (not one of its operations, so untyped): every call goes
-      // through the same client
-      const get = api.platform.GET as unknown as (
-        path: string,
-        init?: { headers: Record<string, string> },
-      ) => Promise<{ response: Response }>;
-      const path = '/platform/v1/openapi.json';
-      const plain = await get(path);
-      expect(plain.response.status).toBe(200);
-      const asJane = await get(path, { headers: { 'X-Acting-User': 'jane@acme' } });
+      const listed = await api.platform.GET('/platform/v1/tenants', {
+        params: { query: { limit: 1 } },
+      });
+      expect(listed.response.status).toBe(200);
+      const asJane = await api.platform.GET('/platform/v1/tenants', {
+        headers: { 'X-Acting-User': 'jane@acme' },
+      });
       expect(asJane.response.status).toBe(200);
+      // a typed write: the header the document requires is the kit's unless the call names one
+      const made = await api.platform.POST('/platform/v1/tenants', {
+        params: { header: { 'X-Acting-User': 'ann@acme' } },
+        body: { name: 'Typed', plan: 'starter' },
+      });
+      expect(made.response.status).toBe(201);
+      tenantId = made.data!.tenant_id;
+      const read = await api.platform.GET('/platform/v1/tenants/{tenantId}', {
+        params: { path: { tenantId } },
+      });
+      expect(read.data).toMatchObject({ tenant_id: tenantId, name: 'Typed', plan: 'starter' });
     } finally {
       api.platform.eject(spy);
     }
     const auth = `Bearer ${api.platformKey}`;
+    const tenants = `${api.platformUrl}/platform/v1/tenants`;
     expect(seen).toEqual([
-      { url: `${api.platformUrl}/platform/v1/openapi.json`, auth, actor: kit.DEFAULT_ACTING_USER },
-      { url: `${api.platformUrl}/platform/v1/openapi.json`, auth, actor: 'jane@acme' },
+      { url: `${tenants}?limit=1`, auth, actor: kit.DEFAULT_ACTING_USER },
+      { url: tenants, auth, actor: 'jane@acme' },
+      { url: tenants, auth, actor: 'ann@acme' },
+      { url: `${tenants}/${tenantId}`, auth, actor: kit.DEFAULT_ACTING_USER },
     ]);
     expect(kit.DEFAULT_ACTING_USER).toBe('testing-kit');
+  });
+
+  it('createTenant makes the tenant and its client through the platform API, as testing-kit', async () => {
+    const receiver = await api.webhookReceiver();
+    const acme = await api.createTenant({
+      name: 'Acme',
+      plan: 'professional',
+      scopes: ['projects:read', 'webhooks:read'],
+      projects: [{ name: 'ISO 27001', documents: [{ title: 'Policy', content: { v: 1 } }] }],
+      webhooks: [{ url: receiver.url, events: ['document.checked_in'] }],
+    });
+    const tenantId = acme.tenant.tenant_id;
+    expect(acme.tenant).toEqual({ tenant_id: tenantId, name: 'Acme', plan: 'professional' });
+    expect(acme.client).toMatchObject({
+      client_id: expect.stringMatching(/^gci_/),
+      client_secret: expect.stringMatching(/^gcs_/),
+      scopes: ['projects:read', 'webhooks:read'],
+    });
+    // the fixtures went to that same tenant: its token lists the project
+    const res = await fetch(`${api.apiUrl}/projects`, {
+      headers: { authorization: `Bearer ${acme.token}` },
+    });
+    expect(((await res.json()) as { data: Array<{ name: string }> }).data).toEqual([
+      expect.objectContaining({ name: 'ISO 27001' }),
+    ]);
+    expect(acme.projects[0]!.documents[0]!.documentId).toEqual(expect.any(Number));
+    expect(acme.webhooks).toHaveLength(1);
+    // the platform API made the tenant and the client, in the kit's name
+    const audited = async () => {
+      const client = new pg.Client({ connectionString: database.directUrl });
+      await client.connect();
+      try {
+        const { rows } = await client.query<{ action: string; credential_ref: string }>(
+          `SELECT action, credential_ref, actor FROM audit_log
+            WHERE tenant_id = $1 AND action IN ('tenant.create', 'client.create') ORDER BY id`,
+          [tenantId],
+        );
+        return rows;
+      } finally {
+        await client.end();
+      }
+    };
+    let rows = await audited();
+    for (const until = Date.now() + 5_000; rows.length < 2 && Date.now() < until;) {
+      await new Promise((r) => setTimeout(r, 100));
+      rows = await audited();
+    }
+    expect(rows).toEqual([
+      { action: 'tenant.create', credential_ref: 'platform:testing-kit', actor: 'testing-kit' },
+      { action: 'client.create', credential_ref: 'platform:testing-kit', actor: 'testing-kit' },
+    ]);
   });
 
   it('fixture apply adds to an existing tenant named by tenant_id, and refuses what it cannot', async () => {
@@ -124,7 +187,10 @@ describe('testing kit: the platform client', () => {
     const listed = await api.cli('project', 'list', '--tenant', String(tenantId));
     expect((listed.json!.data as Array<{ name: string }>).map((p) => p.name)).toEqual(['Added']);
     const tenants = await api.cli('tenant', 'list');
-    expect((tenants.json!.data as unknown[]).length).toBe(1);
+    const named = (tenants.json!.data as Array<{ name: string }>).filter(
+      (t) => t.name === 'Existing',
+    );
+    expect(named).toHaveLength(1);
 
     const unknown = await apply({ tenant_id: tenantId + 1000, projects: [{ name: 'Lost' }] });
     expect(unknown.exitCode).toBe(1);

@@ -13,6 +13,8 @@ import { cleanStaleRuns, newRun, removeRunDir, writeOwner } from './runs.cjs';
 import { ALL_PLATFORM_SCOPES, ALL_SCOPES } from './scopes.cjs';
 
 const API_PREFIX = '/api/v1';
+/** The platform document's paths carry it (`/platform/v1/tenants`). */
+const PLATFORM_PREFIX = '/platform/v1';
 /** `X-Acting-User` of the kit's platform calls, unless a call sets its own. */
 export const DEFAULT_ACTING_USER = 'testing-kit';
 
@@ -108,7 +110,7 @@ export interface CreatedTenant {
   }>;
   webhooks: Array<{ webhookId: number; secret: string; endpoint_url: string; events: string[] }>;
   pats: Array<{ pat_id: number; token: string; expires_at: string }>;
-  /** Everything `fixture apply` printed for this tenant. */
+  /** Everything the platform API and `fixture apply` answered for this tenant, merged. */
   raw: Record<string, unknown>;
 }
 
@@ -141,7 +143,11 @@ export interface IntegrationApi {
   platform: PlatformClient;
   /** Runs an administration command (as `grc-integration-api <args>`), answered by the service. */
   cli(...args: string[]): Promise<CliResult>;
-  /** One `fixture apply`: a tenant with a client holding `scopes`, and a token of that client. */
+  /**
+   * A tenant and its client holding `scopes` made through the platform API (`POST /tenants`,
+   * `POST /tenants/{tenantId}/clients`), what else `options` asks for in one `fixture apply`,
+   * and a token of the client. With the platform API off, all of it in one `fixture apply`.
+   */
   createTenant(options?: CreateTenantOptions): Promise<CreatedTenant>;
   /** A client-credentials access token. */
   token(
@@ -344,26 +350,56 @@ export function handleOn(
     return body.access_token;
   };
 
-  const createTenant = async (o: CreateTenantOptions = {}): Promise<CreatedTenant> => {
-    const fixture = {
-      tenants: [
-        {
-          name: o.name ?? `tenant ${randomBytes(4).toString('hex')}`,
-          plan: o.plan ?? 'enterprise',
-          clients: [{ name: 'testing-kit', scopes: o.scopes ?? ALL_SCOPES }],
-          projects: o.projects ?? [],
-          pats: o.pats?.map((p) => ({ ...p, scopes: p.scopes ?? ALL_SCOPES })) ?? [],
-          webhooks:
-            o.webhooks?.map((w, i) => ({
-              name: w.name ?? `webhook ${i + 1}`,
-              endpoint_url: w.url,
-              events: w.events ?? ['*'],
-            })) ?? [],
-        },
-      ],
+  /** A write of the platform API as the kit (its key, `X-Acting-User: testing-kit`). */
+  const platformWrite = async (path: string, body: object): Promise<Record<string, unknown>> => {
+    const { url, key } = platformOn(platform);
+    const res = await fetch(`${url}${PLATFORM_PREFIX}${path}`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${key}`,
+        'x-acting-user': DEFAULT_ACTING_USER,
+        'content-type': 'application/json',
+      },
+      body: JSON.stringify(body),
+    });
+    const text = await res.text();
+    const answer = parseJson(text);
+    if (res.status !== 201 || !answer) {
+      throw new Error(`POST ${PLATFORM_PREFIX}${path} failed: ${res.status} ${text}`);
+    }
+    return answer;
+  };
+
+  /** The tenant and its client from the platform API (unless it is off: then `fixture apply`). */
+  const tenantAndClient = async (
+    o: CreateTenantOptions,
+  ): Promise<{ fixture: Record<string, unknown>; made?: Record<string, unknown> }> => {
+    const name = o.name ?? `tenant ${randomBytes(4).toString('hex')}`;
+    const plan = o.plan ?? 'enterprise';
+    const clientBody = { name: 'testing-kit', scopes: o.scopes ?? ALL_SCOPES };
+    if (!platform) return { fixture: { name, plan, clients: [clientBody] } };
+    const tenant = await platformWrite('/tenants', { name, plan });
+    const tenantId = tenant.tenant_id;
+    if (typeof tenantId !== 'number') {
+      throw new Error(`POST ${PLATFORM_PREFIX}/tenants answered no tenant_id: ${String(tenantId)}`);
+    }
+    tenants.add(tenantId);
+    const client = await platformWrite(`/tenants/${tenantId}/clients`, clientBody);
+    return {
+      fixture: { tenant_id: tenantId },
+      made: {
+        tenant_id: tenantId,
+        name: tenant.name ?? name,
+        plan: tenant.plan ?? plan,
+        clients: [{ scopes: clientBody.scopes, allowed_ips: [], ...client }],
+      },
     };
+  };
+
+  /** The rest of `o` (projects, documents, PATs, webhooks) in one `fixture apply`. */
+  const applyFixture = async (entry: Record<string, unknown>): Promise<Record<string, unknown>> => {
     const file = join(runDir, `fixture-${randomBytes(6).toString('hex')}.json`);
-    await writeFile(file, JSON.stringify(fixture), { mode: 0o600 });
+    await writeFile(file, JSON.stringify({ tenants: [entry] }), { mode: 0o600 });
     try {
       const result = await cli('fixture', 'apply', '--file', file);
       const made = (result.json?.tenants as Array<Record<string, unknown>> | undefined)?.[0];
@@ -372,29 +408,48 @@ export function handleOn(
           `fixture apply failed (exit ${result.exitCode}): ${result.stdout}${result.stderr}`,
         );
       }
-      const created = made as unknown as Omit<CreatedTenant, 'tenant' | 'token' | 'raw'> & {
-        tenant_id: number;
-        name: string;
-        plan: string;
-        clients: CreatedClient[];
-      };
-      tenants.add(created.tenant_id);
-      for (const w of created.webhooks) {
-        for (const r of receivers) if (w.endpoint_url === r.url) r.addSecret(w.secret);
-      }
-      const client = created.clients[0]!;
-      return {
-        tenant: { tenant_id: created.tenant_id, name: created.name, plan: created.plan },
-        client,
-        token: await token(client),
-        projects: created.projects,
-        webhooks: created.webhooks,
-        pats: created.pats,
-        raw: made,
-      };
+      return made;
     } finally {
       await rm(file, { force: true });
     }
+  };
+
+  const createTenant = async (o: CreateTenantOptions = {}): Promise<CreatedTenant> => {
+    const { fixture, made: byPlatform } = await tenantAndClient(o);
+    const rest = {
+      projects: o.projects ?? [],
+      pats: o.pats?.map((p) => ({ ...p, scopes: p.scopes ?? ALL_SCOPES })) ?? [],
+      webhooks:
+        o.webhooks?.map((w, i) => ({
+          name: w.name ?? `webhook ${i + 1}`,
+          endpoint_url: w.url,
+          events: w.events ?? ['*'],
+        })) ?? [],
+    };
+    const nothingMore = !rest.projects.length && !rest.pats.length && !rest.webhooks.length;
+    const fromFixture =
+      byPlatform && nothingMore ? { ...rest } : await applyFixture({ ...fixture, ...rest });
+    const made = { ...fromFixture, ...byPlatform };
+    const created = made as unknown as Omit<CreatedTenant, 'tenant' | 'token' | 'raw'> & {
+      tenant_id: number;
+      name: string;
+      plan: string;
+      clients: CreatedClient[];
+    };
+    tenants.add(created.tenant_id);
+    for (const w of created.webhooks) {
+      for (const r of receivers) if (w.endpoint_url === r.url) r.addSecret(w.secret);
+    }
+    const client = created.clients[0]!;
+    return {
+      tenant: { tenant_id: created.tenant_id, name: created.name, plan: created.plan },
+      client,
+      token: await token(client),
+      projects: created.projects,
+      webhooks: created.webhooks,
+      pats: created.pats,
+      raw: made,
+    };
   };
 
   const reset = async (): Promise<{ ms: number }> => {
