@@ -240,6 +240,154 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/platform/v1/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The audit trail
+         * @description Every tenant's audit lines (or one tenant's: `tenantId`), newest first, `limit` a page; `next_cursor` reads the next, older page. Filters, combined: `action`, `since` (inclusive), `until` (exclusive). The same lines as the CLI `audit list`.
+         */
+        get: operations["Audit_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/platform/v1/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every tenant's events, as a list or a stream
+         * @description Every tenant's events (or one tenant's: `tenantId`), each as the webhook payload its receivers get plus `tenantId`, in feed order. That order is safe to resume from: an event is given only once every transaction that could come before it has ended, so no event ever appears behind a cursor already handed out (an event may wait a moment while an older transaction still runs).
+         *
+         *     As a list (`Accept: application/json`): `{ data, next_cursor }`, `limit` events a page; poll with `after=<next_cursor>`.
+         *
+         *     As Server-Sent Events (`Accept: text/event-stream`): each event as `id: <cursor>`, `event: <type>`, `data: <payload JSON>`, pushed as it commits; a `: keep-alive` comment every 15 s. The stream starts after `Last-Event-ID` (what a reconnecting EventSource sends), else after `after`, else at the current end; its first frame is an `id:` line alone, so a reconnect resumes without a gap even before the first event.
+         */
+        get: operations["Events_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/platform/v1/tenants/{tenantId}/projects/{externalId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Create or update a project by the platform's id
+         * @description An absent `description` or `status` takes its default when the project is created and keeps the stored value when it is updated. Answers 201 when it was created, 200 when it existed and was updated.
+         */
+        put: operations["Content_putProject"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/platform/v1/projects/{projectId}/documents/{externalId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Create or update a document by the platform's id
+         * @description Created with `content` as its first version (source `platform`, event `document.version_created`); `content` is then required. When the document exists, only its title (and project: the id names one document of the tenant) is updated and `content` is not used: new versions are made by POST /documents/{documentId}/versions. `ETag` is the current version's content hash. Answers 201 when it was created, 200 when it existed and was updated.
+         */
+        put: operations["Content_putDocument"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/platform/v1/documents/{documentId}/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A new version from the platform's editing
+         * @description Creates the next version (source `platform`) and publishes `document.version_created`. Every candidate revision still staged on an older base is superseded (`external_revision.superseded`), exactly as when a candidate is accepted, so no later accept can overwrite this version. With `If-Match`, the version is made only while the current version's content hash is one it names (checked under the document's lock): else 412 `precondition_failed`. `ETag` is the new version's content hash.
+         */
+        post: operations["Content_createVersion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/platform/v1/projects/{projectId}/files/{externalId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Create or replace a file's metadata by the platform's id
+         * @description The metadata is replaced as a whole (an absent `sha256` is null). `storage_path` is stored and never answered, listed or logged. The id names one file of the tenant: a file of another project of the tenant moves to this one. Answers 201 when it was created, 200 when it existed and was updated.
+         */
+        put: operations["Content_putFile"];
+        post?: never;
+        /**
+         * Delete a file's metadata by the platform's id
+         * @description Deletes the metadata only (the service never holds the bytes).
+         */
+        delete: operations["Content_deleteFile"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/platform/v1/tenants/{tenantId}/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import projects, documents and files (NDJSON, streamed)
+         * @description One JSON object a line (`application/x-ndjson`, UTF-8, not compressed), each the upsert its `kind` names, as the PUT routes do it: `project` (`external_id`, `name`, `description`?, `status`?), `document` (`project_external_id`, `external_id`, `title`, `content`?; content is required when the document is created), `file` (`project_external_id`, `external_id`, `name`, `media_type`, `size_bytes`, `sha256`?, `storage_path`). A line may name a project made by an earlier line. The body is read as it arrives and written up to 1,000 lines per transaction, so it may be far larger than `BODY_LIMIT`; each line is at most `BODY_LIMIT` and its content within `CONTENT_MAX_NODES`/`CONTENT_MAX_DEPTH`. A refused line is an entry of `errors` (line numbers from 1; the first 100 kept), never a failed request: the other lines are kept. Blank lines are skipped. Running the same file again creates nothing (every line is an update).
+         */
+        post: operations["Content_importNdjson"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -269,7 +417,7 @@ export interface components {
             /** @example limit: limit must not be greater than 100 */
             detail: string;
             /**
-             * @description Stable machine-readable code: `validation_failed`, `malformed_request`, `project_not_found`, `version_conflict`, `unauthenticated`, `invalid_token`, `insufficient_scope`, `entitlement_required`, `ip_not_allowed`, `not_found`, `method_not_allowed`, `request_timeout`, `lock_token_invalid`, `idempotency_key_reused`, `webhook_revoked`, `delivery_not_replayable`, `webhook_limit_reached`, `revision_not_staged`, `client_disabled`, `payload_too_large`, `unsupported_media_type`, `expectation_failed`, `document_locked`, `rate_limited`, `headers_too_large`, `internal_error`, `service_unavailable`.
+             * @description Stable machine-readable code: `validation_failed`, `malformed_request`, `project_not_found`, `version_conflict`, `unauthenticated`, `invalid_token`, `insufficient_scope`, `entitlement_required`, `ip_not_allowed`, `not_found`, `method_not_allowed`, `request_timeout`, `lock_token_invalid`, `idempotency_key_reused`, `webhook_revoked`, `delivery_not_replayable`, `webhook_limit_reached`, `revision_not_staged`, `client_disabled`, `precondition_failed`, `payload_too_large`, `unsupported_media_type`, `expectation_failed`, `document_locked`, `rate_limited`, `headers_too_large`, `internal_error`, `service_unavailable`.
              * @example validation_failed
              */
             code: string;
@@ -816,6 +964,660 @@ export interface components {
              * @example 42
              */
             resulting_version_id: number | null;
+        };
+        /** @description One line of the audit trail. No secret is ever recorded in one. */
+        AuditItem: {
+            /** @example 27 */
+            id: number;
+            /**
+             * @description The tenant; null for lines before a tenant was known (a refused token request).
+             * @example 1
+             */
+            tenantId: number | null;
+            /**
+             * @description The credential that acted, by reference (`client:<client_id>`, `pat:<id>`, `platform:<key name>`, `cli`), never the secret itself.
+             * @example platform:admin-ui
+             */
+            credential: string | null;
+            /**
+             * @description The person in the platform's UI a platform key acted for (`X-Acting-User`).
+             * @example jane@acme.example
+             */
+            actor: string | null;
+            /** @example revision.accept */
+            action: string;
+            /** @example revision:44 */
+            target: string | null;
+            /**
+             * @example success
+             * @enum {string}
+             */
+            outcome: "success" | "failure";
+            /**
+             * @description A stable code, e.g. the error code of a refusal.
+             * @example null
+             */
+            detail: string | null;
+            /** @example 203.0.113.9 */
+            ip: string | null;
+            /** @example 3f0c2b8e-4c1d-4a7e-9a41-0d1f2e3c4b5a */
+            request_id: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T03:07:02.013Z
+             */
+            created_at: string;
+        };
+        /** @description A page of the audit trail, newest first. */
+        AuditListResponse: {
+            /**
+             * @description Pass as `cursor` to read the next page; `null` on the last page. A client that reads only `data` gets the whole list whenever it has at most `limit` items (1000 by default).
+             * @example null
+             */
+            next_cursor: string | null;
+            data: components["schemas"]["AuditItem"][];
+        };
+        /** @description A page of the event feed. */
+        EventFeedPage: {
+            /** @description Events in feed order, oldest first: each exactly the body a webhook receives for it (its `id` is the `webhook-id`), plus `tenantId`. */
+            data: (Omit<components["schemas"]["ExternalRevisionStagedEvent"] | components["schemas"]["ExternalRevisionAcceptedEvent"] | components["schemas"]["ExternalRevisionRejectedEvent"] | components["schemas"]["ExternalRevisionSupersededEvent"] | components["schemas"]["DocumentVersionCreatedEvent"] | components["schemas"]["DocumentCheckedOutEvent"] | components["schemas"]["DocumentCheckedInEvent"] | components["schemas"]["DocumentLockExpiredEvent"] | components["schemas"]["WebhookTestEvent"], "type"> & {
+                /**
+                 * @description The tenant (as `tenant_id`).
+                 * @example 1
+                 */
+                tenantId: number;
+            })[];
+            /**
+             * @description Pass as `after` to read on. Present whenever `data` is not empty; on an empty page it is where the next read starts (it may have moved past events the filters left out); null only when no event exists yet and no `after` was given. An empty page is not the end: poll again later with this cursor.
+             * @example WzEsMCwicGxhdGZvcm0uZXZlbnRzIixbXSxbNzQ2LDEyXV0
+             */
+            next_cursor: string | null;
+        };
+        /** @description Data of the `external_revision.*` events. */
+        ExternalRevisionEventData: {
+            /** @example 44 */
+            revisionId: number;
+            /** @example 7 */
+            documentId: number;
+            /** @example 3 */
+            projectId: number;
+            /**
+             * @example staged
+             * @enum {string}
+             */
+            status: "staged" | "accepted" | "rejected" | "superseded";
+            /**
+             * @description The version the candidate is based on.
+             * @example 12
+             */
+            base_version_id: number;
+            /**
+             * @description The version created by accepting the candidate; null unless accepted.
+             * @example null
+             */
+            resulting_version_id: number | null;
+        };
+        /** @description A candidate external revision was staged. */
+        ExternalRevisionStagedEvent: {
+            /**
+             * @description The event id, also sent as `webhook-id`: the same on every retry and replay, and for every webhook that receives the event. Deduplicate on it.
+             * @example evt_01JD2Z8KQ3M4V5W6X7Y8Z9ABCD
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the event happened (RFC 3339, UTC).
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            timestamp: string;
+            /** @example 1 */
+            tenant_id: number;
+            /**
+             * @description Discriminates the payload. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "external_revision.staged";
+            data: components["schemas"]["ExternalRevisionEventData"];
+        };
+        /** @description A candidate was accepted in the platform's UI (a new version exists). */
+        ExternalRevisionAcceptedEvent: {
+            /**
+             * @description The event id, also sent as `webhook-id`: the same on every retry and replay, and for every webhook that receives the event. Deduplicate on it.
+             * @example evt_01JD2Z8KQ3M4V5W6X7Y8Z9ABCD
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the event happened (RFC 3339, UTC).
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            timestamp: string;
+            /** @example 1 */
+            tenant_id: number;
+            /**
+             * @description Discriminates the payload. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "external_revision.accepted";
+            data: components["schemas"]["ExternalRevisionEventData"];
+        };
+        /** @description A candidate was rejected in the platform's UI. */
+        ExternalRevisionRejectedEvent: {
+            /**
+             * @description The event id, also sent as `webhook-id`: the same on every retry and replay, and for every webhook that receives the event. Deduplicate on it.
+             * @example evt_01JD2Z8KQ3M4V5W6X7Y8Z9ABCD
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the event happened (RFC 3339, UTC).
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            timestamp: string;
+            /** @example 1 */
+            tenant_id: number;
+            /**
+             * @description Discriminates the payload. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "external_revision.rejected";
+            data: components["schemas"]["ExternalRevisionEventData"];
+        };
+        /** @description A staged candidate lost its base: a newer version was created. */
+        ExternalRevisionSupersededEvent: {
+            /**
+             * @description The event id, also sent as `webhook-id`: the same on every retry and replay, and for every webhook that receives the event. Deduplicate on it.
+             * @example evt_01JD2Z8KQ3M4V5W6X7Y8Z9ABCD
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the event happened (RFC 3339, UTC).
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            timestamp: string;
+            /** @example 1 */
+            tenant_id: number;
+            /**
+             * @description Discriminates the payload. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "external_revision.superseded";
+            data: components["schemas"]["ExternalRevisionEventData"];
+        };
+        /** @description Data of `document.version_created`. */
+        DocumentVersionCreatedData: {
+            /** @example 7 */
+            documentId: number;
+            /** @example 3 */
+            projectId: number;
+            /** @example 13 */
+            versionId: number;
+            /**
+             * @description The version number (1, 2, …).
+             * @example 4
+             */
+            number: number;
+            /** @example sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08 */
+            content_hash: string;
+        };
+        /** @description A new version of a document was created. */
+        DocumentVersionCreatedEvent: {
+            /**
+             * @description The event id, also sent as `webhook-id`: the same on every retry and replay, and for every webhook that receives the event. Deduplicate on it.
+             * @example evt_01JD2Z8KQ3M4V5W6X7Y8Z9ABCD
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the event happened (RFC 3339, UTC).
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            timestamp: string;
+            /** @example 1 */
+            tenant_id: number;
+            /**
+             * @description Discriminates the payload. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "document.version_created";
+            data: components["schemas"]["DocumentVersionCreatedData"];
+        };
+        /** @description Data of `document.checked_out`. */
+        DocumentCheckedOutData: {
+            /** @example 7 */
+            documentId: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:30:00.000Z
+             */
+            expires_at: string;
+        };
+        /** @description A document was checked out (locked). */
+        DocumentCheckedOutEvent: {
+            /**
+             * @description The event id, also sent as `webhook-id`: the same on every retry and replay, and for every webhook that receives the event. Deduplicate on it.
+             * @example evt_01JD2Z8KQ3M4V5W6X7Y8Z9ABCD
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the event happened (RFC 3339, UTC).
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            timestamp: string;
+            /** @example 1 */
+            tenant_id: number;
+            /**
+             * @description Discriminates the payload. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "document.checked_out";
+            data: components["schemas"]["DocumentCheckedOutData"];
+        };
+        /** @description Data of `document.checked_in`. */
+        DocumentCheckedInData: {
+            /** @example 7 */
+            documentId: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:10:00.000Z
+             */
+            released_at: string;
+        };
+        /** @description A document was checked in (its lock released). */
+        DocumentCheckedInEvent: {
+            /**
+             * @description The event id, also sent as `webhook-id`: the same on every retry and replay, and for every webhook that receives the event. Deduplicate on it.
+             * @example evt_01JD2Z8KQ3M4V5W6X7Y8Z9ABCD
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the event happened (RFC 3339, UTC).
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            timestamp: string;
+            /** @example 1 */
+            tenant_id: number;
+            /**
+             * @description Discriminates the payload. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "document.checked_in";
+            data: components["schemas"]["DocumentCheckedInData"];
+        };
+        /** @description Data of `document.lock_expired`. */
+        DocumentLockExpiredData: {
+            /** @example 7 */
+            documentId: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:30:00.000Z
+             */
+            expired_at: string;
+        };
+        /** @description A document's lock expired without a check-in. */
+        DocumentLockExpiredEvent: {
+            /**
+             * @description The event id, also sent as `webhook-id`: the same on every retry and replay, and for every webhook that receives the event. Deduplicate on it.
+             * @example evt_01JD2Z8KQ3M4V5W6X7Y8Z9ABCD
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the event happened (RFC 3339, UTC).
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            timestamp: string;
+            /** @example 1 */
+            tenant_id: number;
+            /**
+             * @description Discriminates the payload. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "document.lock_expired";
+            data: components["schemas"]["DocumentLockExpiredData"];
+        };
+        /** @description Data of `webhook.test`. */
+        WebhookTestData: {
+            /**
+             * @description The webhook the test was sent to.
+             * @example 12
+             */
+            webhookId: number;
+        };
+        /** @description A test event, sent on request (`POST /webhooks/{webhookId}/test`) to that webhook only. */
+        WebhookTestEvent: {
+            /**
+             * @description The event id, also sent as `webhook-id`: the same on every retry and replay, and for every webhook that receives the event. Deduplicate on it.
+             * @example evt_01JD2Z8KQ3M4V5W6X7Y8Z9ABCD
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the event happened (RFC 3339, UTC).
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            timestamp: string;
+            /** @example 1 */
+            tenant_id: number;
+            /**
+             * @description Discriminates the payload. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "webhook.test";
+            data: components["schemas"]["WebhookTestData"];
+        };
+        PutPlatformProjectRequest: {
+            /**
+             * @description 1 to 200 characters, not only white space.
+             * @example ISO 27001
+             */
+            name: string;
+            /**
+             * @description At most 2000 characters. Absent: `''` when created, unchanged when updated.
+             * @example Certification project 2026
+             */
+            description?: string;
+            /**
+             * @description Absent: `active` when created, unchanged when updated.
+             * @example active
+             * @enum {string}
+             */
+            status?: "active" | "archived";
+        };
+        PlatformProjectResponse: {
+            /** @example 3 */
+            projectId: number;
+            /** @example 7 */
+            tenant_id: number;
+            /**
+             * @description The platform's own id of the row, unique per tenant and kind.
+             * @example prj-2026-iso
+             */
+            external_id: string;
+            /** @example ISO 27001 */
+            name: string;
+            /** @example Certification project 2026 */
+            description: string;
+            /**
+             * @example active
+             * @enum {string}
+             */
+            status: "active" | "archived";
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            updated_at: string;
+        };
+        PutPlatformDocumentRequest: {
+            /**
+             * @description 1 to 500 characters, not only white space.
+             * @example Access policy
+             */
+            title: string;
+            /**
+             * @description The first version's content (source `platform`): required when the document is created (else 400 `validation_failed`), ignored when it exists (new versions: POST /documents/{documentId}/versions). A JSON object, stored as sent (its hash, `content_hash`, is the lowercase hex SHA-256 of its RFC 8785 canonical JSON), under the same rules as the integration API's staged content: no key `__proto__`, no U+0000 or lone surrogate, numbers within a double, at most 100,000 values (`CONTENT_MAX_NODES`) and 64 levels (`CONTENT_MAX_DEPTH`).
+             * @example {
+             *       "title": "Access policy",
+             *       "sections": []
+             *     }
+             */
+            content?: {
+                [key: string]: unknown;
+            };
+        };
+        PlatformDocumentResponse: {
+            /** @example 41 */
+            documentId: number;
+            /** @example 3 */
+            projectId: number;
+            /** @example 7 */
+            tenant_id: number;
+            /**
+             * @description The platform's own id of the row, unique per tenant and kind.
+             * @example doc:access-policy
+             */
+            external_id: string;
+            /** @example Access policy */
+            title: string;
+            /**
+             * @example active
+             * @enum {string}
+             */
+            status: "active" | "archived";
+            /** @example 118 */
+            current_version_id: number;
+            /**
+             * @description The current version's content hash: what `If-Match` carries.
+             * @example 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08
+             */
+            content_hash: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            updated_at: string;
+        };
+        CreatePlatformVersionRequest: {
+            /**
+             * @description The new version's content. A JSON object, stored as sent (its hash, `content_hash`, is the lowercase hex SHA-256 of its RFC 8785 canonical JSON), under the same rules as the integration API's staged content: no key `__proto__`, no U+0000 or lone surrogate, numbers within a double, at most 100,000 values (`CONTENT_MAX_NODES`) and 64 levels (`CONTENT_MAX_DEPTH`).
+             * @example {
+             *       "title": "Access policy",
+             *       "sections": [
+             *         {
+             *           "heading": "Scope",
+             *           "body": "All staff."
+             *         }
+             *       ]
+             *     }
+             */
+            content: {
+                [key: string]: unknown;
+            };
+        };
+        PlatformVersionResponse: {
+            /** @example 119 */
+            versionId: number;
+            /** @example 41 */
+            documentId: number;
+            /** @example 7 */
+            tenant_id: number;
+            /** @example 5 */
+            number: number;
+            /** @example 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08 */
+            content_hash: string;
+            /**
+             * @example platform
+             * @enum {string}
+             */
+            source: "platform";
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            created_at: string;
+        };
+        PutPlatformFileRequest: {
+            /**
+             * @description 1 to 500 characters, not only white space.
+             * @example audit.pdf
+             */
+            name: string;
+            /**
+             * @description `type/subtype`, at most 255 characters.
+             * @example application/pdf
+             */
+            media_type: string;
+            /** @example 482113 */
+            size_bytes: number;
+            /**
+             * @description SHA-256 of the bytes, 64 hex digits (stored lowercase). Absent: null (the metadata is replaced as a whole).
+             * @example 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08
+             */
+            sha256?: string;
+            /**
+             * @description Where the bytes live (bucket, key, path, URL), 1 to 2000 characters. Stored, never answered, listed or logged.
+             * @example s3://grc-files/tenant-7/audit.pdf
+             */
+            storage_path: string;
+        };
+        PlatformFileResponse: {
+            /** @example 12 */
+            fileId: number;
+            /** @example 3 */
+            projectId: number;
+            /** @example 7 */
+            tenant_id: number;
+            /**
+             * @description The platform's own id of the row, unique per tenant and kind.
+             * @example file-8812
+             */
+            external_id: string;
+            /** @example audit.pdf */
+            name: string;
+            /** @example application/pdf */
+            media_type: string;
+            /** @example 482113 */
+            size_bytes: number;
+            /** @example 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08 */
+            sha256: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            updated_at: string;
+        };
+        ImportProjectLine: {
+            /**
+             * @description 1 to 200 characters, not only white space.
+             * @example ISO 27001
+             */
+            name: string;
+            /**
+             * @description At most 2000 characters. Absent: `''` when created, unchanged when updated.
+             * @example Certification project 2026
+             */
+            description?: string;
+            /**
+             * @description Absent: `active` when created, unchanged when updated.
+             * @example active
+             * @enum {string}
+             */
+            status?: "active" | "archived";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "ImportProjectLine";
+            /** @example prj-2026-iso */
+            external_id: string;
+        };
+        ImportDocumentLine: {
+            /**
+             * @description 1 to 500 characters, not only white space.
+             * @example Access policy
+             */
+            title: string;
+            /**
+             * @description The first version's content (source `platform`): required when the document is created (else 400 `validation_failed`), ignored when it exists (new versions: POST /documents/{documentId}/versions). A JSON object, stored as sent (its hash, `content_hash`, is the lowercase hex SHA-256 of its RFC 8785 canonical JSON), under the same rules as the integration API's staged content: no key `__proto__`, no U+0000 or lone surrogate, numbers within a double, at most 100,000 values (`CONTENT_MAX_NODES`) and 64 levels (`CONTENT_MAX_DEPTH`).
+             * @example {
+             *       "title": "Access policy",
+             *       "sections": []
+             *     }
+             */
+            content?: {
+                [key: string]: unknown;
+            };
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "ImportDocumentLine";
+            /** @example prj-2026-iso */
+            project_external_id: string;
+            /** @example doc:access-policy */
+            external_id: string;
+        };
+        ImportFileLine: {
+            /**
+             * @description 1 to 500 characters, not only white space.
+             * @example audit.pdf
+             */
+            name: string;
+            /**
+             * @description `type/subtype`, at most 255 characters.
+             * @example application/pdf
+             */
+            media_type: string;
+            /** @example 482113 */
+            size_bytes: number;
+            /**
+             * @description SHA-256 of the bytes, 64 hex digits (stored lowercase). Absent: null (the metadata is replaced as a whole).
+             * @example 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08
+             */
+            sha256?: string;
+            /**
+             * @description Where the bytes live (bucket, key, path, URL), 1 to 2000 characters. Stored, never answered, listed or logged.
+             * @example s3://grc-files/tenant-7/audit.pdf
+             */
+            storage_path: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "ImportFileLine";
+            /** @example prj-2026-iso */
+            project_external_id: string;
+            /** @example file-8812 */
+            external_id: string;
+        };
+        ImportCountsResponse: {
+            /** @example 1 */
+            projects: number;
+            /** @example 10000 */
+            documents: number;
+            /** @example 12 */
+            files: number;
+        };
+        ImportLineErrorResponse: {
+            /**
+             * @description Counted from 1.
+             * @example 17
+             */
+            line: number;
+            /**
+             * @description `validation_failed` (not UTF-8, not a JSON object, unknown `kind`, a field missing, unknown or invalid, content over the content limits, a document created without content), `not_found` (no project of the tenant has `project_external_id`, before this line), `payload_too_large` (a line over `BODY_LIMIT`).
+             * @example validation_failed
+             * @enum {string}
+             */
+            code: "validation_failed" | "not_found" | "payload_too_large";
+            /** @example title: must be a string of 1 to 500 characters, not only white space */
+            message: string;
+        };
+        ImportReportResponse: {
+            created: components["schemas"]["ImportCountsResponse"];
+            /** @description Rows that existed and were written again (a re-run of a file updates only). */
+            updated: components["schemas"]["ImportCountsResponse"];
+            /** @description The refused lines, by line number; at most the first 100. */
+            errors: components["schemas"]["ImportLineErrorResponse"][];
         };
     };
     responses: never;
@@ -2125,6 +2927,882 @@ export interface operations {
                 };
             };
             /** @description `unsupported_media_type`: the body is not `application/json` in UTF-8, or has a `Content-Encoding` other than gzip, deflate or br. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `internal_error`: unexpected; the body carries no internals. Quote `request_id`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    Audit_list: {
+        parameters: {
+            query?: {
+                /** @description Only this tenant's lines (404 `not_found` when there is no such tenant). Without it: every tenant's lines and those of no tenant (refused token requests). */
+                tenantId?: number;
+                /** @description Only lines of this action (exact match). */
+                action?: string;
+                /** @description Only lines created at or after this time. RFC 3339 date-time with its zone (`2026-11-22T10:00:00Z`), or a date (`2026-11-22`, midnight UTC). */
+                since?: string;
+                /** @description Only lines created before this time. RFC 3339 date-time with its zone (`2026-11-22T10:00:00Z`), or a date (`2026-11-22`, midnight UTC). */
+                until?: string;
+                /** @description Lines per page (never clamped: outside 1..1000 is 400). */
+                limit?: number;
+                /** @description The `next_cursor` of the previous page, with the same filters (anything else is 400 `validation_failed`). Omit for the first page. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditListResponse"];
+                };
+            };
+            /**
+             * @description `validation_failed`: `limit` not an integer in 1..1000, `tenantId` not a positive integer, `action` empty or over 100 characters, `since` or `until` not a date or a date-time with its zone, or a cursor that is not of this list and these filters.
+             *
+             *     `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take. `malformed_request`: the request line or path could not be parsed, or the head sends `Host`, `Authorization`, `Content-Type` or `Content-Length` twice or a transfer coding other than `chunked` alone (the connection is closed).
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`. */
+            401: {
+                headers: {
+                    /** @description e.g. `Bearer realm="api", error="invalid_token"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Needs a platform key with scope `platform:audit` (`insufficient_scope`). */
+            403: {
+                headers: {
+                    /** @description With `insufficient_scope`: `Bearer realm="api", error="insufficient_scope", scope="…"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `not_found`: there is no tenant `tenantId`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /**
+             * @description `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
+             *
+             *     `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /**
+             * @description `internal_error`: unexpected; the body carries no internals. Quote `request_id`.
+             *
+             *     `internal_error`: unexpected; the body carries no internals. Quote `request_id`.
+             */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    Events_list: {
+        parameters: {
+            query?: {
+                /** @description Resume after this event: a `next_cursor` of this feed, or the `id:` of a streamed event (the same cursors; any filter may be used with them). Omit to start from the oldest event kept (a list) or from now (a stream). Anything else is 400 `validation_failed`. */
+                after?: string;
+                /** @description Only events of these types: comma-separated (`types=document.checked_out,document.checked_in`) or the parameter repeated. */
+                types?: ("external_revision.staged" | "external_revision.accepted" | "external_revision.rejected" | "external_revision.superseded" | "document.version_created" | "document.checked_out" | "document.checked_in" | "document.lock_expired" | "webhook.test")[];
+                /** @description Only this tenant's events (404 `not_found` when there is no such tenant). */
+                tenantId?: number;
+                /** @description Events per page of the list (never clamped: outside 1..1000 is 400). */
+                limit?: number;
+            };
+            header?: {
+                /** @description Stream only: resume after this event (the `id:` of a streamed event); wins over `after`. */
+                "Last-Event-ID"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page (JSON) or the stream (`text/event-stream`), as `Accept` asks. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventFeedPage"];
+                    /**
+                     * @example id: WzEsMCwicGxhdGZvcm0uZXZlbnRzIixbXSxbNzQ2LDEyXV0
+                     *     event: document.checked_in
+                     *     data: {"id":"evt_01JD2Z8KQ3M4V5W6X7Y8Z9ABCD","data":{"documentId":7,"released_at":"2026-11-22T10:10:00.000Z"},"type":"document.checked_in","tenantId":1,"tenant_id":1,"timestamp":"2026-11-22T10:10:00.000Z"}
+                     *
+                     *     : keep-alive
+                     */
+                    "text/event-stream": string;
+                };
+            };
+            /**
+             * @description `validation_failed`: `after` or `Last-Event-ID` not a cursor of this feed, `limit` not an integer in 1..1000, a `types` value not an event type, `tenantId` not a positive integer.
+             *
+             *     `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take. `malformed_request`: the request line or path could not be parsed, or the head sends `Host`, `Authorization`, `Content-Type` or `Content-Length` twice or a transfer coding other than `chunked` alone (the connection is closed).
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`. */
+            401: {
+                headers: {
+                    /** @description e.g. `Bearer realm="api", error="invalid_token"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Needs a platform key with scope `platform:events` (`insufficient_scope`). */
+            403: {
+                headers: {
+                    /** @description With `insufficient_scope`: `Bearer realm="api", error="insufficient_scope", scope="…"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `not_found`: there is no tenant `tenantId`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /**
+             * @description `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
+             *
+             *     `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /**
+             * @description `internal_error`: unexpected; the body carries no internals. Quote `request_id`.
+             *
+             *     `internal_error`: unexpected; the body carries no internals. Quote `request_id`.
+             */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    Content_putProject: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The person in the platform's UI this write is made for (1..200 characters); recorded in the audit trail and in decisions. */
+                "X-Acting-User": string;
+            };
+            path: {
+                /** @description The tenant's id (a positive 32-bit integer; anything else is 400 `validation_failed`). */
+                tenantId: number;
+                /** @description The platform's own id: 1 to 200 characters of `A-Z a-z 0-9 . _ : -`, unique per tenant and kind; anything else is 400 `validation_failed`. */
+                externalId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PutPlatformProjectRequest"];
+            };
+        };
+        responses: {
+            /** @description Updated. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlatformProjectResponse"];
+                };
+            };
+            /** @description Created. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlatformProjectResponse"];
+                };
+            };
+            /** @description `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take. `malformed_request`: the request line or path could not be parsed, or the head sends `Host`, `Authorization`, `Content-Type` or `Content-Length` twice or a transfer coding other than `chunked` alone (the connection is closed). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`. */
+            401: {
+                headers: {
+                    /** @description e.g. `Bearer realm="api", error="invalid_token"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Needs a platform key with scope `platform:content` (`insufficient_scope`). */
+            403: {
+                headers: {
+                    /** @description With `insufficient_scope`: `Bearer realm="api", error="insufficient_scope", scope="…"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `not_found`: unknown tenant. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `payload_too_large`: the body exceeds the `BODY_LIMIT` of the server (5 MiB). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `unsupported_media_type`: the body is not `application/json` in UTF-8, or has a `Content-Encoding` other than gzip, deflate or br. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `internal_error`: unexpected; the body carries no internals. Quote `request_id`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    Content_putDocument: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The person in the platform's UI this write is made for (1..200 characters); recorded in the audit trail and in decisions. */
+                "X-Acting-User": string;
+            };
+            path: {
+                /** @description The project's id (a positive 32-bit integer; anything else is 400 `validation_failed`). */
+                projectId: number;
+                /** @description The platform's own id: 1 to 200 characters of `A-Z a-z 0-9 . _ : -`, unique per tenant and kind; anything else is 400 `validation_failed`. */
+                externalId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PutPlatformDocumentRequest"];
+            };
+        };
+        responses: {
+            /** @description Updated. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlatformDocumentResponse"];
+                };
+            };
+            /** @description Created. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlatformDocumentResponse"];
+                };
+            };
+            /** @description `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take. `malformed_request`: the request line or path could not be parsed, or the head sends `Host`, `Authorization`, `Content-Type` or `Content-Length` twice or a transfer coding other than `chunked` alone (the connection is closed). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`. */
+            401: {
+                headers: {
+                    /** @description e.g. `Bearer realm="api", error="invalid_token"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Needs a platform key with scope `platform:content` (`insufficient_scope`). */
+            403: {
+                headers: {
+                    /** @description With `insufficient_scope`: `Bearer realm="api", error="insufficient_scope", scope="…"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `not_found`: unknown project. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `payload_too_large`: the body exceeds the `BODY_LIMIT` of the server (5 MiB). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `unsupported_media_type`: the body is not `application/json` in UTF-8, or has a `Content-Encoding` other than gzip, deflate or br. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `internal_error`: unexpected; the body carries no internals. Quote `request_id`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    Content_createVersion: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The person in the platform's UI this write is made for (1..200 characters); recorded in the audit trail and in decisions. */
+                "X-Acting-User": string;
+                /** @description Content hash of the current version, quoted or bare; a list matches if any tag does; `*` matches any. Weak tags (`W/"…"`) are 400 `validation_failed`. */
+                "If-Match"?: string;
+            };
+            path: {
+                /** @description The document's id (a positive 32-bit integer; anything else is 400 `validation_failed`). */
+                documentId: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreatePlatformVersionRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlatformVersionResponse"];
+                };
+            };
+            /** @description `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take. `malformed_request`: the request line or path could not be parsed, or the head sends `Host`, `Authorization`, `Content-Type` or `Content-Length` twice or a transfer coding other than `chunked` alone (the connection is closed). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`. */
+            401: {
+                headers: {
+                    /** @description e.g. `Bearer realm="api", error="invalid_token"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Needs a platform key with scope `platform:content` (`insufficient_scope`). */
+            403: {
+                headers: {
+                    /** @description With `insufficient_scope`: `Bearer realm="api", error="insufficient_scope", scope="…"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `not_found`: unknown document. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `precondition_failed`: `If-Match` is not the current content hash; `current_version_id` names the current version. */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `payload_too_large`: the body exceeds the `BODY_LIMIT` of the server (5 MiB). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `unsupported_media_type`: the body is not `application/json` in UTF-8, or has a `Content-Encoding` other than gzip, deflate or br. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `internal_error`: unexpected; the body carries no internals. Quote `request_id`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    Content_putFile: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The person in the platform's UI this write is made for (1..200 characters); recorded in the audit trail and in decisions. */
+                "X-Acting-User": string;
+            };
+            path: {
+                /** @description The project's id (a positive 32-bit integer; anything else is 400 `validation_failed`). */
+                projectId: number;
+                /** @description The platform's own id: 1 to 200 characters of `A-Z a-z 0-9 . _ : -`, unique per tenant and kind; anything else is 400 `validation_failed`. */
+                externalId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PutPlatformFileRequest"];
+            };
+        };
+        responses: {
+            /** @description Replaced. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlatformFileResponse"];
+                };
+            };
+            /** @description Created. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlatformFileResponse"];
+                };
+            };
+            /** @description `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take. `malformed_request`: the request line or path could not be parsed, or the head sends `Host`, `Authorization`, `Content-Type` or `Content-Length` twice or a transfer coding other than `chunked` alone (the connection is closed). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`. */
+            401: {
+                headers: {
+                    /** @description e.g. `Bearer realm="api", error="invalid_token"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Needs a platform key with scope `platform:content` (`insufficient_scope`). */
+            403: {
+                headers: {
+                    /** @description With `insufficient_scope`: `Bearer realm="api", error="insufficient_scope", scope="…"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `not_found`: unknown project. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `payload_too_large`: the body exceeds the `BODY_LIMIT` of the server (5 MiB). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `unsupported_media_type`: the body is not `application/json` in UTF-8, or has a `Content-Encoding` other than gzip, deflate or br. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `internal_error`: unexpected; the body carries no internals. Quote `request_id`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    Content_deleteFile: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The person in the platform's UI this write is made for (1..200 characters); recorded in the audit trail and in decisions. */
+                "X-Acting-User": string;
+            };
+            path: {
+                /** @description The project's id (a positive 32-bit integer; anything else is 400 `validation_failed`). */
+                projectId: number;
+                /** @description The platform's own id: 1 to 200 characters of `A-Z a-z 0-9 . _ : -`, unique per tenant and kind; anything else is 400 `validation_failed`. */
+                externalId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take. `malformed_request`: the request line or path could not be parsed, or the head sends `Host`, `Authorization`, `Content-Type` or `Content-Length` twice or a transfer coding other than `chunked` alone (the connection is closed). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`. */
+            401: {
+                headers: {
+                    /** @description e.g. `Bearer realm="api", error="invalid_token"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Needs a platform key with scope `platform:content` (`insufficient_scope`). */
+            403: {
+                headers: {
+                    /** @description With `insufficient_scope`: `Bearer realm="api", error="insufficient_scope", scope="…"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `not_found`: unknown project, or no file of it has this id. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `internal_error`: unexpected; the body carries no internals. Quote `request_id`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    Content_importNdjson: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The person in the platform's UI this write is made for (1..200 characters); recorded in the audit trail and in decisions. */
+                "X-Acting-User": string;
+            };
+            path: {
+                /** @description The tenant's id (a positive 32-bit integer; anything else is 400 `validation_failed`). */
+                tenantId: number;
+            };
+            cookie?: never;
+        };
+        /** @description Each LINE of the body is one of these objects (NDJSON). */
+        requestBody: {
+            content: {
+                "application/x-ndjson": components["schemas"]["ImportProjectLine"] | components["schemas"]["ImportDocumentLine"] | components["schemas"]["ImportFileLine"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImportReportResponse"];
+                };
+            };
+            /** @description `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take. `malformed_request`: the request line or path could not be parsed, or the head sends `Host`, `Authorization`, `Content-Type` or `Content-Length` twice or a transfer coding other than `chunked` alone (the connection is closed). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`. */
+            401: {
+                headers: {
+                    /** @description e.g. `Bearer realm="api", error="invalid_token"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Needs a platform key with scope `platform:content` (`insufficient_scope`). */
+            403: {
+                headers: {
+                    /** @description With `insufficient_scope`: `Bearer realm="api", error="insufficient_scope", scope="…"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `not_found`: unknown tenant. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `unsupported_media_type`: a body that is not `application/x-ndjson` in UTF-8, or compressed. */
             415: {
                 headers: {
                     [name: string]: unknown;

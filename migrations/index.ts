@@ -13,7 +13,9 @@ import { DocumentSummaryJson1764002900000 } from './1764002900000-document-summa
 import { VersionIndexJson1764003000000 } from './1764003000000-version-index-json.js';
 import { ProjectSummaryJson1764003100000 } from './1764003100000-project-summary-json.js';
 import { PlatformApi1764003200000 } from './1764003200000-platform-api.js';
+import { PlatformExternalIds1764003300000 } from './1764003300000-platform-external-ids.js';
 import { ReviewQueue1764003400000 } from './1764003400000-review-queue.js';
+import { EventCommitOrder1764003500000 } from './1764003500000-event-commit-order.js';
 
 /** Every migration, in order. Listed explicitly so the build, the CLI and the tests agree. */
 export const MIGRATIONS = [
@@ -32,5 +34,7 @@ export const MIGRATIONS = [
   VersionIndexJson1764003000000,
   ProjectSummaryJson1764003100000,
   PlatformApi1764003200000,
+  PlatformExternalIds1764003300000,
   ReviewQueue1764003400000,
+  EventCommitOrder1764003500000,
 ];

@@ -12,6 +12,7 @@ import { LoggingModule } from './common/logging/logging.module.js';
 import { AuditModule } from './modules/audit/audit.module.js';
 import { AuthModule } from './modules/auth/auth.module.js';
 import { DocumentsModule } from './modules/documents/documents.module.js';
+import { EventsModule } from './modules/events/events.module.js';
 import { HealthModule } from './modules/health/health.module.js';
 import { MetricsRouteModule } from './modules/metrics/metrics.module.js';
 import { RateLimitModule } from './modules/rate-limit/rate-limit.module.js';
@@ -20,6 +21,7 @@ import { PlatformKeysModule } from './modules/platform-keys/platform-keys.module
 import { ProjectsModule } from './modules/projects/projects.module.js';
 import { RetentionModule } from './modules/retention/retention.module.js';
 import { RevisionsModule } from './modules/revisions/revisions.module.js';
+import { ContentModule } from './modules/content/content.module.js';
 import { DemoModule } from './demo/demo.module.js';
 import { TenancyModule } from './modules/tenancy/tenancy.module.js';
 import { WebhooksModule } from './modules/webhooks/webhooks.module.js';
@@ -51,10 +53,12 @@ export class AppModule {
         HealthModule,
         MetricsRouteModule.register(config),
         WebhooksModule,
+        EventsModule,
         LocksModule,
         ProjectsModule,
         DocumentsModule,
         RevisionsModule,
+        ContentModule,
         DemoModule,
         RetentionModule,
         PlatformKeysModule,

@@ -184,12 +184,12 @@ describe('audit log', () => {
     );
     await expect(db.query(`DELETE FROM audit_log`)).rejects.toThrow(/append-only/);
     await expect(db.query(`TRUNCATE audit_log`)).rejects.toThrow(/append-only/);
-    const listed = await t.app.get(AuditService).list(caller.tenantId, 10);
-    expect(listed).toHaveLength(1);
-    expect(listed[0]).toMatchObject({
+    const listed = await t.app.get(AuditService).list({ tenantId: caller.tenantId }, 10);
+    expect(listed.data).toHaveLength(1);
+    expect(listed.data[0]).toMatchObject({
       action: 'test.action',
       outcome: 'success',
-      tenant_id: caller.tenantId,
+      tenantId: caller.tenantId,
     });
   });
 });

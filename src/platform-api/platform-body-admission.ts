@@ -2,10 +2,24 @@ import { Injectable } from '@nestjs/common';
 import { bearerToken } from '../common/http/bearer-header.js';
 import type { BodyTerms, HttpRequest } from '../common/http/platform/http-platform.js';
 import type { PlatformRequest } from '../modules/platform-keys/platform-access.js';
+import { NDJSON_MEDIA_TYPE } from '../modules/content/platform/content.platform.controller.js';
 import { PlatformKeysService } from '../modules/platform-keys/platform-keys.service.js';
 import type { PlatformScope } from '../modules/platform-keys/platform-scopes.js';
+import { PLATFORM_PREFIX } from './platform-openapi.js';
 
 const PLATFORM_BODY: BodyTerms = { forms: false };
+
+/**
+ * Routes that read their body themselves, as a stream of one media type, instead of as one JSON
+ * value (`BodyTerms.stream`): the NDJSON import, whose body may be far larger than BODY_LIMIT. The
+ * key is admitted first all the same.
+ */
+const STREAMED_BODIES: ReadonlyMap<string, BodyTerms> = new Map([
+  [
+    `POST /${PLATFORM_PREFIX}/tenants/:tenantId/import`,
+    { forms: false, stream: NDJSON_MEDIA_TYPE },
+  ],
+]);
 
 /**
  * The platform API's edge rule, as the integration API's: no byte of a body is read before the
@@ -27,7 +41,8 @@ export class PlatformBodyAdmission {
     (req as PlatformRequest).platformKey = key;
     const scope = this.scopes.get(`${req.method} ${route}`);
     if (scope === null) return null;
-    return scope === undefined || key.scopes.has(scope) ? PLATFORM_BODY : null;
+    if (scope !== undefined && !key.scopes.has(scope)) return null;
+    return STREAMED_BODIES.get(`${req.method} ${route}`) ?? PLATFORM_BODY;
   }
 
   /** What the guard learned of a route, for the next request's admission. */

@@ -1,4 +1,7 @@
 import type { Type } from '@nestjs/common';
+import { AuditPlatformController } from '../modules/audit/platform/audit.platform.controller.js';
+import { EventsPlatformController } from '../modules/events/platform/events.platform.controller.js';
+import { ContentPlatformController } from '../modules/content/platform/content.platform.controller.js';
 import { CredentialsPlatformController } from '../modules/auth/platform/credentials.platform.controller.js';
 import { ReviewsPlatformController } from '../modules/revisions/platform/reviews.platform.controller.js';
 import { TenantsPlatformController } from '../modules/tenancy/platform/tenants.platform.controller.js';
@@ -12,4 +15,7 @@ export const PLATFORM_CONTROLLERS: Type[] = [
   TenantsPlatformController,
   CredentialsPlatformController,
   ReviewsPlatformController,
+  AuditPlatformController,
+  EventsPlatformController,
+  ContentPlatformController,
 ];

@@ -23,8 +23,17 @@ export function buildPlatformOpenApiDocument(app: INestApplication): OpenAPIObje
         'stable `code`, `X-Request-Id` on every answer, lists as `{ data, next_cursor }`.',
     )
     .setVersion('1.0.0')
+    .addTag(
+      'audit',
+      "Every tenant's audit trail: who did what, on whose behalf, with what outcome.",
+    )
+    .addTag('events', "Every tenant's events, as a list to poll or a stream (Server-Sent Events).")
     .setLicense('Proprietary', 'https://grc.example.com/terms')
     .addServer('/', 'This server (paths carry the /platform/v1 prefix)')
+    .addTag(
+      'content',
+      "The platform's projects, documents, versions and file metadata by its own ids; NDJSON import.",
+    )
     .addTag(
       'reviews',
       'The review queue: candidate revisions of every tenant, each with its base and RFC 6902 ' +

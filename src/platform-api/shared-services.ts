@@ -2,6 +2,9 @@ import type { Type } from '@nestjs/common';
 import { AuditService } from '../modules/audit/audit.service.js';
 import { CredentialAdminService } from '../modules/auth/credential-admin.service.js';
 import { TenancyService } from '../modules/tenancy/tenancy.service.js';
+import { EventFeedService } from '../modules/events/feed/event-feed.service.js';
+import { EventStreamHub } from '../modules/events/feed/event-stream-hub.js';
+import { ContentService } from '../modules/content/content.service.js';
 import { MetricsService } from '../modules/metrics/metrics.service.js';
 import { PlatformKeysService } from '../modules/platform-keys/platform-keys.service.js';
 import { ReviewQueueService } from '../modules/revisions/review-queue.service.js';
@@ -18,4 +21,7 @@ export const SHARED_SERVICES: Type[] = [
   ReviewQueueService,
   TenancyService,
   CredentialAdminService,
+  EventFeedService,
+  EventStreamHub,
+  ContentService,
 ];

@@ -279,6 +279,13 @@ export class AppConfig {
   @Matches(/^postgres(ql)?:\/\/.+/, { message: 'DATABASE_LISTEN_URL must be a postgres:// URL' })
   DATABASE_LISTEN_URL?: string;
 
+  /**
+   * How often the platform API's event stream (`GET /events` as Server-Sent Events) sends a
+   * `: keep-alive` comment, so proxies and load balancers do not close a quiet stream.
+   */
+  @IntSetting({ min: 10, max: 300_000 })
+  PLATFORM_SSE_HEARTBEAT_MS = 15_000;
+
   /** Runs the retention sweeper (with WORKERS_ENABLED); off keeps every row. */
   @BoolSetting()
   RETENTION_ENABLED = true;

@@ -21,3 +21,6 @@ export const AUDIT_PRUNE_SETTING = 'app.audit_prune_before';
  * APP_ROLE, with SELECT-only policies over every tenant's rows (it writes nothing).
  */
 export const PLATFORM_ROLE = 'grc_platform';
+
+/** Channel on which every insert into `events` is announced (by a trigger), for the event feed. */
+export const EVENTS_APPENDED_CHANNEL = 'events_appended';

@@ -7,7 +7,7 @@ export { ProblemDetails, ProblemFieldError };
 
 export const PROBLEM_MEDIA_TYPE = 'application/problem+json';
 
-export type ProblemStatus = 400 | 401 | 403 | 404 | 409 | 413 | 415 | 423 | 429 | 500 | 503;
+export type ProblemStatus = 400 | 401 | 403 | 404 | 409 | 412 | 413 | 415 | 423 | 429 | 500 | 503;
 
 /** An example body's own part; its status and title are the registry's (error-codes.ts). */
 interface ProblemExample {
@@ -50,6 +50,10 @@ const CATALOG = {
   },
   idempotency_key_reused: {
     detail: 'this Idempotency-Key was already used with a different request on this route',
+  },
+  precondition_failed: {
+    detail: 'If-Match does not match the content hash of the current version 42',
+    extra: { current_version_id: 42 },
   },
   payload_too_large: { detail: 'the request body is too large' },
   unsupported_media_type: { detail: 'the body must be application/json (UTF-8)' },
@@ -103,6 +107,10 @@ const DEFAULTS: Record<ProblemStatus, { codes: readonly ProblemCode[]; descripti
     description: '`not_found`: unknown, or belongs to another tenant (answered alike).',
   },
   409: { codes: [], description: 'Conflict with the current state.' },
+  412: {
+    codes: ['precondition_failed'],
+    description: '`precondition_failed`: `If-Match` does not name the current content hash.',
+  },
   413: {
     codes: ['payload_too_large'],
     description: '`payload_too_large`: the body exceeds the `BODY_LIMIT` of the server (5 MiB).',

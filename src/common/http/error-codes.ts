@@ -25,6 +25,8 @@ export const ERROR_CODES = {
   revision_not_staged: { status: 409, title: 'Revision not staged' },
   /** Administration (CLI, platform API): a new secret asked for a disabled client. */
   client_disabled: { status: 409, title: 'Client disabled' },
+  /** The platform API's new version with an `If-Match` that is not the current content hash. */
+  precondition_failed: { status: 412, title: 'Precondition failed' },
   payload_too_large: { status: 413, title: 'Payload too large' },
   unsupported_media_type: { status: 415, title: 'Unsupported media type' },
   expectation_failed: { status: 417, title: 'Expectation failed' },

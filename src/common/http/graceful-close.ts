@@ -10,6 +10,16 @@ export interface GracefulClose {
   close(timeoutMs: number): Promise<void>;
 }
 
+const onClosing = new WeakMap<ServerResponse, () => void>();
+
+/**
+ * For a response that only ends when told to (an event stream): `end` runs as soon as its server
+ * starts closing, so a shutdown does not wait out its timeout for a response that never finishes.
+ */
+export function endWhenServerCloses(res: ServerResponse, end: () => void): void {
+  onClosing.set(res, end);
+}
+
 /**
  * Shutdown of the HTTP side, before the application closes its modules: a request still running
  * while their destroy hooks run would write through a closing pool (audit lines of the last
@@ -28,6 +38,7 @@ export function gracefulClose(server: Server): GracefulClose {
     async close(timeoutMs) {
       closing = true;
       for (const res of inFlight) if (!res.headersSent) res.setHeader('Connection', 'close');
+      for (const res of inFlight) onClosing.get(res)?.();
       server.close();
       server.closeIdleConnections();
       const deadline = Date.now() + timeoutMs;

@@ -104,6 +104,7 @@ export async function readRequestBody(reading: BodyReading): Promise<unknown> {
     reading.closeAfterResponse();
     return undefined;
   }
+  if (terms.stream !== undefined) return streamedBody(reading, terms.stream);
   if (kind === undefined || (kind === 'form' && !terms.forms)) {
     reading.closeAfterResponse();
     defer(reading.request, new BodyError('media.unsupported', 'unsupported media type'));
@@ -137,6 +138,37 @@ export async function readRequestBody(reading: BodyReading): Promise<unknown> {
     defer(reading.request, bodyErrorOf(err));
     return undefined;
   }
+}
+
+/**
+ * A body its route reads itself (`BodyTerms.stream`): left unread for the handler when it has the
+ * route's media type (the client waiting for `100 Continue` is invited), else 415 as any other.
+ */
+function streamedBody(reading: BodyReading, mediaType: string): undefined {
+  const type = (reading.raw.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  if (type !== mediaType) {
+    reading.closeAfterResponse();
+    defer(reading.request, new BodyError('media.unsupported', 'unsupported media type'));
+    return undefined;
+  }
+  // read as it arrives, line by line: neither compressed nor in another charset than UTF-8
+  const encoding = (reading.raw.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
+  const charset = /;\s*charset\s*=\s*"?([^";\s]+)"?/i.exec(
+    reading.raw.headers['content-type'] ?? '',
+  );
+  const refusal =
+    encoding !== 'identity'
+      ? new BodyError('encoding.unsupported', `unsupported content encoding "${encoding}"`)
+      : charset && !['utf-8', 'utf8'].includes(charset[1]!.toLowerCase())
+        ? new BodyError('charset.unsupported', `unsupported charset "${charset[1]!.toUpperCase()}"`)
+        : undefined;
+  if (refusal) {
+    reading.closeAfterResponse();
+    defer(reading.request, refusal);
+    return undefined;
+  }
+  invite(reading, Number.POSITIVE_INFINITY);
+  return undefined;
 }
 
 /** The admission's answer; when it fails (the database is down), the unread body closes too. */

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { AUDIT_PRUNE_SETTING } from '../../common/database/schema-constants.js';
-import { sql, type Statement } from '../../common/database/statement.js';
+import { empty, join, sql, type Statement } from '../../common/database/statement.js';
 import { TenantTransactions } from '../../common/database/tenant-transactions.js';
 
 export type AuditOutcome = 'success' | 'failure';
@@ -22,11 +22,22 @@ export interface AuditLine {
   at: Date;
 }
 
+/** Which lines a listing shows; every set member must match. */
+export interface AuditFilter {
+  tenantId?: number;
+  action?: string;
+  /** Created at or after (ISO 8601). */
+  since?: string;
+  /** Created before (ISO 8601). */
+  until?: string;
+}
+
 export interface AuditRow {
   /** bigint: a string from the driver */
   id: string;
   tenant_id: number | null;
   credential: string | null;
+  actor: string | null;
   action: string;
   target: string | null;
   outcome: AuditOutcome;
@@ -102,12 +113,26 @@ export class AuditRepository {
        VALUES (${tenantId}, 'cli', 'audit.prune', ${target}, ${outcome}, ${detail})`);
   }
 
-  /** A tenant's newest lines first. */
-  list(tenantId: number, limit: number): Promise<AuditRow[]> {
-    return this
-      .run(sql<AuditRow>`SELECT id, tenant_id, credential_ref AS credential, action, target, outcome, detail, ip,
-                request_id, created_at
-         FROM audit_log WHERE tenant_id = ${tenantId} ORDER BY id DESC LIMIT ${limit}`);
+  /**
+   * Newest lines first, older than the id `before` (when given), of `filter`, at most `limit`; in
+   * the caller's transaction (a tenant's, or one across tenants). Filters are spliced in only when
+   * set, so each combination is planned for itself.
+   */
+  page(filter: AuditFilter, before: number | null, limit: number): Promise<AuditRow[]> {
+    const { tenantId, action, since, until } = filter;
+    const conditions = [
+      before === null ? null : sql`id < ${before}::bigint`,
+      tenantId === undefined ? null : sql`tenant_id = ${tenantId}::int`,
+      action === undefined ? null : sql`action = ${action}::text`,
+      since === undefined ? null : sql`created_at >= ${since}::timestamptz`,
+      until === undefined ? null : sql`created_at < ${until}::timestamptz`,
+    ].filter((c) => c !== null);
+    const where = conditions.length === 0 ? empty : sql`WHERE ${join(conditions, ' AND ')}`;
+    return this.tx.query(
+      sql<AuditRow>`SELECT id, tenant_id, credential_ref AS credential, actor, action, target,
+                outcome, detail, ip, request_id, created_at
+         FROM audit_log ${where} ORDER BY id DESC LIMIT ${limit}::int`,
+    );
   }
 
   private run<R>(statement: Statement<R>): Promise<R[]> {

@@ -1,9 +1,12 @@
 import { Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 import { TenantTransactions } from '../../common/database/tenant-transactions.js';
 import { outsideRequests } from '../../common/logging/background.js';
-import { type AuditOutcome, AuditRepository, type AuditRow } from './audit.repository.js';
+import { ValidationFailedError } from '../../common/http/app-error.js';
+import { TenancyService } from '../tenancy/tenancy.service.js';
+import { Cursor, type CursorPage, type ListIdentity } from '../../common/pagination/cursor.js';
+import { type AuditFilter, type AuditOutcome, AuditRepository } from './audit.repository.js';
 
-export type { AuditOutcome };
+export type { AuditFilter, AuditOutcome };
 
 export interface AuditEntry {
   tenantId: number | null;
@@ -19,8 +22,43 @@ export interface AuditEntry {
   actor?: string | null;
 }
 
-/** An audit line as the CLI lists it. */
-export type AuditRecord = Omit<AuditRow, 'id' | 'created_at'> & { id: number; created_at: string };
+/** An audit line as the CLI and the platform API list it; never a secret (none is recorded). */
+export interface AuditRecord {
+  id: number;
+  /** Null for lines before a tenant was known (a refused token request). */
+  tenantId: number | null;
+  /** Which credential acted (`client:…`, `pat:…`, `platform:<key name>`, `cli`). */
+  credential: string | null;
+  /** Who, in the platform's UI, a platform key acted for (`X-Acting-User`); null otherwise. */
+  actor: string | null;
+  action: string;
+  target: string | null;
+  outcome: AuditOutcome;
+  detail: string | null;
+  ip: string | null;
+  request_id: string | null;
+  created_at: string;
+}
+
+/**
+ * A time bound as PostgreSQL should read it (ISO 8601, UTC); 400 `validation_failed` for a day
+ * or time that does not exist (`2026-02-30`), which Date would roll over.
+ */
+function instant(field: string, text: string): string {
+  const at = new Date(text);
+  const sameDay = text.length !== 10 || at.toISOString().slice(0, 10) === text;
+  if (Number.isNaN(at.getTime()) || !sameDay) {
+    throw new ValidationFailedError([{ field, message: 'is not a valid date or date-time' }]);
+  }
+  return at.toISOString();
+}
+
+/** Cursors of one filter set are refused with another (its walk would skip or repeat lines). */
+const auditList = (f: AuditFilter): ListIdentity => ({
+  tenantId: f.tenantId ?? 0,
+  list: 'audit',
+  scope: [f.action ?? '', f.since ?? '', f.until ?? ''],
+});
 
 /** Entries wait at most this long to be written together with their neighbours. */
 const FLUSH_AFTER_MS = 20;
@@ -48,6 +86,7 @@ export class AuditService implements OnModuleDestroy {
   constructor(
     private readonly repository: AuditRepository,
     private readonly tx: TenantTransactions,
+    private readonly tenants: TenancyService,
   ) {}
 
   record(entry: AuditEntry): Promise<void> {
@@ -142,12 +181,43 @@ export class AuditService implements OnModuleDestroy {
     return deleted;
   }
 
-  async list(tenantId: number, limit: number): Promise<AuditRecord[]> {
-    const rows = await this.repository.list(tenantId, limit);
-    return rows.map((r) => ({
-      ...r,
+  /**
+   * The trail newest first, `limit` lines a page, for the CLI's `audit list` and the platform
+   * API's `GET /audit` alike. With a tenant: in that tenant's transaction (row-level security
+   * pinned to it); without: every tenant's lines and those of no tenant, through a read-only
+   * transaction of the platform role. `cursor` is the `next_cursor` of the previous page of the
+   * same filter (400 `validation_failed` otherwise).
+   */
+  async list(
+    filter: AuditFilter,
+    limit: number,
+    cursor?: string,
+  ): Promise<CursorPage<AuditRecord>> {
+    const since = filter.since === undefined ? undefined : instant('since', filter.since);
+    const until = filter.until === undefined ? undefined : instant('until', filter.until);
+    if (filter.tenantId !== undefined) await this.tenants.view(filter.tenantId);
+    const identity = auditList(filter);
+    const before = Cursor.decode(identity, cursor)?.[0] ?? null;
+    const read = () => this.repository.page({ ...filter, since, until }, before, limit + 1);
+    const rows =
+      filter.tenantId === undefined
+        ? await this.tx.readAcrossTenants(read)
+        : await this.tx.run(filter.tenantId, read);
+    const more = rows.length > limit;
+    const data = rows.slice(0, limit).map((r): AuditRecord => ({
       id: Number(r.id),
+      tenantId: r.tenant_id,
+      credential: r.credential,
+      actor: r.actor,
+      action: r.action,
+      target: r.target,
+      outcome: r.outcome,
+      detail: r.detail,
+      ip: r.ip,
+      request_id: r.request_id,
       created_at: r.created_at.toISOString(),
     }));
+    const last = data.at(-1);
+    return { data, next_cursor: more && last ? Cursor.encode(identity, [last.id]) : null };
   }
 }

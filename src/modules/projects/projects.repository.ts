@@ -12,7 +12,34 @@ import {
 } from '../../common/pagination/keyset-page.js';
 import { ProjectFile } from './entities/project-file.entity.js';
 import { Project } from './entities/project.entity.js';
+import type { ProjectStatus } from './entities/project.entity.js';
 import type { NewProjectFile, ProjectFileView, ProjectView } from './projects.service.js';
+
+/** A project as its upsert returns it; `created` tells an insert from an update. */
+export interface ProjectUpsertRow {
+  id: number;
+  external_id: string;
+  name: string;
+  description: string;
+  status: ProjectStatus;
+  created_at: Date;
+  updated_at: Date;
+  created: boolean;
+}
+
+/** File metadata as its upsert returns it (never the storage location). */
+export interface FileUpsertRow {
+  id: number;
+  project_id: number;
+  external_id: string;
+  name: string;
+  media_type: string;
+  size_bytes: string;
+  sha256: string | null;
+  created_at: Date;
+  updated_at: Date;
+  created: boolean;
+}
 
 /** What the project page statement answers: the page, and the tenant's total (bigint text). */
 type ProjectPageText = KeysetPageText<ProjectView> & { total: string };
@@ -56,6 +83,89 @@ export class ProjectsRepository {
       sha256: input.sha256 ?? null,
       storageLocation: input.storage_location,
     });
+  }
+
+  /**
+   * Inside a tenant transaction: the project the platform names `externalId`, created or updated
+   * in one statement (the partial unique index of migration 1764003300000 is the arbiter, so
+   * concurrent upserts of one id cannot both insert). An absent description or status keeps the
+   * stored one on update and takes the default on insert. `xmax = 0` holds for a row this
+   * statement inserted, not for one it updated.
+   */
+  async upsertProject(
+    tenantId: number,
+    externalId: string,
+    p: { name: string; description?: string; status?: ProjectStatus },
+  ): Promise<ProjectUpsertRow> {
+    const description = p.description ?? null;
+    const status = p.status ?? null;
+    const [row] = await this.tx.query(sql<ProjectUpsertRow>`
+      INSERT INTO projects AS p (tenant_id, external_id, name, description, status)
+      VALUES (${tenantId}, ${externalId}, ${p.name}, COALESCE(${description}::text, ''),
+              COALESCE(${status}::text, 'active'))
+      ON CONFLICT (tenant_id, external_id) WHERE external_id IS NOT NULL DO UPDATE
+        SET name = EXCLUDED.name,
+            description = COALESCE(${description}::text, p.description),
+            status = COALESCE(${status}::text, p.status),
+            updated_at = now()
+      RETURNING id, external_id, name, description, status, created_at, updated_at,
+                (xmax = 0) AS created`);
+    return row!;
+  }
+
+  /** Inside a tenant transaction: the id of the project the platform names `externalId`. */
+  async projectIdByExternalId(tenantId: number, externalId: string): Promise<number | undefined> {
+    const [row] = await this.tx.query(sql<{ id: number }>`
+      SELECT id FROM projects WHERE tenant_id = ${tenantId} AND external_id = ${externalId}`);
+    return row?.id;
+  }
+
+  /** Inside a tenant transaction: the ids of the projects the platform names `externalIds`. */
+  async projectIdsByExternalIds(
+    tenantId: number,
+    externalIds: readonly string[],
+  ): Promise<Map<string, number>> {
+    const rows = await this.tx.query(sql<{ id: number; external_id: string }>`
+      SELECT id, external_id FROM projects
+       WHERE tenant_id = ${tenantId} AND external_id = ANY(${externalIds}::text[])`);
+    return new Map(rows.map((r) => [r.external_id, r.id]));
+  }
+
+  /**
+   * Inside a tenant transaction, the project the tenant's: the file metadata the platform names
+   * `externalId`, created or replaced in one statement (an absent sha256 is null: the metadata
+   * describes the bytes as they are now). A file of another project of the tenant with that id
+   * moves to this one: the id names one file of the tenant. The storage location is written, never
+   * returned.
+   */
+  async upsertFile(
+    tenantId: number,
+    projectId: number,
+    externalId: string,
+    f: NewProjectFile,
+  ): Promise<FileUpsertRow> {
+    const [row] = await this.tx.query(sql<FileUpsertRow>`
+      INSERT INTO project_files AS f (tenant_id, project_id, external_id, name, media_type,
+                                      size_bytes, sha256, storage_location)
+      VALUES (${tenantId}, ${projectId}, ${externalId}, ${f.name}, ${f.media_type},
+              ${f.size_bytes}, ${f.sha256 ?? null}, ${f.storage_location})
+      ON CONFLICT (tenant_id, external_id) WHERE external_id IS NOT NULL DO UPDATE
+        SET project_id = EXCLUDED.project_id, name = EXCLUDED.name,
+            media_type = EXCLUDED.media_type, size_bytes = EXCLUDED.size_bytes,
+            sha256 = EXCLUDED.sha256, storage_location = EXCLUDED.storage_location,
+            updated_at = now()
+      RETURNING id, project_id, external_id, name, media_type, size_bytes, sha256, created_at,
+                updated_at, (xmax = 0) AS created`);
+    return row!;
+  }
+
+  /** Inside a tenant transaction: deletes the project's file metadata; false when there is none. */
+  async deleteFile(tenantId: number, projectId: number, externalId: string): Promise<boolean> {
+    const rows = await this.tx.query(sql`
+      DELETE FROM project_files
+       WHERE tenant_id = ${tenantId} AND project_id = ${projectId} AND external_id = ${externalId}
+      RETURNING 1`);
+    return rows.length > 0;
   }
 
   /** Inside a tenant transaction: the project, or null when unknown or of another tenant. */

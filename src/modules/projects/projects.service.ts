@@ -16,7 +16,11 @@ import {
 } from '../../common/pagination/keyset-page.js';
 import type { Project, ProjectStatus } from './entities/project.entity.js';
 import { ProjectNotFoundError } from './projects.errors.js';
-import { ProjectsRepository } from './projects.repository.js';
+import {
+  type FileUpsertRow,
+  type ProjectUpsertRow,
+  ProjectsRepository,
+} from './projects.repository.js';
 
 export interface ProjectView {
   projectId: number;
@@ -36,6 +40,23 @@ export interface ProjectFileView {
   sha256: string | null;
   created_at: string;
   updated_at: string;
+}
+
+/** A project as the platform API answers it: with the platform's own id of it. */
+export interface PlatformProjectView extends ProjectView {
+  external_id: string;
+}
+
+/** File metadata as the platform API answers it; the storage location is not a member here either. */
+export interface PlatformFileView extends ProjectFileView {
+  projectId: number;
+  external_id: string;
+}
+
+/** What an upsert did, and the row as it is now. */
+export interface Upserted<V> {
+  created: boolean;
+  view: V;
 }
 
 export interface ProjectPage {
@@ -84,6 +105,63 @@ export class ProjectsService {
       if (!(await this.findProject(tenantId, projectId))) throw new NotFoundError('project');
       const file = await this.repository.insertFile(tenantId, projectId, input);
       return { fileId: file.id };
+    });
+  }
+
+  /**
+   * The project the platform names `externalId`, created or updated (absent description and
+   * status keep what is stored). Joins the caller's tenant transaction or opens one.
+   */
+  upsertProject(
+    tenantId: number,
+    externalId: string,
+    input: { name: string; description?: string; status?: ProjectStatus },
+  ): Promise<Upserted<PlatformProjectView>> {
+    return this.tx.run(tenantId, async () => {
+      const row = await this.repository.upsertProject(tenantId, externalId, input);
+      return { created: row.created, view: upsertedProjectView(row) };
+    });
+  }
+
+  /** Inside a tenant transaction: the id of the project the platform names `externalId`. */
+  projectIdByExternalId(tenantId: number, externalId: string): Promise<number | undefined> {
+    return this.repository.projectIdByExternalId(tenantId, externalId);
+  }
+
+  /** Inside a tenant transaction: the ids of the projects the platform names `externalIds`. */
+  projectIdsByExternalIds(
+    tenantId: number,
+    externalIds: readonly string[],
+  ): Promise<Map<string, number>> {
+    if (externalIds.length === 0) return Promise.resolve(new Map<string, number>());
+    return this.repository.projectIdsByExternalIds(tenantId, externalIds);
+  }
+
+  /**
+   * The project's file metadata the platform names `externalId`, created or replaced; 404
+   * `not_found` for an unknown or foreign project. Joins the caller's transaction or opens one.
+   */
+  upsertFile(
+    tenantId: number,
+    projectId: number,
+    externalId: string,
+    input: NewProjectFile,
+  ): Promise<Upserted<PlatformFileView>> {
+    return this.tx.run(tenantId, async () => {
+      if (!(await this.repository.findProject(tenantId, projectId))) {
+        throw new NotFoundError('project');
+      }
+      const row = await this.repository.upsertFile(tenantId, projectId, externalId, input);
+      return { created: row.created, view: upsertedFileView(row) };
+    });
+  }
+
+  /** Deletes the project's file metadata the platform names `externalId`; 404 when there is none. */
+  deleteFile(tenantId: number, projectId: number, externalId: string): Promise<void> {
+    return this.tx.run(tenantId, async () => {
+      if (!(await this.repository.deleteFile(tenantId, projectId, externalId))) {
+        throw new NotFoundError('file');
+      }
     });
   }
 
@@ -179,5 +257,31 @@ function projectView(p: Project): ProjectView {
     status: p.status,
     created_at: p.createdAt.toISOString(),
     updated_at: p.updatedAt.toISOString(),
+  };
+}
+
+function upsertedProjectView(r: ProjectUpsertRow): PlatformProjectView {
+  return {
+    projectId: r.id,
+    external_id: r.external_id,
+    name: r.name,
+    description: r.description,
+    status: r.status,
+    created_at: r.created_at.toISOString(),
+    updated_at: r.updated_at.toISOString(),
+  };
+}
+
+function upsertedFileView(r: FileUpsertRow): PlatformFileView {
+  return {
+    fileId: r.id,
+    projectId: r.project_id,
+    external_id: r.external_id,
+    name: r.name,
+    media_type: r.media_type,
+    size_bytes: Number(r.size_bytes),
+    sha256: r.sha256,
+    created_at: r.created_at.toISOString(),
+    updated_at: r.updated_at.toISOString(),
   };
 }

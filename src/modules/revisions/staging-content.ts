@@ -1,12 +1,5 @@
 import { createHash } from 'node:crypto';
 import canonicalize from 'canonicalize';
-import { ValidationFailedError } from '../../common/http/app-error.js';
-import { canonicalJson, hashOfCanonical } from '../../common/http/canonical-json.js';
-import {
-  freeJsonProblem,
-  type FreeJsonValue,
-  PreparedJson,
-} from '../../common/http/prepared-json.js';
 import type { StageRevisionRequest } from './dto/stage-revision.request.js';
 import type { IfMatch } from './staging-headers.js';
 
@@ -17,26 +10,8 @@ export interface StagingHeaders {
   idempotencyKey?: string;
 }
 
-/**
- * The content as canonical JSON (sent as the `jsonb` parameter: one serialisation serves both)
- * and its hash, refusing content PostgreSQL or JSON cannot store faithfully as a 400 naming the
- * path instead of a 500: U+0000 or a lone surrogate in a string or key (also refused by the
- * validation pipe), a number beyond double range that JSON.parse turned into Infinity. A big
- * body's content arrives prepared (checked, canonicalised and hashed off the event loop).
- */
-export function storableContent(content: FreeJsonValue<Record<string, unknown>>): {
-  json: string;
-  hash: string;
-} {
-  if (content instanceof PreparedJson) {
-    if (content.problem) throw new ValidationFailedError([content.problem]);
-    return { json: content.canonical, hash: content.hash };
-  }
-  const problem = freeJsonProblem(content, 'content');
-  if (problem) throw new ValidationFailedError([problem]);
-  const json = canonicalJson(content);
-  return { json, hash: hashOfCanonical(json) };
-}
+// one rule for staged content and versions made by the platform
+export { storableContent } from '../../common/http/storable-content.js';
 
 /**
  * What makes two requests with one Idempotency-Key "the same": the canonical JSON of the body

@@ -14,12 +14,13 @@ import { carriesBody, continueOnlyAdmittedBodies, readRequestBody } from '../req
 import { misframed, onCondemned } from '../request-framing.js';
 import { requestIdFor } from '../request-id.js';
 import { ExpressRoutes, type RouteLayer, routedPath } from './express-routes.js';
-import type {
-  FrameworkRefusal,
-  HttpPlatform,
-  HttpRequest,
-  PlatformMiddleware,
-  RequestHooks,
+import {
+  type FrameworkRefusal,
+  type HttpPlatform,
+  type HttpRequest,
+  type PlatformMiddleware,
+  type RequestHooks,
+  StreamedResponse,
 } from './http-platform.js';
 
 /**
@@ -28,6 +29,13 @@ import type {
  */
 class JsonTextExpressAdapter extends ExpressAdapter {
   override reply(response: unknown, body: unknown, statusCode?: number): unknown {
+    if (body instanceof StreamedResponse) {
+      const res = response as Response;
+      if (statusCode !== undefined) res.status(statusCode);
+      // Express's response is Node's
+      body.start(res);
+      return res;
+    }
     if (!(body instanceof JsonText)) return super.reply(response, body, statusCode);
     const res = response as Response;
     if (statusCode !== undefined) res.status(statusCode);

@@ -14,12 +14,13 @@ import { carriesBody, continueOnlyAdmittedBodies, readRequestBody } from '../req
 import { condemn, framingProblem, misframed, onCondemned } from '../request-framing.js';
 import { requestIdFor } from '../request-id.js';
 import { problem, PROBLEM_CONTENT_TYPE } from '../problem.js';
-import type {
-  FrameworkRefusal,
-  HttpPlatform,
-  HttpRequest,
-  PlatformMiddleware,
-  RequestHooks,
+import {
+  type FrameworkRefusal,
+  type HttpPlatform,
+  type HttpRequest,
+  type PlatformMiddleware,
+  type RequestHooks,
+  StreamedResponse,
 } from './http-platform.js';
 
 const REPLY = Symbol('reply');
@@ -56,6 +57,9 @@ class JsonTextFastifyAdapter extends FastifyAdapter {
     body: unknown,
     statusCode?: number,
   ): FastifyReply {
+    if (body instanceof StreamedResponse && 'header' in response) {
+      return streamed(response, body, statusCode);
+    }
     // a raw ServerResponse (no Fastify reply) takes the JSON.stringify path: JsonText.toJSON,
     // when Fastify serialises it, so that body is never released here
     if (body instanceof JsonText && 'header' in response) {
@@ -95,6 +99,22 @@ function writePieces(reply: FastifyReply, body: JsonText, statusCode?: number): 
   for (const part of parts) res.write(part, 'utf8');
   body.release();
   res.end();
+  return reply;
+}
+
+/**
+ * Hands a `StreamedResponse` Node's response with the reply's status and headers: the reply is
+ * hijacked (Fastify sends nothing more; its onResponse hooks still run when the response ends).
+ */
+function streamed(reply: FastifyReply, body: StreamedResponse, statusCode?: number): FastifyReply {
+  if (statusCode !== undefined) void reply.status(statusCode);
+  const res = reply.raw;
+  for (const [name, value] of Object.entries(reply.getHeaders())) {
+    if (value !== undefined) res.setHeader(name, value);
+  }
+  res.statusCode = reply.statusCode;
+  reply.hijack();
+  body.start(res);
   return reply;
 }
 

@@ -28,6 +28,16 @@ export interface HttpRequest {
   readonly params: Record<string, string | undefined>;
 }
 
+/**
+ * What a handler returns instead of a body when it writes the response itself, over time, on
+ * Node's response (an event stream). Both adapters hand `start` Node's response with the status
+ * and headers set so far (X-Request-Id, …) and send nothing of their own; their end-of-response
+ * hooks (request log, metrics) still run when it ends.
+ */
+export abstract class StreamedResponse {
+  abstract start(res: ServerResponse): void;
+}
+
 /** The response members a handler or guard may use (`@Res({ passthrough: true })`). */
 export interface HttpResponse {
   status(code: number): HttpResponse;
@@ -99,6 +109,12 @@ export interface BodyTerms {
   readonly forms: boolean;
   /** A limit of the route's own, below the server's (`BODY_LIMIT`). */
   readonly limit?: number;
+  /**
+   * The one media type (lowercase, without parameters) of a route that reads its body itself, as
+   * a stream (`@RequestStream()`): such a body, once admitted, is left unread here, and no
+   * whole-body limit applies (the route bounds what it holds). Any other media type is 415.
+   */
+  readonly stream?: string;
 }
 
 /**

@@ -28,7 +28,11 @@ export class AuditListCommand extends ResultCommand<AuditListOptions> {
     const tenant = requiredOption('tenant', o.tenant);
     const limit = optionalPositiveInt('limit', o.limit) ?? 100;
     if (limit > 10_000) throw new UsageError('--limit must be at most 10000');
-    return { data: await this.audit.list(positiveInt('tenant', tenant), limit) };
+    const page = await this.audit.list({ tenantId: positiveInt('tenant', tenant) }, limit);
+    // the CLI's own spelling, as in every other CLI answer (`tenant_id`)
+    return {
+      data: page.data.map(({ id, tenantId, ...rest }) => ({ id, tenant_id: tenantId, ...rest })),
+    };
   }
 }
 

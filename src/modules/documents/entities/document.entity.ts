@@ -5,6 +5,7 @@ import {
   TenantIdColumn,
   UpdatedAtColumn,
 } from '../../../common/database/entity-columns.js';
+import { EXTERNAL_ID_CHECK } from '../../../common/database/external-id.js';
 import { DocumentVersion } from './document-version.entity.js';
 
 export type DocumentStatus = 'active' | 'archived';
@@ -12,12 +13,21 @@ export type DocumentStatus = 'active' | 'archived';
 @Entity('documents')
 @Index('documents_project', ['projectId', 'id'])
 @Check('documents_status_check', "status IN ('active', 'archived')")
+@Index('documents_external_id', ['tenantId', 'externalId'], {
+  unique: true,
+  where: 'external_id IS NOT NULL',
+})
+@Check('documents_external_id_check', EXTERNAL_ID_CHECK)
 export class DocumentEntity {
   @IdColumn()
   id!: number;
 
   @TenantIdColumn('documents')
   tenantId!: number;
+
+  /** The host platform's own id of the row (migration 1764003300000); null when made otherwise. */
+  @Column({ name: 'external_id', type: 'text', nullable: true })
+  externalId!: string | null;
 
   @Column({ name: 'project_id', type: 'int' })
   @ForeignKey('projects', { name: 'documents_project_id_fkey' })

@@ -9,6 +9,8 @@ import {
 @Entity('events')
 @Index('events_tenant', ['tenantId', 'id'])
 @Index('events_created', ['createdAt'])
+@Index('events_feed', ['xid', 'id'])
+@Index('events_tenant_feed', ['tenantId', 'xid', 'id'])
 export class EventEntity {
   /** `bigint` arrives from pg as a string. */
   @BigIdColumn()
@@ -26,6 +28,13 @@ export class EventEntity {
 
   @Column('jsonb')
   payload!: Record<string, unknown>;
+
+  /**
+   * The writing transaction's id (`txid_current()`, 64-bit with its epoch): with `id`, the order of the event feed,
+   * which only ever returns events of transactions that have ended (migration 1764003500000).
+   */
+  @Column({ type: 'bigint', default: () => 'txid_current()' })
+  xid!: string;
 
   @CreatedAtColumn()
   createdAt!: Date;

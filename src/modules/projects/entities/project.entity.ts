@@ -5,6 +5,7 @@ import {
   TenantIdColumn,
   UpdatedAtColumn,
 } from '../../../common/database/entity-columns.js';
+import { EXTERNAL_ID_CHECK } from '../../../common/database/external-id.js';
 
 export type ProjectStatus = 'active' | 'archived';
 
@@ -12,12 +13,21 @@ export type ProjectStatus = 'active' | 'archived';
 @Entity('projects')
 @Index('projects_tenant', ['tenantId', 'id'])
 @Check('projects_status_check', "status IN ('active', 'archived')")
+@Index('projects_external_id', ['tenantId', 'externalId'], {
+  unique: true,
+  where: 'external_id IS NOT NULL',
+})
+@Check('projects_external_id_check', EXTERNAL_ID_CHECK)
 export class Project {
   @IdColumn()
   id!: number;
 
   @TenantIdColumn('projects')
   tenantId!: number;
+
+  /** The host platform's own id of the row (migration 1764003300000); null when made otherwise. */
+  @Column({ name: 'external_id', type: 'text', nullable: true })
+  externalId!: string | null;
 
   @Column('text')
   name!: string;

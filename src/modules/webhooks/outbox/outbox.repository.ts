@@ -36,6 +36,31 @@ export function appendEvent<A>(
 }
 
 /**
+ * Many events of one tenant as ONE statement (a bulk write's): each with its deliveries, and one
+ * wake-up notification for all. The events are numbered in the order given.
+ */
+export function appendEvents(tenantId: number, envelopes: readonly EventEnvelope[]): Statement {
+  const ids = envelopes.map((e) => e.id);
+  const types = envelopes.map((e) => e.type);
+  const payloads = envelopes.map((e) => JSON.stringify(e));
+  return sql`WITH ev AS (
+       INSERT INTO events (event_id, tenant_id, type, payload)
+       SELECT e.event_id, ${tenantId}, e.type, e.payload::jsonb
+         FROM unnest(${ids}::text[], ${types}::text[], ${payloads}::text[])
+              WITH ORDINALITY AS e(event_id, type, payload, n)
+        ORDER BY e.n
+       RETURNING id, type
+     ), d AS (
+       INSERT INTO webhook_deliveries (tenant_id, webhook_id, event_id)
+       SELECT ${tenantId}, w.id, ev.id
+         FROM webhooks w JOIN ev ON w.events @> ARRAY[ev.type] OR w.events @> ARRAY['*']
+        WHERE w.tenant_id = ${tenantId} AND w.status IN ('active', 'paused')
+       RETURNING 1
+     )
+     SELECT CASE WHEN EXISTS (SELECT 1 FROM d) THEN ${notify} END AS notified`;
+}
+
+/**
  * An event for one webhook only, whatever its `events` (a `webhook.test`): the event and its
  * single delivery, one statement. Nothing is written unless the webhook is active or paused.
  */

@@ -4,7 +4,7 @@ import { TenantTransactions } from '../../../common/database/tenant-transactions
 import type { EventData, WEBHOOK_TEST_EVENT } from '../../events/event-catalog.js';
 import type { EventType } from '../../events/event-types.js';
 import { eventEnvelope } from './event-envelope.js';
-import { appendEvent, appendToWebhook } from './outbox.repository.js';
+import { appendEvent, appendEvents, appendToWebhook } from './outbox.repository.js';
 
 /**
  * The transactional outbox, owned by the webhooks context (its only reader). An event, its
@@ -40,6 +40,20 @@ export class WebhookOutbox {
     const { eventId, statement } = this.append(tenantId, type, data);
     await this.tx.query(statement);
     return eventId;
+  }
+
+  /**
+   * Many events of one type at once (a bulk write's), in the order given, in one statement;
+   * must be inside `TenantTransactions.run(tenantId, …)`, whose transaction it joins.
+   */
+  async publishMany<T extends EventType>(
+    tenantId: number,
+    type: T,
+    data: readonly EventData<T>[],
+  ): Promise<void> {
+    if (data.length === 0) return;
+    const envelopes = data.map((d) => eventEnvelope(tenantId, type, d));
+    await this.tx.query(appendEvents(tenantId, envelopes));
   }
 
   /**

@@ -1,0 +1,16 @@
+import { Module } from '@nestjs/common';
+import { DocumentsModule } from '../documents/documents.module.js';
+import { ProjectsModule } from '../projects/projects.module.js';
+import { TenancyModule } from '../tenancy/tenancy.module.js';
+import { ContentService } from './content.service.js';
+
+/**
+ * The host platform's content (issue 36): upserts keyed by the platform's own ids, versions from
+ * its editing and the NDJSON import. Its HTTP routes are the platform API's (`platform/`).
+ */
+@Module({
+  imports: [TenancyModule, ProjectsModule, DocumentsModule],
+  providers: [ContentService],
+  exports: [ContentService],
+})
+export class ContentModule {}
