@@ -826,7 +826,7 @@ export interface components {
              * @description The tenant (company) whose candidate it is.
              * @example 3
              */
-            tenantId: number;
+            tenant_id: number;
         };
         PlatformReviewQueue: {
             /**
@@ -925,7 +925,7 @@ export interface components {
              * @description The tenant (company) whose candidate it is.
              * @example 3
              */
-            tenantId: number;
+            tenant_id: number;
             /** @description The version it was staged against. */
             base: components["schemas"]["PlatformReviewVersion"];
             candidate: components["schemas"]["PlatformReviewCandidate"];
@@ -953,7 +953,7 @@ export interface components {
             /** @example 12 */
             revisionId: number;
             /** @example 3 */
-            tenantId: number;
+            tenant_id: number;
             /**
              * @example accepted
              * @enum {string}
@@ -973,7 +973,7 @@ export interface components {
              * @description The tenant; null for lines before a tenant was known (a refused token request).
              * @example 1
              */
-            tenantId: number | null;
+            tenant_id: number | null;
             /**
              * @description The credential that acted, by reference (`client:<client_id>`, `pat:<id>`, `platform:<key name>`, `cli`), never the secret itself.
              * @example platform:admin-ui

@@ -189,7 +189,7 @@ describe('audit log', () => {
     expect(listed.data[0]).toMatchObject({
       action: 'test.action',
       outcome: 'success',
-      tenantId: caller.tenantId,
+      tenant_id: caller.tenantId,
     });
   });
 });

@@ -51,10 +51,13 @@ async function stagedCount(): Promise<number> {
   return (res.body.data as unknown[]).length;
 }
 
-/** Content of exactly `nodes` values: the object and `nodes - 1` strings of `width` characters. */
+/**
+ * Content of exactly `nodes` values: the object and `nodes - 1` strings of `width` characters,
+ * some of them not ASCII.
+ */
 function contentOf(nodes: number, width: number): Record<string, string> {
   return Object.fromEntries(
-    Array.from({ length: nodes - 1 }, (_, i) => [`k${i}`, `${i}`.padEnd(width, 'x')]),
+    Array.from({ length: nodes - 1 }, (_, i) => [`k${i}`, `${i}`.padEnd(width, i % 2 ? 'x' : 'ü')]),
   );
 }
 
@@ -82,6 +85,14 @@ describe.each([
     expect(ok.body.content_hash).toBe(hashOf(at));
     // a big body went through the worker; a small one did not
     expect(bigJsonBodiesDecoded()).toBe(decoded + (big ? 1 : 0));
+    // stored as sent (a big body's content goes to PostgreSQL as binary jsonb)
+    const read = await call(
+      t.baseUrl,
+      'GET',
+      `/documents/${documentId}/external-revisions/${ok.body.revisionId}`,
+      { auth: caller.auth },
+    );
+    expect(read.body.content).toEqual(at);
 
     const before = await stagedCount();
     const over = await stage(JSON.stringify({ content: { ...at, one: 'more' } }));

@@ -603,6 +603,40 @@ describe('platform content (HTTP)', () => {
       expect(made.headers.get('etag')).toBe(`"${made.body.content_hash}"`);
     });
 
+    it('stores big contents (prepared off the event loop) exactly, as versions and first versions', async () => {
+      // over 256 KiB: decoded, canonicalised and hashed in the JSON worker, sent as binary jsonb
+      const big = {
+        text: 'é'.repeat(150_000),
+        items: Array.from({ length: 2_000 }, (_, i) => ({ i, z: `v${i}` })),
+      };
+      const f = await createRevisionFixture(t.app);
+      const made = await platformCall(t, 'POST', `/documents/${f.documentId}/versions`, {
+        auth: key.auth,
+        actor,
+        body: { content: big },
+      });
+      expect(made.status).toBe(201);
+      const [stored]: Array<{ content: unknown; content_hash: string }> = await db.query(
+        'SELECT content, content_hash FROM document_versions WHERE id = $1',
+        [made.body.versionId],
+      );
+      expect(stored!.content).toEqual(big);
+      expect(stored!.content_hash).toBe(made.body.content_hash);
+      const tenantId = f.caller.tenantId;
+      const project = await put(`/tenants/${tenantId}/projects/big-p`, { name: 'Big' });
+      const doc = await put(`/projects/${project.body.projectId}/documents/big-d`, {
+        title: 'Big',
+        content: big,
+      });
+      expect(doc.status).toBe(201);
+      const [first]: Array<{ content: unknown; content_hash: string }> = await db.query(
+        'SELECT content, content_hash FROM document_versions WHERE id = $1',
+        [doc.body.current_version_id],
+      );
+      expect(first!.content).toEqual(big);
+      expect(first!.content_hash).toBe(made.body.content_hash);
+    });
+
     it('supersedes the staged candidates on the older base: no accept can overwrite it', async () => {
       const f = await createRevisionFixture(t.app);
       const staged = await stage(t.baseUrl, f.caller.auth, f.documentId, { content: { c: 1 } });

@@ -131,7 +131,7 @@ describe('platform API: the review queue', () => {
     const a = await createRevisionFixture(t.app);
     const b = await createRevisionFixture(t.app);
     const ids = [await staged(a, { q: 1 }), await staged(b, { q: 2 }), await staged(a, { q: 3 })];
-    const seen: Array<{ revisionId: number; tenantId: number }> = [];
+    const seen: Array<{ revisionId: number; tenant_id: number }> = [];
     let cursor: string | null = null;
     do {
       const query: string = cursor ? `?limit=2&cursor=${cursor}` : '?limit=2';
@@ -142,7 +142,7 @@ describe('platform API: the review queue', () => {
       cursor = res.body.next_cursor;
     } while (cursor);
     const mine = seen.filter((i) => ids.includes(i.revisionId));
-    expect(mine.map((i) => [i.revisionId, i.tenantId])).toEqual([
+    expect(mine.map((i) => [i.revisionId, i.tenant_id])).toEqual([
       [ids[0], a.caller.tenantId],
       [ids[1], b.caller.tenantId],
       [ids[2], a.caller.tenantId],
@@ -159,7 +159,7 @@ describe('platform API: the review queue', () => {
     expect(one.body).toEqual({
       data: [
         {
-          tenantId: b.caller.tenantId,
+          tenant_id: b.caller.tenantId,
           revisionId: ids[1],
           documentId: b.documentId,
           base_version_id: b.versionIds[0],
@@ -239,7 +239,7 @@ describe('platform API: the review queue', () => {
     const res = await platformCall(t, 'GET', `/revisions/${id}`, { auth: key.auth });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({
-      tenantId: f.caller.tenantId,
+      tenant_id: f.caller.tenantId,
       revisionId: id,
       status: 'staged',
       base: { versionId: baseId, content: base },
@@ -285,7 +285,7 @@ describe('platform API: the review queue', () => {
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
       revisionId: id,
-      tenantId: f.caller.tenantId,
+      tenant_id: f.caller.tenantId,
       status: 'accepted',
       resulting_version_id: expect.any(Number),
     });
@@ -371,7 +371,7 @@ describe('platform API: the review queue', () => {
     expect(rejected.status).toBe(200);
     expect(rejected.body).toEqual({
       revisionId: fresh,
-      tenantId: f.caller.tenantId,
+      tenant_id: f.caller.tenantId,
       status: 'rejected',
       resulting_version_id: null,
     });

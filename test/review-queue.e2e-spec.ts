@@ -80,7 +80,7 @@ describe('review queue (services)', () => {
     expect(all.map((i) => i.revisionId)).toEqual(
       [...all.map((i) => i.revisionId)].sort((x, y) => x - y),
     );
-    expect(mine.map((i) => i.tenantId)).toEqual([
+    expect(mine.map((i) => i.tenant_id)).toEqual([
       a.caller.tenantId,
       b.caller.tenantId,
       a.caller.tenantId,
@@ -88,7 +88,7 @@ describe('review queue (services)', () => {
       a.caller.tenantId,
     ]);
     expect(mine[0]).toEqual({
-      tenantId: a.caller.tenantId,
+      tenant_id: a.caller.tenantId,
       revisionId: ids[0],
       documentId: a.documentId,
       base_version_id: a.versionIds[0],
@@ -177,7 +177,7 @@ describe('review queue (services)', () => {
     const id = await staged(f, candidate);
     const review = await queue.get(id);
     expect(review).toMatchObject({
-      tenantId: f.caller.tenantId,
+      tenant_id: f.caller.tenantId,
       revisionId: id,
       documentId: f.documentId,
       status: 'staged',
@@ -235,7 +235,7 @@ describe('review queue (services)', () => {
     const decided = await queue.accept(first, 'jane@acme', 'approved in review');
     expect(decided).toEqual({
       revisionId: first,
-      tenantId: f.caller.tenantId,
+      tenant_id: f.caller.tenantId,
       status: 'accepted',
       resulting_version_id: expect.any(Number),
     });

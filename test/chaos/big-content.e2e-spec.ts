@@ -22,21 +22,30 @@ import { newSecretKey, printFigures, serviceEnv, sleep } from './support.js';
  * and bench/README.md, where they stand beside the target (p99 within 100 ms of the baseline).
  * Asserted, with the margins this shared 2-core machine needs (other test runs share its CPU, and
  * PostgreSQL parsing four 5 MB `jsonb` values competes with the probe's query for it): the process
- * lives and every request is answered; its peak RSS stays under 640 MB, 2.5 times the 256 MB
- * old-space limit (RSS also holds the 48 MB young generation `npm start` allows, the JSON worker's
- * heap, code and buffers: 475-491 MB measured); the probe's p99 stays within STALL_MS of its baseline, which
- * catches the old behaviour (3.5-3.8 s with 260,000 keys, and a dead process with 1.7 million
- * `{}`).
+ * lives and every request is answered; its peak RSS stays under PEAK_RSS_MIB (see there); the
+ * probe's p99 stays within STALL_MS of its baseline, which catches the old behaviour (3.5-3.8 s
+ * with 260,000 keys, and a dead process with 1.7 million `{}`).
  */
 const BODY_LIMIT = 5 * 1024 * 1024;
-/** `--max-old-space-size` of `npm start`; peak RSS is held under 2.5 times it (see above). */
-const HEAP_LIMIT_MIB = 256;
+/**
+ * The process's peak RSS (VmHWM, the whole run) is held under this; the target is `npm start`'s
+ * 256 MB old-space limit. RSS also holds the main thread's young generation (up to 32 MB), the
+ * JSON worker's heap (up to 64 + 8 MB), code, and the flood's buffers: 475-491 MB before the cuts
+ * of bench/README.md "Memory under big bodies", 333-356 MB after (this test, six runs on both
+ * adapters), 197-212 MB at rest. The bound leaves those 12 %.
+ */
+const PEAK_RSS_MIB = 400;
 const MAX_NODES = 100_000;
 /** Stagings in flight at once, and how many each of them sends in turn. */
 const CONCURRENCY = 4;
 const ROUNDS = 3;
-/** What the probe's p99 may grow by under the flood here (the target, 100 ms, is measured). */
-const STALL_MS = 500;
+/**
+ * What the probe's p99 may grow by under the flood here. The target, 100 ms, is measured: met on
+ * a quieter host (worst shape +58 ms on Express, +74 on Fastify, load average ~8); with the load
+ * average at 12-19 the worst shape's p99 grew by +117 to +279 ms (1.7 million `{}` on Fastify,
+ * 74 probes), so the bound is 400 (was 500).
+ */
+const STALL_MS = 400;
 
 /** A 5 MiB body of `n` values from `each(i)`, its text joined without one big array of parts. */
 function listBody(n: number, each: (i: number) => string): string {
@@ -299,7 +308,7 @@ describe('big content: no body under BODY_LIMIT ends the process or stalls anoth
 
   function expectBounded(figures: ProbeFigures): void {
     expect(service.alive()).toBe(true);
-    expect(residentMib(service.pid).peak_rss_mib).toBeLessThan(2.5 * HEAP_LIMIT_MIB);
+    expect(residentMib(service.pid).peak_rss_mib).toBeLessThan(PEAK_RSS_MIB);
     expect(figures.failed).toBe(0);
     expect(figures.p99_ms).toBeLessThanOrEqual(baseline.p99_ms + STALL_MS);
   }

@@ -41,6 +41,8 @@ export interface StartOptions {
   /** Node flags before the script (e.g. the heap flags of `npm start`). */
   nodeArgs?: string[];
   readyTimeoutMs?: number;
+  /** Another build's entry point (an A/B of two builds); MAIN by default. */
+  script?: string;
 }
 
 /**
@@ -57,7 +59,7 @@ export async function startService(
 ): Promise<ServiceProcess> {
   const readyDir = mkdtempSync(join(tmpdir(), 'grc-service-'));
   const readyFile = join(readyDir, 'ready.json');
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), MAIN], {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), options.script ?? MAIN], {
     env: {
       PATH: process.env.PATH ?? '/usr/bin:/bin',
       HOME: process.env.HOME ?? '/tmp',

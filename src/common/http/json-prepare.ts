@@ -7,7 +7,7 @@ import {
   TOO_MANY_MEMBERS,
 } from './body-bounds.js';
 import { decodeBody } from './body-decoding.js';
-import { canonicalJson, hashOfCanonical } from './canonical-json.js';
+import { canonicalJson, hashOfCanonical, jsonbBytes } from './canonical-json.js';
 import type { JsonLimits } from './json-limits.js';
 import { memberPath, walkJson } from './json-walk.js';
 import { freeJsonProblem, type PreparedMember } from './prepared-json.js';
@@ -71,9 +71,16 @@ function prepare(key: string, value: object): PreparedMember {
   const array = Array.isArray(value);
   const nodes = nodesIn(value);
   const problem = freeJsonProblem(value, memberPath('', key));
-  if (problem) return { key, array, nodes, problem, canonical: '', hash: '' };
+  if (problem) return { key, array, nodes, problem, jsonb: new Uint8Array(0), hash: '' };
   const canonical = canonicalJson(value);
-  return { key, array, nodes, problem: null, canonical, hash: hashOfCanonical(canonical) };
+  return {
+    key,
+    array,
+    nodes,
+    problem: null,
+    jsonb: jsonbBytes(canonical),
+    hash: hashOfCanonical(canonical),
+  };
 }
 
 function refuse(field: string, message: string): never {

@@ -8,6 +8,7 @@ import { BodyError, type BodyErrorType } from './body-decoding.js';
 import type { JsonLimits } from './json-limits.js';
 import type { DecodedBigJson } from './json-prepare.js';
 import { PreparedJson } from './prepared-json.js';
+import { withOwnHeapLimits } from './worker-heap-limits.js';
 
 /** A big JSON body for the worker; `bytes` is transferred, not copied. */
 export interface JsonJob {
@@ -31,11 +32,10 @@ export type JsonJobAnswer = { id: number } & (
 /**
  * Heap of the worker: the worst 5 MiB bodies within CONTENT_MAX_NODES (100,000 keys of 44
  * characters; 100,000 strings; one 5 MiB string) peaked at 34 MB used with 40 MB allowed
- * (bench/README.md, "Big content"). These limits hold only where Node runs without heap flags:
- * `--max-old-space-size` and `--max-semi-space-size` on the command line (`npm start`) are V8's
- * process-wide settings and override a worker's own, so there the count before parsing is what
- * bounds the worker's heap, not these numbers. A small young generation: its objects die young
- * anyway, and every MB of it counts in the process's RSS.
+ * (bench/README.md, "Big content"). `--max-old-space-size` and `--max-semi-space-size` on the
+ * command line (`npm start`) would override them (V8's process-wide settings): the worker is made
+ * without them (worker-heap-limits.ts). A small young generation: its objects die young anyway,
+ * and every MB of it counts in the process's RSS.
  */
 const WORKER_HEAP_MB = 64;
 const WORKER_YOUNG_MB = 8;
@@ -101,12 +101,15 @@ export class JsonWorker {
 
   private started(): Running {
     if (this.running) return this.running;
-    const worker = new Worker(this.script, {
-      resourceLimits: {
-        maxOldGenerationSizeMb: WORKER_HEAP_MB,
-        maxYoungGenerationSizeMb: WORKER_YOUNG_MB,
-      },
-    });
+    const worker = withOwnHeapLimits(
+      () =>
+        new Worker(this.script, {
+          resourceLimits: {
+            maxOldGenerationSizeMb: WORKER_HEAP_MB,
+            maxYoungGenerationSizeMb: WORKER_YOUNG_MB,
+          },
+        }),
+    );
     const running: Running = { worker, pending: new Map() };
     const { pending } = running;
     worker.on('message', (answer: JsonJobAnswer) => {

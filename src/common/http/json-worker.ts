@@ -15,14 +15,20 @@ import type { JsonJob, JsonJobAnswer } from './json-worker-pool.js';
 lowerOwnPriority();
 
 parentPort?.on('message', (job: JsonJob) => {
-  parentPort!.postMessage(run(job));
+  const answer = run(job);
+  // the canonical texts are moved, not copied (each has its memory to itself: jsonbBytes)
+  const moved = 'decoded' in answer ? answer.decoded.prepared.map((m) => m.jsonb.buffer) : [];
+  parentPort!.postMessage(answer, moved as ArrayBuffer[]);
 });
 
 function run(job: JsonJob): JsonJobAnswer {
   const headers: IncomingHttpHeaders = job.headers;
   const limits: JsonLimits = job.limits;
   try {
-    const decoded = decodeBigJson(headers, Buffer.from(job.bytes), job.limit, limits);
+    // a view of the transferred bytes, not a copy of them
+    const { buffer, byteOffset, byteLength } = job.bytes;
+    const bytes = Buffer.from(buffer, byteOffset, byteLength);
+    const decoded = decodeBigJson(headers, bytes, job.limit, limits);
     return { id: job.id, decoded };
   } catch (err) {
     if (err instanceof ValidationFailedError) {

@@ -7,6 +7,8 @@ import { atMinimumRate, type BodyRate } from './body-rate.js';
 import { BodyError, bodyKindOf, decodeBody } from './body-decoding.js';
 import type { JsonLimits } from './json-limits.js';
 import { decodeBigJsonOffLoop } from './json-worker-pool.js';
+import { releasePrepared } from './prepared-json.js';
+import { collectYoungGarbage } from './young-garbage.js';
 import type { BodyAdmission, BodyTerms, HttpRequest } from './platform/http-platform.js';
 
 export interface BodyReading {
@@ -124,9 +126,17 @@ export async function readRequestBody(reading: BodyReading): Promise<unknown> {
       const gone = new AbortController();
       reading.onResponseClosed(() => gone.abort());
       reading.onResponseClosed(await bigBodies.acquire(null, () => gone.signal));
+      reading.onResponseClosed(() => setImmediate(collectYoungGarbage));
       // decoded, parsed, checked and hashed off the event loop (json-prepare.ts)
       if (kind === 'json') {
-        return await decodeBigJsonOffLoop(raw.headers, bytes, limit, reading.jsonLimits);
+        // the socket's chunks of the bytes are garbage now, and the bytes go to the worker
+        setImmediate(collectYoungGarbage);
+        const body = await decodeBigJsonOffLoop(raw.headers, bytes, limit, reading.jsonLimits);
+        // once answered in full, the handler is done with it (a connection closed early may not be)
+        reading.onResponseClosed(() => {
+          if (reading.response.writableFinished) releasePrepared(body);
+        });
+        return body;
       }
     }
     return decodeBody(kind, raw.headers, bytes, limit, reading.jsonLimits);

@@ -1,10 +1,11 @@
 import { ValidationFailedError } from './app-error.js';
-import { canonicalJson, hashOfCanonical } from './canonical-json.js';
+import { canonicalJson, hashOfCanonical, type JsonbParam } from './canonical-json.js';
 import { freeJsonProblem, type FreeJsonValue, PreparedJson } from './prepared-json.js';
 
 /** Content as stored: its canonical JSON (the `jsonb` parameter) and that text's SHA-256. */
 export interface StorableContent {
-  json: string;
+  /** Text, or a big body's binary `jsonb` bytes (made off the event loop, moved not copied). */
+  json: JsonbParam;
   hash: string;
 }
 
@@ -21,7 +22,7 @@ export function storableContent(
 ): StorableContent {
   if (content instanceof PreparedJson) {
     if (content.problem) throw new ValidationFailedError([content.problem]);
-    return { json: content.canonical, hash: content.hash };
+    return { json: content.jsonb, hash: content.hash };
   }
   const problem = freeJsonProblem(content, field);
   if (problem) throw new ValidationFailedError([problem]);

@@ -26,7 +26,7 @@ export interface AuditEntry {
 export interface AuditRecord {
   id: number;
   /** Null for lines before a tenant was known (a refused token request). */
-  tenantId: number | null;
+  tenant_id: number | null;
   /** Which credential acted (`client:…`, `pat:…`, `platform:<key name>`, `cli`). */
   credential: string | null;
   /** Who, in the platform's UI, a platform key acted for (`X-Acting-User`); null otherwise. */
@@ -206,7 +206,7 @@ export class AuditService implements OnModuleDestroy {
     const more = rows.length > limit;
     const data = rows.slice(0, limit).map((r): AuditRecord => ({
       id: Number(r.id),
-      tenantId: r.tenant_id,
+      tenant_id: r.tenant_id,
       credential: r.credential,
       actor: r.actor,
       action: r.action,

@@ -18,6 +18,7 @@ import {
 } from './document-views.js';
 import { DocumentVersion, type VersionSource } from './entities/document-version.entity.js';
 import { DocumentEntity } from './entities/document.entity.js';
+import type { JsonbParam } from '../../common/http/canonical-json.js';
 
 /** A document with its current version, as `documentRef` reads it. */
 export interface DocumentRefRow {
@@ -157,7 +158,7 @@ export class DocumentsRepository {
     projectId: number,
     externalId: string,
     title: string,
-    first: { json: string; hash: string },
+    first: { json: JsonbParam; hash: string },
   ): Promise<DocumentUpsertRow> {
     const [row] = await this.tx.query(sql<DocumentUpsertRow>`
       WITH d AS (
@@ -273,7 +274,7 @@ export class DocumentsRepository {
   async insertVersion(
     tenantId: number,
     documentId: number,
-    version: { json: string; hash: string; source: VersionSource },
+    version: { json: JsonbParam; hash: string; source: VersionSource },
   ): Promise<InsertedVersionRow> {
     const { json, hash, source } = version;
     const [inserted] = await this.tx.query(sql<InsertedVersionRow>`

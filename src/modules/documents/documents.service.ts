@@ -26,6 +26,7 @@ import {
   type PlatformDocumentRow,
 } from './documents.repository.js';
 import type { DocumentVersion, VersionSource } from './entities/document-version.entity.js';
+import { jsonbText } from '../../common/http/canonical-json.js';
 
 /** A document as the platform API answers it: its own id, and its current version's hash. */
 export interface PlatformDocumentView {
@@ -219,7 +220,11 @@ export class DocumentsService {
       first: StorableContent;
     }>,
   ): Promise<Map<string, { documentId: number; created: boolean }>> {
-    const rows = await this.repository.upsertDocuments(tenantId, docs);
+    // one statement's arrays of text: a bulk import's lines are parsed here, never prepared bytes
+    const rows = await this.repository.upsertDocuments(
+      tenantId,
+      docs.map((d) => ({ ...d, first: { json: jsonbText(d.first.json), hash: d.first.hash } })),
+    );
     const byId = new Map(rows.map((r) => [r.external_id, r]));
     const events: Array<EventData<'document.version_created'>> = [];
     const result = new Map<string, { documentId: number; created: boolean }>();

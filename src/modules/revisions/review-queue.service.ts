@@ -76,7 +76,7 @@ export class ReviewQueueService {
     }
     return {
       ...summaryView(rev),
-      tenantId: rev.tenantId,
+      tenant_id: rev.tenantId,
       base: { versionId: base.versionId, content: base.content },
       candidate: { content: rev.content, html: rev.html },
       diff,
@@ -124,7 +124,7 @@ export class ReviewQueueService {
     const result = await this.decisions[kind](revisionId, actor, note, options);
     return {
       revisionId: result.revisionId,
-      tenantId,
+      tenant_id: tenantId,
       status: result.status,
       resulting_version_id: result.resulting_version_id,
     };

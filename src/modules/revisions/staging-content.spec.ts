@@ -3,6 +3,7 @@ import { describe, expect, it } from '@jest/globals';
 import canonicalize from 'canonicalize';
 import fc from 'fast-check';
 import { PreparedJson } from '../../common/http/prepared-json.js';
+import { jsonbBytes } from '../../common/http/canonical-json.js';
 import type { StageRevisionRequest } from './dto/stage-revision.request.js';
 import { requestHash, storableContent } from './staging-content.js';
 import type { IfMatch } from './staging-headers.js';
@@ -56,6 +57,10 @@ describe('staging content', () => {
           const headers = lock ? { lockToken: 'x' } : {};
           const expected = wholeHash(dto, hashes, lock);
           expect(requestHash(dto as StageRevisionRequest, json, ifMatch, headers)).toBe(expected);
+          // the same from a big body's binary jsonb form
+          expect(
+            requestHash(dto as StageRevisionRequest, jsonbBytes(json as string), ifMatch, headers),
+          ).toBe(expected);
         },
       ),
       { numRuns: 300 },
@@ -64,10 +69,16 @@ describe('staging content', () => {
 
   it('takes a prepared content as the worker made it, and refuses one with a problem', () => {
     const member = { key: 'content', array: false, nodes: 2 };
-    const ok = new PreparedJson({ ...member, problem: null, canonical: '{"a":1}', hash: 'h' });
-    expect(storableContent(ok)).toEqual({ json: '{"a":1}', hash: 'h' });
+    const jsonb = jsonbBytes('{"a":"é"}');
+    const ok = new PreparedJson({ ...member, problem: null, jsonb, hash: 'h' });
+    // PostgreSQL's binary jsonb: version 1, then the text as UTF-8
+    expect(storableContent(ok)).toEqual({
+      json: Buffer.from([1, ...Buffer.from('{"a":"é"}')]),
+      hash: 'h',
+    });
+    expect(ok.canonical).toBe('{"a":"é"}');
     const problem = { field: 'content.a', message: 'must not contain the NUL character (U+0000)' };
-    const bad = new PreparedJson({ ...member, problem, canonical: '', hash: '' });
+    const bad = new PreparedJson({ ...member, problem, jsonb: new Uint8Array(0), hash: '' });
     expect(() => storableContent(bad)).toThrow('content.a: must not contain the NUL character');
   });
 });

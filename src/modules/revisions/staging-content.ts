@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import canonicalize from 'canonicalize';
+import { canonicalOf, type JsonbParam } from '../../common/http/canonical-json.js';
 import type { StageRevisionRequest } from './dto/stage-revision.request.js';
 import type { IfMatch } from './staging-headers.js';
 
@@ -23,14 +24,14 @@ export { storableContent } from '../../common/http/storable-content.js';
  */
 export function requestHash(
   dto: StageRevisionRequest,
-  contentJson: string,
+  contentJson: JsonbParam,
   ifMatch: IfMatch | undefined,
   h: StagingHeaders,
 ): string {
   const json = (value: unknown): string => canonicalize(value) ?? 'null';
   return createHash('sha256')
     .update(`{"body":{"base_version_id":${json(dto.base_version_id ?? null)},"content":`)
-    .update(contentJson)
+    .update(canonicalOf(contentJson))
     .update(`,"html":${json(dto.html ?? null)}`)
     .update(`,"source_reference":${json(dto.source_reference ?? null)}}`)
     .update(

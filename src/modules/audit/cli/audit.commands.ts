@@ -29,10 +29,7 @@ export class AuditListCommand extends ResultCommand<AuditListOptions> {
     const limit = optionalPositiveInt('limit', o.limit) ?? 100;
     if (limit > 10_000) throw new UsageError('--limit must be at most 10000');
     const page = await this.audit.list({ tenantId: positiveInt('tenant', tenant) }, limit);
-    // the CLI's own spelling, as in every other CLI answer (`tenant_id`)
-    return {
-      data: page.data.map(({ id, tenantId, ...rest }) => ({ id, tenant_id: tenantId, ...rest })),
-    };
+    return { data: page.data };
   }
 }
 

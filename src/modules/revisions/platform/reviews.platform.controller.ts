@@ -19,7 +19,7 @@ import {
 const decisionAudit = (action: string): AuditSpec => ({
   action,
   target: (req) => `revision:${String(req.params['revisionId'])}`,
-  tenant: (_req, body) => (body as ReviewDecisionResponse | undefined)?.tenantId ?? null,
+  tenant: (_req, body) => (body as ReviewDecisionResponse | undefined)?.tenant_id ?? null,
 });
 
 /**

@@ -21,7 +21,7 @@ export interface ReviewQueueFilter {
 
 /** A queue entry as the JSON text of one list item: the candidate without content and html. */
 const QUEUE_ITEM = jsonObjectText({
-  tenantId: v.integer('r.tenant_id'),
+  tenant_id: v.integer('r.tenant_id'),
   revisionId: v.integer('r.id'),
   documentId: v.integer('r.document_id'),
   base_version_id: v.integer('r.base_version_id'),

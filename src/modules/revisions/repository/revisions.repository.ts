@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import type { JsonbParam } from '../../../common/http/canonical-json.js';
 import { isoTimestamp, jsonObjectText, jsonValue as v } from '../../../common/database/sql-json.js';
 import {
   type Batch,
@@ -24,8 +25,8 @@ export interface StagedCandidate {
   tenantId: number;
   documentId: number;
   baseVersionId: number;
-  /** Canonical JSON, sent as the `jsonb` parameter. */
-  json: string;
+  /** Canonical JSON, sent as the `jsonb` parameter (text, or its binary form). */
+  json: JsonbParam;
   contentHash: string;
   html: string | null;
   sourceReference: string | null;

@@ -12,7 +12,7 @@ export class AuditItem {
     example: 1,
     description: 'The tenant; null for lines before a tenant was known (a refused token request).',
   })
-  tenantId!: number | null;
+  tenant_id!: number | null;
 
   @ApiProperty({
     type: String,

@@ -7,7 +7,7 @@ import { REVISION_STATUSES, type RevisionStatus } from '../../revision-status.js
 @ApiSchema({ name: 'PlatformReviewQueueItem' })
 export class ReviewQueueItemResponse extends RevisionSummaryResponse {
   @ApiProperty({ example: 3, description: 'The tenant (company) whose candidate it is.' })
-  tenantId!: number;
+  tenant_id!: number;
 }
 
 @ApiSchema({ name: 'PlatformReviewQueue' })
@@ -110,7 +110,7 @@ export class ReviewDecisionResponse {
   revisionId!: number;
 
   @ApiProperty({ example: 3 })
-  tenantId!: number;
+  tenant_id!: number;
 
   @ApiProperty({ enum: REVISION_STATUSES, example: 'accepted' })
   status!: RevisionStatus;
