@@ -145,6 +145,9 @@ describe('the package from its npm pack tarball, in a CommonJS jest suite outsid
       'package/dist/src/testing/index.js',
       'package/dist/src/testing/index.d.ts',
       'package/examples/api-types.d.cts',
+      'package/examples/platform-api-types.d.ts',
+      'package/examples/platform-api-types.d.cts',
+      'package/openapi.platform.json',
     ]) {
       expect(files).toContain(f);
     }
@@ -170,6 +173,7 @@ describe('the package from its npm pack tarball, in a CommonJS jest suite outsid
     expect(listed.status).toBe(0);
     expect(listed.stderr).toMatch(/Tarball Contents/);
     expect(listed.stderr).toMatch(/dist\/src\/testing\/index\.cjs/);
+    expect(listed.stderr).toMatch(/examples\/platform-api-types\.d\.cts/);
   });
 
   it('loads from an ES module consumer', async () => {
@@ -178,7 +182,7 @@ describe('the package from its npm pack tarball, in a CommonJS jest suite outsid
     expect(JSON.parse(output)).toEqual({ esm: 'function', root: 'function', scopes: 6 });
   });
 
-  it('runs the example suite: CLI accept, signed webhook, lock conflict, 403', async () => {
+  it('runs the example suite: platform API accept, signed webhook, lock conflict, 403', async () => {
     const env: Record<string, string> = { TIMINGS_FILE: join(work, 'timings.json') };
     if (process.env.DATABASE_URL) {
       database = await createTestDatabase();

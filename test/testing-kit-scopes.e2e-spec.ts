@@ -1,14 +1,21 @@
 import { describe, expect, it } from '@jest/globals';
 import { createRequire } from 'node:module';
 import { SCOPES } from '../src/common/access/scopes.js';
+import { PLATFORM_SCOPES } from '../src/modules/platform-keys/platform-scopes.js';
 
 // The testing kit is CommonJS with only `node:` imports (it loads in any consumer's jest), so it
-// keeps its own copy of the scope list; this holds the copy equal to the service's.
+// keeps its own copy of the scope lists; this holds the copies equal to the service's.
 describe('testing kit', () => {
+  const kit = createRequire(import.meta.url)('../dist/src/testing/index.cjs') as {
+    ALL_SCOPES: readonly string[];
+    ALL_PLATFORM_SCOPES: readonly string[];
+  };
+
   it('grants exactly the scopes the service knows', () => {
-    const kit = createRequire(import.meta.url)('../dist/src/testing/index.cjs') as {
-      ALL_SCOPES: readonly string[];
-    };
     expect([...kit.ALL_SCOPES]).toEqual([...SCOPES]);
+  });
+
+  it("gives its platform key exactly the platform API's scopes", () => {
+    expect([...kit.ALL_PLATFORM_SCOPES]).toEqual([...PLATFORM_SCOPES]);
   });
 });

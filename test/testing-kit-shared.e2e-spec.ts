@@ -40,6 +40,14 @@ describe('testing kit: one shared service, reset() and emit()', () => {
     expect(process.env[kit.SHARED_SERVICE_ENV]).toBeTruthy();
     expect(a.baseUrl).toBe(b.baseUrl);
     expect(a.pid).toBe(b.pid);
+    // the platform listener and the kit's key, published to every handle
+    expect(a.platformUrl).toBe(b.platformUrl);
+    expect(a.platformKey).toMatch(/^gpk_/);
+    expect(b.platformKey).toBe(a.platformKey);
+    const auth = { authorization: `Bearer ${b.platformKey}` };
+    const doc = await fetch(`${b.platformUrl}/platform/v1/tenants`, { headers: auth });
+    expect(doc.status).not.toBe(401);
+    await doc.arrayBuffer();
     const fromA = await a.createTenant({ projects: [{ name: 'P' }] });
     expect(await get(b, '/projects', fromA.token)).toBe(200);
   });

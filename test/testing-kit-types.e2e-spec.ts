@@ -19,9 +19,20 @@ describe('the testing kit types, from a consumer', () => {
 
   beforeAll(() => {
     work = mkdtempSync(join(tmpdir(), 'grc-type-consumers-'));
-    mkdirSync(join(work, 'node_modules'));
-    // the package as installed: resolved by name through its package.json, outside the repo
-    symlinkSync(ROOT, join(work, 'node_modules/grc-integration-api'));
+    // the package as installed: resolved by name through its package.json, outside the repo. Its
+    // files copied, not linked: a link resolves to the checkout, where a name the package gives
+    // itself (`grc-integration-api/platform-api-types`) has no node_modules folder to be found in
+    const installed = join(work, 'node_modules/grc-integration-api');
+    mkdirSync(installed, { recursive: true });
+    cpSync(join(ROOT, 'package.json'), join(installed, 'package.json'));
+    for (const dir of ['dist/src', 'examples']) {
+      cpSync(join(ROOT, dir), join(installed, dir), {
+        recursive: true,
+        filter: (src) => !src.endsWith('.map'),
+      });
+    }
+    // its dependencies (openapi-fetch's types): this checkout's install
+    symlinkSync(join(ROOT, 'node_modules'), join(installed, 'node_modules'));
     symlinkSync(join(ROOT, 'node_modules/@types'), join(work, 'node_modules/@types'));
   });
   afterAll(() => rmSync(work, { recursive: true, force: true }));

@@ -48,23 +48,20 @@ function call(method, path, token, body) {
   });
 }
 
-test('a staged revision accepted through the CLI arrives as a signed webhook', async () => {
+test('a staged revision accepted through the platform API arrives as a signed webhook', async () => {
   const staged = await call('POST', `/documents/${documentId}/external-revisions`, acme.token, {
     content: { v: 2 },
   });
   expect(staged.status).toBe(201);
   const { revisionId } = await staged.json();
 
-  const accepted = await api.cli(
-    'revision',
-    'accept',
-    '--revision',
-    String(revisionId),
-    '--by',
-    'jane@acme',
-  );
-  expect(accepted.exitCode).toBe(0);
-  expect(accepted.json).toMatchObject({ revisionId, status: 'accepted' });
+  // as the platform's review screen accepts it, in the name of its reviewer
+  const accepted = await api.platform.POST('/platform/v1/revisions/{revisionId}/accept', {
+    params: { path: { revisionId }, header: { 'X-Acting-User': 'jane@acme' } },
+    body: { note: 'checked' },
+  });
+  expect(accepted.response.status).toBe(200);
+  expect(accepted.data).toMatchObject({ revisionId, status: 'accepted' });
 
   const delivery = await receiver.waitFor('external_revision.accepted');
   expect(delivery.verified).toBe(true);

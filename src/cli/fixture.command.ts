@@ -130,19 +130,38 @@ export class FixtureApplyCommand extends ResultCommand<FixtureOptions> {
     });
   }
 
-  private async tenant(t: Json, at: string): Promise<Json> {
+  /**
+   * What makes the entry's tenant: a new one of `name` and `plan`, or with `tenant_id` the
+   * existing tenant, unchanged (the entries add to it). Checked before anything is made.
+   */
+  private tenantMaker(t: Json, at: string): () => Promise<{ tenant_id: number }> {
+    if (t.tenant_id !== undefined) {
+      const id = t.tenant_id;
+      if (typeof id !== 'number' || !Number.isSafeInteger(id) || id < 1) {
+        throw new UsageError(`${at}.tenant_id must be a positive integer`);
+      }
+      if (t.name !== undefined || t.plan !== undefined) {
+        throw new UsageError(`${at}: tenant_id names an existing tenant, without name or plan`);
+      }
+      return () => entry(at, () => this.tenancy.view(id));
+    }
     const plan = t.plan ?? 'enterprise';
     if (typeof plan !== 'string' || !isPlan(plan)) {
       throw new UsageError(`${at}.plan must be one of ${PLANS.join(', ')}`);
     }
     const name = text(t, 'name', at).trim();
     if (!name || name.length > 200) throw new UsageError(`${at}.name: 1..200 characters`);
+    return () => entry(at, () => this.tenancy.create(name, plan));
+  }
+
+  private async tenant(t: Json, at: string): Promise<Json> {
+    const makeTenant = this.tenantMaker(t, at);
     const clientsIn = list(t, 'clients', at);
     const patsIn = list(t, 'pats', at);
     const projectsIn = list(t, 'projects', at);
     const webhooksIn = list(t, 'webhooks', at);
 
-    const tenant = await entry(at, () => this.tenancy.create(name, plan));
+    const tenant = await makeTenant();
     const tenantId = tenant.tenant_id;
     const clients = [];
     for (const [i, c] of clientsIn.entries()) {

@@ -1,8 +1,10 @@
 // The testing kit for ESM consumers: the CommonJS kit, re-exported (one implementation).
 export {
+  ALL_PLATFORM_SCOPES,
   ALL_SCOPES,
   attachIntegrationApi,
   cleanStaleRuns,
+  DEFAULT_ACTING_USER,
   globalSetup,
   globalTeardown,
   SHARED_SERVICE_ENV,
@@ -16,6 +18,7 @@ export {
   type EventPayload,
   type EventType,
   type IntegrationApi,
+  type PlatformClient,
   type StartOptions,
   type SubscribableEventType,
   type WaitForOptions,

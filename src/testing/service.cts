@@ -4,13 +4,43 @@ import { rm, writeFile } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import createClient, { type Client } from 'openapi-fetch';
+import type { paths as PlatformPaths } from 'grc-integration-api/platform-api-types';
 import type { EventData, SubscribableEventType } from './events.cjs';
 import { serviceNode } from './node-binary.cjs';
 import { startReceiver, type WebhookReceiver } from './receiver.cjs';
 import { cleanStaleRuns, newRun, removeRunDir, writeOwner } from './runs.cjs';
-import { ALL_SCOPES } from './scopes.cjs';
+import { ALL_PLATFORM_SCOPES, ALL_SCOPES } from './scopes.cjs';
 
 const API_PREFIX = '/api/v1';
+/** The platform document's paths carry it (`/platform/v1/tenants`). */
+const PLATFORM_PREFIX = '/platform/v1';
+/** `X-Acting-User` of the kit's platform calls, unless a call sets its own. */
+export const DEFAULT_ACTING_USER = 'testing-kit';
+
+/** An operation's parameters with `X-Acting-User` optional: the kit sends one by default. */
+type ActorOptional<P> = P extends { header: infer H }
+  ? Omit<P, 'header'> & { header?: Omit<H, 'X-Acting-User'> & { 'X-Acting-User'?: string } }
+  : P;
+
+type WithActorOptional<Operation> = Operation extends { parameters: infer P }
+  ? Omit<Operation, 'parameters'> & { parameters: ActorOptional<P> }
+  : Operation;
+
+/** The platform document's paths, as the kit's client takes them. */
+export type KitPlatformPaths = {
+  [Path in keyof PlatformPaths]: {
+    [Method in keyof PlatformPaths[Path]]: WithActorOptional<PlatformPaths[Path][Method]>;
+  };
+};
+
+/**
+ * A typed client of the platform API (openapi-fetch over the package's `platform-api-types`):
+ * `api.platform.GET('/platform/v1/tenants')`. It sends the kit's platform key and
+ * `X-Acting-User: testing-kit` (so the document's required header is optional here); a call's
+ * own `params: { header: { 'X-Acting-User': … } }` or `headers` override either.
+ */
+export type PlatformClient = Client<KitPlatformPaths, 'application/json'>;
 /** dist/src: the service's entry points. */
 const DIST = resolve(__dirname, '..');
 /** The package's directory, whose node_modules may hold the `node` package. */
@@ -80,7 +110,7 @@ export interface CreatedTenant {
   }>;
   webhooks: Array<{ webhookId: number; secret: string; endpoint_url: string; events: string[] }>;
   pats: Array<{ pat_id: number; token: string; expires_at: string }>;
-  /** Everything `fixture apply` printed for this tenant. */
+  /** Everything the platform API and `fixture apply` answered for this tenant, merged. */
   raw: Record<string, unknown>;
 }
 
@@ -93,9 +123,31 @@ export interface IntegrationApi {
   pid: number;
   /** The run's temporary directory (embedded PostgreSQL under `data/`, the admin socket). */
   runDir: string;
+  /**
+   * `http://127.0.0.1:<port>`: the platform API's listener (PLATFORM_API_PORT, a free port); its
+   * paths start with `/platform/v1`. Throws when the service runs with `PLATFORM_API_PORT=off`.
+   */
+  platformUrl: string;
+  /**
+   * The platform key (`gpk_…`, every platform scope) the kit made when it started the service,
+   * for what `platform` does not do (a raw `fetch`, an event stream). Throws like `platformUrl`.
+   */
+  platformKey: string;
+  /**
+   * A typed client of the platform API, authenticated with `platformKey`, sending
+   * `X-Acting-User: testing-kit` (a call's own `headers` override it):
+   * `await api.platform.POST('/platform/v1/revisions/{revisionId}/accept', { params: { path:
+   * { revisionId } }, body: {}, headers: { 'X-Acting-User': 'jane@acme' } })`.
+   * Throws like `platformUrl`.
+   */
+  platform: PlatformClient;
   /** Runs an administration command (as `grc-integration-api <args>`), answered by the service. */
   cli(...args: string[]): Promise<CliResult>;
-  /** One `fixture apply`: a tenant with a client holding `scopes`, and a token of that client. */
+  /**
+   * A tenant and its client holding `scopes` made through the platform API (`POST /tenants`,
+   * `POST /tenants/{tenantId}/clients`), what else `options` asks for in one `fixture apply`,
+   * and a token of the client. With the platform API off, all of it in one `fixture apply`.
+   */
   createTenant(options?: CreateTenantOptions): Promise<CreatedTenant>;
   /** A client-credentials access token. */
   token(
@@ -136,6 +188,8 @@ export interface ServiceAddress {
   pid: number;
   runDir: string;
   socketPath: string;
+  /** The platform listener's origin and the kit's key there; absent with PLATFORM_API_PORT=off. */
+  platform?: { url: string; key: string; keyId: number };
 }
 
 /** The message the service sends on its IPC channel once it accepts requests. */
@@ -144,6 +198,7 @@ interface ReadyMessage {
   pid: number;
   port: number;
   url: string;
+  platformPort?: number;
 }
 
 function runNode(
@@ -199,6 +254,50 @@ function answerOf(what: string, result: CliResult): Record<string, unknown> {
   return result.json;
 }
 
+function platformClientOf(url: string, key: string): PlatformClient {
+  return createClient<KitPlatformPaths, 'application/json'>({
+    baseUrl: url,
+    headers: { authorization: `Bearer ${key}`, 'x-acting-user': DEFAULT_ACTING_USER },
+  });
+}
+
+/** `host` as the kit reaches it: a wildcard address is reached on loopback. */
+function reachableHost(host: string): string {
+  if (host === '' || host === '0.0.0.0' || host === '::') return '127.0.0.1';
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+/**
+ * Makes the kit's platform key (every platform scope) through the admin socket, as an operator
+ * makes one with `platform-key create`.
+ */
+async function createKitKey(socketPath: string): Promise<{ key: string; keyId: number }> {
+  const argv = [
+    'platform-key',
+    'create',
+    '--name',
+    'testing-kit',
+    '--scopes',
+    ALL_PLATFORM_SCOPES.join(' '),
+    '--json',
+  ];
+  const answer = await adminCall(socketPath, argv);
+  const made = answerOf('platform-key create', { ...answer, json: parseJson(answer.stdout) });
+  if (typeof made.key !== 'string' || typeof made.key_id !== 'number') {
+    throw new Error(`platform-key create answered without a key: ${JSON.stringify(made.key_id)}`);
+  }
+  return { key: made.key, keyId: made.key_id };
+}
+
+/** Each handle's service address, for `globalSetup` to publish to the workers. */
+const ADDRESSES = new WeakMap<IntegrationApi, ServiceAddress>();
+
+export function addressOf(api: IntegrationApi): ServiceAddress {
+  const address = ADDRESSES.get(api);
+  if (!address) throw new Error('not a handle of the testing kit');
+  return address;
+}
+
 /**
  * A handle on a running service. `owned`: the service is this handle's (its `stop()` stops it,
  * `reset()` empties every tenant); otherwise it is shared and the handle keeps to its tenants.
@@ -209,6 +308,17 @@ export function handleOn(
 ): IntegrationApi {
   const { baseUrl, socketPath, runDir } = address;
   const apiUrl = `${baseUrl}${API_PREFIX}`;
+  const platform = address.platform;
+  const platformClient = platform ? platformClientOf(platform.url, platform.key) : undefined;
+  const platformOn = <T,>(value: T | undefined): T => {
+    if (value === undefined) {
+      throw new Error(
+        'the platform API is off in this service (PLATFORM_API_PORT=off in its env): ' +
+          'api.platform, platformUrl and platformKey need its listener',
+      );
+    }
+    return value;
+  };
   const receivers: WebhookReceiver[] = [];
   const tenants = new Set<number>();
   let stopped: Promise<void> | undefined;
@@ -240,26 +350,56 @@ export function handleOn(
     return body.access_token;
   };
 
-  const createTenant = async (o: CreateTenantOptions = {}): Promise<CreatedTenant> => {
-    const fixture = {
-      tenants: [
-        {
-          name: o.name ?? `tenant ${randomBytes(4).toString('hex')}`,
-          plan: o.plan ?? 'enterprise',
-          clients: [{ name: 'testing-kit', scopes: o.scopes ?? ALL_SCOPES }],
-          projects: o.projects ?? [],
-          pats: o.pats?.map((p) => ({ ...p, scopes: p.scopes ?? ALL_SCOPES })) ?? [],
-          webhooks:
-            o.webhooks?.map((w, i) => ({
-              name: w.name ?? `webhook ${i + 1}`,
-              endpoint_url: w.url,
-              events: w.events ?? ['*'],
-            })) ?? [],
-        },
-      ],
+  /** A write of the platform API as the kit (its key, `X-Acting-User: testing-kit`). */
+  const platformWrite = async (path: string, body: object): Promise<Record<string, unknown>> => {
+    const { url, key } = platformOn(platform);
+    const res = await fetch(`${url}${PLATFORM_PREFIX}${path}`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${key}`,
+        'x-acting-user': DEFAULT_ACTING_USER,
+        'content-type': 'application/json',
+      },
+      body: JSON.stringify(body),
+    });
+    const text = await res.text();
+    const answer = parseJson(text);
+    if (res.status !== 201 || !answer) {
+      throw new Error(`POST ${PLATFORM_PREFIX}${path} failed: ${res.status} ${text}`);
+    }
+    return answer;
+  };
+
+  /** The tenant and its client from the platform API (unless it is off: then `fixture apply`). */
+  const tenantAndClient = async (
+    o: CreateTenantOptions,
+  ): Promise<{ fixture: Record<string, unknown>; made?: Record<string, unknown> }> => {
+    const name = o.name ?? `tenant ${randomBytes(4).toString('hex')}`;
+    const plan = o.plan ?? 'enterprise';
+    const clientBody = { name: 'testing-kit', scopes: o.scopes ?? ALL_SCOPES };
+    if (!platform) return { fixture: { name, plan, clients: [clientBody] } };
+    const tenant = await platformWrite('/tenants', { name, plan });
+    const tenantId = tenant.tenant_id;
+    if (typeof tenantId !== 'number') {
+      throw new Error(`POST ${PLATFORM_PREFIX}/tenants answered no tenant_id: ${String(tenantId)}`);
+    }
+    tenants.add(tenantId);
+    const client = await platformWrite(`/tenants/${tenantId}/clients`, clientBody);
+    return {
+      fixture: { tenant_id: tenantId },
+      made: {
+        tenant_id: tenantId,
+        name: tenant.name ?? name,
+        plan: tenant.plan ?? plan,
+        clients: [{ scopes: clientBody.scopes, allowed_ips: [], ...client }],
+      },
     };
+  };
+
+  /** The rest of `o` (projects, documents, PATs, webhooks) in one `fixture apply`. */
+  const applyFixture = async (entry: Record<string, unknown>): Promise<Record<string, unknown>> => {
     const file = join(runDir, `fixture-${randomBytes(6).toString('hex')}.json`);
-    await writeFile(file, JSON.stringify(fixture), { mode: 0o600 });
+    await writeFile(file, JSON.stringify({ tenants: [entry] }), { mode: 0o600 });
     try {
       const result = await cli('fixture', 'apply', '--file', file);
       const made = (result.json?.tenants as Array<Record<string, unknown>> | undefined)?.[0];
@@ -268,29 +408,48 @@ export function handleOn(
           `fixture apply failed (exit ${result.exitCode}): ${result.stdout}${result.stderr}`,
         );
       }
-      const created = made as unknown as Omit<CreatedTenant, 'tenant' | 'token' | 'raw'> & {
-        tenant_id: number;
-        name: string;
-        plan: string;
-        clients: CreatedClient[];
-      };
-      tenants.add(created.tenant_id);
-      for (const w of created.webhooks) {
-        for (const r of receivers) if (w.endpoint_url === r.url) r.addSecret(w.secret);
-      }
-      const client = created.clients[0]!;
-      return {
-        tenant: { tenant_id: created.tenant_id, name: created.name, plan: created.plan },
-        client,
-        token: await token(client),
-        projects: created.projects,
-        webhooks: created.webhooks,
-        pats: created.pats,
-        raw: made,
-      };
+      return made;
     } finally {
       await rm(file, { force: true });
     }
+  };
+
+  const createTenant = async (o: CreateTenantOptions = {}): Promise<CreatedTenant> => {
+    const { fixture, made: byPlatform } = await tenantAndClient(o);
+    const rest = {
+      projects: o.projects ?? [],
+      pats: o.pats?.map((p) => ({ ...p, scopes: p.scopes ?? ALL_SCOPES })) ?? [],
+      webhooks:
+        o.webhooks?.map((w, i) => ({
+          name: w.name ?? `webhook ${i + 1}`,
+          endpoint_url: w.url,
+          events: w.events ?? ['*'],
+        })) ?? [],
+    };
+    const nothingMore = !rest.projects.length && !rest.pats.length && !rest.webhooks.length;
+    const fromFixture =
+      byPlatform && nothingMore ? { ...rest } : await applyFixture({ ...fixture, ...rest });
+    const made = { ...fromFixture, ...byPlatform };
+    const created = made as unknown as Omit<CreatedTenant, 'tenant' | 'token' | 'raw'> & {
+      tenant_id: number;
+      name: string;
+      plan: string;
+      clients: CreatedClient[];
+    };
+    tenants.add(created.tenant_id);
+    for (const w of created.webhooks) {
+      for (const r of receivers) if (w.endpoint_url === r.url) r.addSecret(w.secret);
+    }
+    const client = created.clients[0]!;
+    return {
+      tenant: { tenant_id: created.tenant_id, name: created.name, plan: created.plan },
+      client,
+      token: await token(client),
+      projects: created.projects,
+      webhooks: created.webhooks,
+      pats: created.pats,
+      raw: made,
+    };
   };
 
   const reset = async (): Promise<{ ms: number }> => {
@@ -332,12 +491,21 @@ export function handleOn(
       if (service.owned) await service.stop();
     })());
 
-  return {
+  const handle: IntegrationApi = {
     baseUrl,
     apiUrl,
     port: address.port,
     pid: address.pid,
     runDir,
+    get platformUrl() {
+      return platformOn(platform?.url);
+    },
+    get platformKey() {
+      return platformOn(platform?.key);
+    },
+    get platform() {
+      return platformOn(platformClient);
+    },
     cli,
     createTenant,
     token,
@@ -351,6 +519,8 @@ export function handleOn(
     output: () => (service.owned ? service.output() : ''),
     stop,
   };
+  ADDRESSES.set(handle, address);
+  return handle;
 }
 
 /**
@@ -374,8 +544,10 @@ export async function startIntegrationApi(options: StartOptions = {}): Promise<I
     // the receivers of `webhookReceiver()` listen on loopback over http
     WEBHOOK_ALLOW_HTTP: 'true',
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
-    // no platform listener: its default port (3001) would be shared by every service started
-    PLATFORM_API_PORT: 'off',
+    // the platform listener on a free port of loopback: its default (3001) would be shared by
+    // every service started; PLATFORM_API_PORT=off in `env` turns it off
+    PLATFORM_API_PORT: '0',
+    PLATFORM_API_HOST: '127.0.0.1',
     ...options.env,
     PORT: '0',
     DATA_DIR: join(runDir, 'data'),
@@ -439,6 +611,19 @@ export async function startIntegrationApi(options: StartOptions = {}): Promise<I
     await removeRun();
     throw err;
   }
+  let platform: ServiceAddress['platform'];
+  if (ready.platformPort !== undefined) {
+    try {
+      const { key, keyId } = await createKitKey(socketPath);
+      const host = reachableHost(env.PLATFORM_API_HOST ?? '127.0.0.1');
+      platform = { url: `http://${host}:${ready.platformPort}`, key, keyId };
+    } catch (err) {
+      child.kill('SIGKILL');
+      await exited;
+      await removeRun();
+      throw err;
+    }
+  }
   // a suite that forgets stop() must still be able to exit; the service then follows it
   child.unref();
   child.channel?.unref();
@@ -447,6 +632,16 @@ export async function startIntegrationApi(options: StartOptions = {}): Promise<I
 
   const stopService = async (): Promise<void> => {
     if (child.exitCode === null && child.signalCode === null) {
+      // a PostgreSQL of the caller's outlives the service: no key of every scope is left in it
+      if (platform && options.databaseUrl) {
+        await adminCall(socketPath, [
+          'platform-key',
+          'revoke',
+          '--key',
+          String(platform.keyId),
+          '--json',
+        ]).catch(() => undefined);
+      }
       child.kill('SIGTERM');
       const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
       await exited;
@@ -461,6 +656,7 @@ export async function startIntegrationApi(options: StartOptions = {}): Promise<I
       pid: ready.pid,
       runDir,
       socketPath,
+      ...(platform ? { platform } : {}),
     },
     { owned: true, stop: stopService, output: () => output },
   );

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
+  addressOf,
   handleOn,
   type IntegrationApi,
   type ServiceAddress,
@@ -25,13 +26,8 @@ type Holder = { [RUNNING]?: IntegrationApi };
 export function globalSetup(options: StartOptions = {}): () => Promise<void> {
   return async () => {
     const api = await startIntegrationApi(options);
-    const address: ServiceAddress = {
-      baseUrl: api.baseUrl,
-      port: api.port,
-      pid: api.pid,
-      runDir: api.runDir,
-      socketPath: join(api.runDir, 'admin.sock'),
-    };
+    // the platform key in it too: the file is the run directory's, readable by its owner only
+    const address: ServiceAddress = addressOf(api);
     const file = join(api.runDir, 'shared.json');
     await writeFile(file, JSON.stringify(address), { mode: 0o600 });
     process.env[SHARED_SERVICE_ENV] = file;
