@@ -25,8 +25,8 @@ const MODULE_PUBLIC_FILES = [
   'src/modules/revisions/revision-status.ts',
   // the token endpoint's path: the rate limiter counts token requests by route
   'src/modules/auth/token-route.ts',
-  // the decorators every platform API route carries (@PlatformAuthorized, @ActingUser)
-  'src/modules/platform-keys/platform-access.ts',
+  // the base of the platform routes' interceptors that file an audit line under a row's tenant
+  'src/modules/audit/route-tenant.interceptor.ts',
 ];
 
 /** A repo-relative path as an anchored regular expression. */
