@@ -1123,6 +1123,18 @@ describe('TRUST_PROXY=false ignores X-Forwarded-For', () => {
       auth: `Bearer ${res.body.access_token as string}`,
     });
     expect(projects.body.data).toHaveLength(2);
+
+    // and one platform key with every platform scope, printed beside them, never logged
+    const platformKey = /gpk_[0-9A-Za-z]{49}/.exec(output)?.[0];
+    withMessage(output, () => expect(platformKey).toBeTruthy());
+    expect(output.match(/gpk_/g)).toHaveLength(1);
+    expect(output).toContain('/platform/v1/docs');
+    expect(t.logs.join('\n')).not.toContain(platformKey!.slice(4));
+    const tenants = await call(t.platformUrl, 'GET', `${t.platformUrl}/platform/v1/tenants`, {
+      auth: `Bearer ${platformKey!}`,
+    });
+    expect(tenants.status).toBe(200);
+    expect(tenants.body.data).toHaveLength(1);
   });
 
   it('judges the socket address, not the header', async () => {
