@@ -18,7 +18,7 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Readable } from 'node:stream';
@@ -230,6 +230,8 @@ async function main(): Promise<void> {
     .map((a) => a.trim())
     .filter((a): a is HttpAdapterName => (HTTP_ADAPTERS as readonly string[]).includes(a));
   const work = await mkdtemp(join(tmpdir(), 'grc-bench-import-'));
+  // run as root, the embedded PostgreSQL runs as the postgres user, which must reach DATA_DIR
+  await chmod(work, 0o755);
   const server = process.env.DATABASE_URL;
   let drop = async (): Promise<void> => {};
   let env: Record<string, string>;
@@ -245,6 +247,7 @@ async function main(): Promise<void> {
   } else {
     const dataDir = join(work, 'data');
     await mkdir(dataDir, { mode: 0o755 });
+    await chmod(dataDir, 0o755);
     env = { DATA_DIR: dataDir };
   }
   const outcomes: Outcome[] = [];
