@@ -2,9 +2,27 @@ import autocannon from 'autocannon';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import pg from 'pg';
 import { freePort } from '../src/common/net/free-port.js';
 
 export { freePort };
+
+/** The adapters `BENCH_ADAPTERS` names (default both), for the standalone platform benches. */
+export const BENCH_ADAPTERS = (process.env.BENCH_ADAPTERS ?? 'express,fastify')
+  .split(',')
+  .map((a) => a.trim())
+  .filter(Boolean);
+
+/** Runs one statement on its own connection (CREATE/DROP DATABASE and the like). */
+export async function adminQuery(url: string, sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
 
 /** Repository root (this file runs from dist/bench/). */
 export const ROOT = resolve(import.meta.dirname, '..', '..');

@@ -13,7 +13,6 @@ import { chmod, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import autocannon from 'autocannon';
-import pg from 'pg';
 import {
   cli,
   CONNECTIONS,
@@ -25,16 +24,15 @@ import {
   runJson,
   startProcess,
   contentOf,
+  adminQuery,
+  BENCH_ADAPTERS,
 } from './harness.js';
 import { startScriptFlags } from './service-flags.js';
 
 const ACCEPTS = Number(process.env.BENCH_ACCEPTS ?? 2000);
 const WARMUP = Number(process.env.BENCH_ACCEPT_WARMUP ?? 200);
 const TARGET_P99_MS = 50;
-const ADAPTERS = (process.env.BENCH_ADAPTERS ?? 'express,fastify')
-  .split(',')
-  .map((a) => a.trim())
-  .filter(Boolean);
+const ADAPTERS = BENCH_ADAPTERS;
 const ONLY = process.env.BENCH_ONLY?.split(',').map((id) => id.trim());
 
 const log = (line: string): void => {
@@ -46,16 +44,6 @@ interface Seeded {
   projectId: number;
   token: string;
   platformKey: string;
-}
-
-async function adminQuery(url: string, text: string): Promise<void> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    await client.query(text);
-  } finally {
-    await client.end();
-  }
 }
 
 /** The tenant, its token and the platform key, made as an operator makes them (the CLI). */

@@ -12,6 +12,7 @@ import {
   type ManagedProcess,
   ROOT,
   startProcess,
+  BENCH_ADAPTERS,
 } from './harness.js';
 import { startScriptFlags } from './service-flags.js';
 
@@ -29,10 +30,7 @@ import { startScriptFlags } from './service-flags.js';
 const ROUNDS = Number(process.env.BENCH_LISTENER_ROUNDS ?? 4);
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 3);
-const ADAPTERS = (process.env.BENCH_ADAPTERS ?? 'express,fastify')
-  .split(',')
-  .map((a) => a.trim())
-  .filter(Boolean);
+const ADAPTERS = BENCH_ADAPTERS;
 const ONLY = process.env.BENCH_ONLY?.split(',').map((id) => id.trim());
 
 const log = (line: string): void => {

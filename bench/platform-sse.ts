@@ -10,7 +10,16 @@ import {
   embeddedDatabaseDir,
   runningPostmaster,
 } from '../src/common/database/embedded-database.js';
-import { cli, freePort, type ManagedProcess, ROOT, sleep, startProcess } from './harness.js';
+import {
+  cli,
+  freePort,
+  type ManagedProcess,
+  ROOT,
+  sleep,
+  startProcess,
+  adminQuery,
+  BENCH_ADAPTERS,
+} from './harness.js';
 
 /**
  * The platform API's event stream (issue 36's target): an event reaches a connected Server-Sent
@@ -32,10 +41,7 @@ const CLIENTS = Number(process.env.BENCH_SSE_CLIENTS ?? 200);
 const EVENTS = Number(process.env.BENCH_SSE_EVENTS ?? 200);
 const SPACING_MS = Number(process.env.BENCH_SSE_SPACING_MS ?? 25);
 const TARGET_P99_MS = 250;
-const ADAPTERS = (process.env.BENCH_ADAPTERS ?? 'express,fastify')
-  .split(',')
-  .map((a) => a.trim())
-  .filter(Boolean);
+const ADAPTERS = BENCH_ADAPTERS;
 
 const log = (msg: string): void => {
   process.stderr.write(`[bench:sse] ${msg}\n`);
@@ -45,16 +51,6 @@ interface Database {
   env: Record<string, string>;
   url(): string;
   drop(): Promise<void>;
-}
-
-async function adminQuery(url: string, sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
 }
 
 async function prepareDatabase(work: string): Promise<Database> {

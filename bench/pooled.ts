@@ -33,6 +33,7 @@ import {
   runJson,
   sleep,
   startProcess,
+  adminQuery,
 } from './harness.js';
 import { type Adapter, type Measured, unavailable } from './report.js';
 import { SOAK_TABLES, type SoakInfo, type SoakSample, type SoakTable } from './soak-bounds.js';
@@ -100,16 +101,6 @@ const withDatabase = (url: string, name: string): string => {
   u.pathname = `/${name}`;
   return u.toString();
 };
-
-async function adminQuery(url: string, sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
 
 /** Group 9 on one adapter: its rows, and the soak's figures when this turn ran it. */
 export async function pooledGroup(

@@ -26,6 +26,7 @@ import {
   RssSampler,
   sleep,
   startProcess,
+  adminQuery,
 } from './harness.js';
 import { BIG, type BigTenant, seedBigTenant } from './big-tenant.js';
 import { CpuMeter } from './cpu-meter.js';
@@ -94,16 +95,6 @@ function withDatabase(url: string, database: string): string {
   const u = new URL(url);
   u.pathname = `/${database}`;
   return u.toString();
-}
-
-async function adminQuery(url: string, sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
 }
 
 /** A service that crashed leaves its embedded PostgreSQL running: stop it before removing its files. */
