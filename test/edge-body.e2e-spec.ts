@@ -95,7 +95,7 @@ function rawRequest(
 
 const MIB = 1024 * 1024;
 
-describe('request bodies at the edge (CONTRACT.md §10 "Edge")', () => {
+describe('request bodies at the edge (README, "Security notes")', () => {
   let t: TestApp;
   let caller: TestCaller;
   let reader: TestCaller;

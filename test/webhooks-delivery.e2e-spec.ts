@@ -249,7 +249,7 @@ describe('webhook delivery', () => {
     receiver.reply('/gone', 200);
     expect((await setStatus(created.webhookId, 'active')).body.status_reason).toBeNull();
     await waitFor(() => receiver.on('/gone').length === 3, 5_000, 'held deliveries after 410');
-    // both held deliveries, in either order (CONTRACT: no ordering guarantee; they go out together)
+    // both held deliveries, in either order (deliveries carry no ordering guarantee; they go out together)
     const held = receiver
       .on('/gone')
       .slice(1)

@@ -11,7 +11,7 @@ export const ENTITLEMENTS = [
 ] as const;
 export type Entitlement = (typeof ENTITLEMENTS)[number];
 
-/** CONTRACT.md §3: what each plan grants before per-tenant additions and removals. */
+/** What each plan grants before per-tenant additions and removals (README, "Errors"). */
 export const PLAN_ENTITLEMENTS: Record<Plan, readonly Entitlement[]> = {
   starter: ['api.read'],
   professional: ['api.read', 'api.revisions', 'api.locks', 'auth.ip_allowlist'],

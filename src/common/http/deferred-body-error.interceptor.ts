@@ -10,7 +10,7 @@ import { takeDeferredBodyError } from './request-body.js';
 /**
  * Throws what was wrong with the request's body (unreadable, too large, of another media type)
  * once the guards have passed: the credential, IP, scope and entitlement checks come first
- * (CONTRACT.md §2), then the body, then validation.
+ * (README, "Errors"), then the body, then validation.
  */
 @Injectable()
 export class DeferredBodyErrorInterceptor implements NestInterceptor {

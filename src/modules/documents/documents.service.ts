@@ -59,7 +59,7 @@ export type VersionCreatedListener = (
 ) => Promise<void>;
 
 /**
- * "The existing document service" of SPEC.md: documents and their versions. `createVersion` is the
+ * The existing document service: documents and their versions. `createVersion` is the
  * only code that creates versions (platform edits and accepted external revisions alike). Unless a
  * method says otherwise it must run inside `TenantTransactions.run`, whose transaction it joins.
  */

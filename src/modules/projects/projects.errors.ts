@@ -1,6 +1,6 @@
 import { AppError } from '../../common/http/app-error.js';
 
-/** SPEC.md answers an unknown (or foreign) project with 400, not 404, on the project routes. */
+/** The project routes answer an unknown (or foreign) project with 400, not 404. */
 export class ProjectNotFoundError extends AppError {
   readonly code = 'project_not_found';
   constructor() {

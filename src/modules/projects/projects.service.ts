@@ -166,7 +166,7 @@ export class ProjectsService {
   }
 
   /**
-   * GET /projects: by `offset` (SPEC.md) or, for deep walks, by `cursor` (keyset: the last page of
+   * GET /projects: by `offset` (as documented) or, for deep walks, by `cursor` (keyset: the last page of
    * a walk costs what the first does). Either way `page.next_cursor` continues after this page.
    * One round trip: the page and the total in one statement.
    */
@@ -192,7 +192,7 @@ export class ProjectsService {
     return new JsonText('{"data":', ...pageArray(row), `,"page":${JSON.stringify(page)}}`);
   }
 
-  /** 400 `project_not_found` for an unknown or foreign project, as SPEC.md says. */
+  /** 400 `project_not_found` for an unknown or foreign project, as documented (README, "Errors"). */
   getProject(tenantId: number, projectId: number): Promise<ProjectView> {
     return this.tx.run(tenantId, () => this.requireProject(tenantId, projectId));
   }
@@ -221,7 +221,7 @@ export class ProjectsService {
     return this.repository.projectExists(tenantId, projectId);
   }
 
-  /** What the project routes answer for an unknown or foreign project (400, as SPEC.md says). */
+  /** What the project routes answer for an unknown or foreign project (400: README, "Errors"). */
   projectNotFound(): AppError {
     return new ProjectNotFoundError();
   }

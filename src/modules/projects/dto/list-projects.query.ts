@@ -7,7 +7,7 @@ const OFFSET_RANGE = `must be an integer from 0 to ${MAX_OFFSET}`;
 import { CursorQuery } from '../../../common/pagination/page-query.js';
 
 /**
- * SPEC.md's `limit` and `offset`, and a `cursor` for deep walks (the `page.next_cursor` of the
+ * The documented `limit` and `offset`, and a `cursor` for deep walks (the `page.next_cursor` of the
  * previous page; offset must then be 0 or absent).
  */
 export class ListProjectsQuery extends CursorQuery {

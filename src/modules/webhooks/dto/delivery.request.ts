@@ -20,7 +20,7 @@ const toArray = ({ value }: { value: unknown }): unknown =>
   typeof value === 'string' ? [value] : value;
 
 /**
- * SPEC.md's `limit` (1..100, default 50), the shared `cursor`, and the filters of issue 20: all
+ * The documented `limit` (1..100, default 50), the shared `cursor`, and the filters of issue 20: all
  * optional, combined with AND; without any, the tenant's whole history.
  */
 export class ListDeliveriesQuery extends CursorQuery {
