@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { Server } from 'node:http';
+import { EventEmitter } from 'node:events';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import pg from 'pg';
 import { gracefulClose } from '../src/common/http/graceful-close.js';
 import { newEventId } from '../src/modules/webhooks/outbox/event-id.js';
@@ -410,6 +411,43 @@ describe('platform events', () => {
       await until('the slow client caught up', () => slow.events().length === total);
       expect(slow.events().map((e) => JSON.parse(e.data!).id)).toEqual(ids);
       expect(hub.stats().blocked).toBe(0);
+    });
+
+    it('writes nothing to a stream once the server closing has ended it', async () => {
+      const hub = t.app.get(EventStreamHub);
+      // a response that refuses, loudly, any write after its end (Node emits an 'error' event)
+      class StrictResponse extends EventEmitter {
+        writableEnded = false;
+        destroyed = false;
+        socket = null;
+        headersSent = true;
+        lateWrites = 0;
+        writeHead(): this {
+          return this;
+        }
+        write(): boolean {
+          if (this.writableEnded) this.lateWrites += 1;
+          return true;
+        }
+        end(): this {
+          this.writableEnded = true;
+          return this;
+        }
+      }
+      const res = new StrictResponse();
+      // what a server's 'request' does for gracefulClose: the response is in flight
+      const server = createServer();
+      const graceful = gracefulClose(server);
+      server.emit('request', {}, res);
+      hub.attach(res as unknown as ServerResponse, null, {});
+      const clients = hub.stats().clients;
+      await graceful.close(0);
+      expect(res.writableEnded).toBe(true);
+      expect(hub.stats().clients).toBe(clients - 1);
+      // the heartbeat (150 ms here) and the 1 s poll have run since: neither wrote to it
+      await new Promise((resolve) => setTimeout(resolve, 1_300));
+      expect(res.lateWrites).toBe(0);
+      server.close();
     });
 
     it('ends its streams as soon as the server starts closing (last: it closes the listener)', async () => {

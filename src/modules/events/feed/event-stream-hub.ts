@@ -96,7 +96,7 @@ export class EventStreamHub implements OnApplicationBootstrap, BeforeApplication
 
   async beforeApplicationShutdown(): Promise<void> {
     this.running = false;
-    for (const client of [...this.clients]) client.res.end();
+    for (const client of [...this.clients]) this.end(client);
     this.clients.clear();
     this.stopTimers();
     await this.listener?.stop();
@@ -131,8 +131,12 @@ export class EventStreamHub implements OnApplicationBootstrap, BeforeApplication
     };
     // the client stops being served the moment it goes
     res.once('close', () => this.drop(client));
-    // a shutdown ends the stream (the client reconnects elsewhere with its Last-Event-ID)
-    endWhenServerCloses(res, () => res.end());
+    // a write that fails (the peer gone mid-write) is the end of this client, never an
+    // unhandled 'error' that would end the process
+    res.on('error', () => this.drop(client));
+    // a shutdown ends the stream (the client reconnects elsewhere with its Last-Event-ID); it is
+    // dropped first, so no poll or heartbeat writes to the ended response while it flushes
+    endWhenServerCloses(res, () => this.end(client));
     res.socket?.setNoDelay(true);
     res.write(`id: ${this.feed.encodeCursor(start)}\n\n`);
     this.clients.add(client);
@@ -195,7 +199,7 @@ export class EventStreamHub implements OnApplicationBootstrap, BeforeApplication
       // the poll tries again
       return;
     }
-    if (client.state === 'closed') return;
+    if (client.state === 'closed' || client.res.writableEnded) return;
     let ok = true;
     if (batch.events.length > 0) {
       let text = '';
@@ -243,6 +247,12 @@ export class EventStreamHub implements OnApplicationBootstrap, BeforeApplication
     }
   }
 
+  /** Ends a client's stream, dropping it first: nothing is written to it afterwards. */
+  private end(client: StreamClient): void {
+    this.drop(client);
+    client.res.end();
+  }
+
   private drop(client: StreamClient): void {
     client.state = 'closed';
     this.clients.delete(client);
@@ -261,7 +271,9 @@ export class EventStreamHub implements OnApplicationBootstrap, BeforeApplication
     this.heartbeat ??= setInterval(() => {
       for (const client of this.clients) {
         // a blocked client's buffer is full already: it gets no more bytes, not even these
-        if (client.state !== 'blocked') client.res.write(': keep-alive\n\n');
+        if (client.state !== 'blocked' && !client.res.writableEnded) {
+          client.res.write(': keep-alive\n\n');
+        }
       }
     }, this.config.PLATFORM_SSE_HEARTBEAT_MS);
     this.poll ??= setInterval(() => this.wake(), POLL_MS);
