@@ -269,6 +269,15 @@ describe('platform content (services)', () => {
       expect(Number(versions[0]!.n)).toBe(2);
     });
 
+    it('finds a project only from an earlier line, whatever the batch boundaries', async () => {
+      // the document names its project a line before the project's own line: refused, in one
+      // batch as across batches, as if the lines were written one by one
+      const tenantId = await createTenant(t.app);
+      const report = await content.importNdjson(tenantId, streamOf(lines(doc(1), project, doc(2))));
+      expect(report.errors.map((e) => [e.line, e.code])).toEqual([[1, 'not_found']]);
+      expect(report.created).toEqual({ projects: 1, documents: 1, files: 0 });
+    });
+
     it('refuses content over the content limits as a line error', async () => {
       const tenantId = await createTenant(t.app);
       let deep: unknown = 1;

@@ -314,6 +314,10 @@ export class ContentService {
    * lines, exactly as if every line were written in turn.
    */
   private async writeLines(tenantId: number, items: BatchLine[], tally: Tally): Promise<void> {
+    // read before the batch's own project upserts, which the lines' order governs (`madeHere`)
+    const named = new Set<string>();
+    for (const { line } of items) if (line.kind !== 'project') named.add(line.project_external_id);
+    const before = await this.projects.projectIdsByExternalIds(tenantId, [...named]);
     const madeHere = new Map<string, { id: number; line: number }>();
     for (const item of items) {
       if (item.line.kind !== 'project') continue;
@@ -328,9 +332,6 @@ export class ContentService {
       }
       tally.count('projects', created);
     }
-    const named = new Set<string>();
-    for (const { line } of items) if (line.kind !== 'project') named.add(line.project_external_id);
-    const before = await this.projects.projectIdsByExternalIds(tenantId, [...named]);
     const projectOf = (item: BatchLine & { line: { project_external_id: string } }) => {
       const ext = item.line.project_external_id;
       const made = madeHere.get(ext);
