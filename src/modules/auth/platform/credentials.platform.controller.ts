@@ -50,6 +50,14 @@ const patTarget = (req: AuditRequest, body: unknown): string =>
 
 const TENANT_PROBLEMS = [{ status: 404 as const, description: '`not_found`: unknown tenant.' }];
 
+/** The 400 of a tenant's paged credential list. */
+const TENANT_PAGE_INVALID = {
+  status: 400 as const,
+  description:
+    "`validation_failed`: `limit` outside 1..1000, a cursor that is not this list's, or " +
+    'tenantId is not a positive integer.',
+};
+
 /**
  * A tenant's API clients and personal access tokens, as the platform manages them: the same
  * CredentialAdminService methods as the CLI's `client` and `pat` commands (scopes, allowlists,
@@ -104,15 +112,7 @@ export class CredentialsPlatformController {
     description: 'Oldest first, disabled ones included; never a secret.',
   })
   @ApiResponse({ status: 200, type: ClientListResponse })
-  @ApiProblemResponses(
-    {
-      status: 400,
-      description:
-        "`validation_failed`: `limit` outside 1..1000, a cursor that is not this list's, or " +
-        'tenantId is not a positive integer.',
-    },
-    ...TENANT_PROBLEMS,
-  )
+  @ApiProblemResponses(TENANT_PAGE_INVALID, ...TENANT_PROBLEMS)
   listClients(
     @Param('tenantId', ParseIdPipe) tenantId: number,
     @Query() query: PlatformPageQuery,
@@ -237,15 +237,7 @@ export class CredentialsPlatformController {
     description: 'Oldest first, revoked and expired ones included; never a token.',
   })
   @ApiResponse({ status: 200, type: PatListResponse })
-  @ApiProblemResponses(
-    {
-      status: 400,
-      description:
-        "`validation_failed`: `limit` outside 1..1000, a cursor that is not this list's, or " +
-        'tenantId is not a positive integer.',
-    },
-    ...TENANT_PROBLEMS,
-  )
+  @ApiProblemResponses(TENANT_PAGE_INVALID, ...TENANT_PROBLEMS)
   listPats(
     @Param('tenantId', ParseIdPipe) tenantId: number,
     @Query() query: PlatformPageQuery,
