@@ -95,7 +95,7 @@ function rawRequest(
 
 const MIB = 1024 * 1024;
 
-describe('request bodies at the edge (README, "Security notes")', () => {
+describe('request bodies at the edge (docs/operators/security.md)', () => {
   let t: TestApp;
   let caller: TestCaller;
   let reader: TestCaller;
