@@ -550,7 +550,7 @@ describe('hostile input over every operation of the OpenAPI document', () => {
     await t?.close();
   });
 
-  it('reads a route table that covers every endpoint of the specification', () => {
+  it('reads a route table that covers every endpoint of the API', () => {
     const keys = routes.map((r) => `${r.method} ${r.template}`);
     for (const expected of [
       'POST /oauth/token',

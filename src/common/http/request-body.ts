@@ -89,7 +89,7 @@ export function carriesBody(req: IncomingMessage): boolean {
  * alone (forms only where the admission's terms take them); then the bytes are read up to
  * `limit` (or the route's own, lower one). The body is returned (undefined when none was read);
  * what the body gets wrong is kept for `takeDeferredBodyError`, which runs after the guards, so
- * that a wrong body with a token lacking the scope is still a 403 (§2 order).
+ * that a wrong body with a token lacking the scope is still a 403 (the order of the checks, docs/integrators/errors.md).
  */
 export async function readRequestBody(reading: BodyReading): Promise<unknown> {
   const { raw, route } = reading;
