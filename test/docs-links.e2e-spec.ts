@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from '@jest/globals';
@@ -20,6 +20,12 @@ describe('documentation links', () => {
     const files = [join(ROOT, 'README.md'), ...markdownFiles(join(ROOT, 'docs'))];
     expect(files.length).toBeGreaterThan(20);
     expect(brokenLinks(ROOT, files, PENDING)).toEqual([]);
+  });
+
+  it('keeps README.md a front page of at most 300 lines, the guides in docs/', () => {
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    expect(readme.trimEnd().split('\n').length).toBeLessThanOrEqual(300);
+    expect(readme).toContain('](docs/README.md)');
   });
 
   it('finds a missing file, a missing anchor and a missing directory, and not links in code', () => {
