@@ -15,7 +15,7 @@ describe('the heap flags the service runs with', () => {
   });
 
   it('bound the old generation, let it grow 2.5× its live size between full collections, and keep the young one at 16 MB semi-spaces', () => {
-    // see README "Deployment and scaling", bench/README.md "Heap growing factor" and "Young generation"
+    // see docs/operators/deployment.md, bench/README.md "Heap growing factor" and "Young generation"
     expect(startScriptFlags(ROOT)).toEqual([
       '--max-old-space-size=256',
       '--heap-growing-percent=150',

@@ -619,7 +619,7 @@ describe('authentication and authorisation', () => {
       // an unknown route: 404 once authenticated, so a 401 shows the guard refused the request
       const tokenInQuery = `/no-such-route?access_token=${encodeURIComponent(c.token)}`;
       // passport-http-bearer falls back to ?access_token= when the header is not Bearer. A header
-      // of another scheme carries no bearer token (README, "Errors": unauthenticated, and RFC 6750
+      // of another scheme carries no bearer token (docs/integrators/errors.md: unauthenticated, and RFC 6750
       // §3.1: no error code for an unsupported method); a Bearer header without a token is invalid
       for (const [auth, code, challenge] of [
         [other, 'unauthenticated', 'Bearer realm="api"'],

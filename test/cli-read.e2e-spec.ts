@@ -125,7 +125,7 @@ describe('CLI: project create, document create, file add', () => {
       ['null.json', 'null', /must hold a JSON object/],
       ['broken.json', '{"a":', /not valid JSON/],
       ['missing.json', undefined, /cannot read/],
-      // what the API refuses in content (README, "Security notes"), the CLI refuses too, naming the path
+      // what the API refuses in content (docs/operators/security.md), the CLI refuses too, naming the path
       ['proto.json', '{"a":{"__proto__":{}}}', /content\.a\.__proto__/],
       ['nul.json', '{"a":"x\\u0000"}', /content\.a/],
       // and its limits, counted before the file is parsed (CONTENT_MAX_DEPTH 64, _NODES 100,000)

@@ -16,7 +16,7 @@ import { createWebhook } from './support/webhook-factories.js';
  * like members of `Object.prototype` or `Function.prototype` (`constructor`, `toString`, `call`,
  * `__proto__`-like names, …) included, at any depth; at the top level of a body such names are
  * unknown fields (400) like any other. `__proto__` itself is refused with 400 at any depth
- * (README, "Security notes"): it has a test of its own below, and is left out of the kept names.
+ * (docs/operators/security.md): it has a test of its own below, and is left out of the kept names.
  *
  * Seeded (FAST_CHECK_SEED overrides) so CI is deterministic; the seed is in a failure's message.
  */
@@ -24,7 +24,7 @@ const SEED = Number(process.env.FAST_CHECK_SEED ?? 20_261_124);
 
 /**
  * Every own property name of the two prototypes a JSON key could be mistaken for a member of, but
- * `__proto__` (refused: README, "Security notes"), and names like it.
+ * `__proto__` (refused: docs/operators/security.md), and names like it.
  */
 const BUILT_IN_NAMES = [
   ...new Set([

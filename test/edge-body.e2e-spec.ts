@@ -95,7 +95,7 @@ function rawRequest(
 
 const MIB = 1024 * 1024;
 
-describe('request bodies at the edge (README, "Security notes")', () => {
+describe('request bodies at the edge (docs/operators/security.md)', () => {
   let t: TestApp;
   let caller: TestCaller;
   let reader: TestCaller;
@@ -222,7 +222,7 @@ describe('request bodies at the edge (README, "Security notes")', () => {
       );
     });
 
-    it('keeps the §2 order with a body: malformed JSON is 401 without a token, 403 with a token lacking the scope, 400 with the scope', async () => {
+    it('keeps the order of the checks with a body: malformed JSON is 401 without a token, 403 with a token lacking the scope, 400 with the scope', async () => {
       const rawBody = '{"name": ';
       const headers = { 'content-type': 'application/json' };
       const anonymous = await call(t.baseUrl, 'POST', '/webhooks', { rawBody, headers });

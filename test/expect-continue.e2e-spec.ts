@@ -42,7 +42,7 @@ function exchange(
 
 /**
  * `Expect: 100-continue` (RFC 9110 §10.1.1): the server invites the body only once it would read
- * it (README, "Security notes": no body byte for a request without a valid credential).
+ * it (docs/operators/security.md: no body byte for a request without a valid credential).
  */
 describe('Expect: 100-continue', () => {
   let t: TestApp;

@@ -164,7 +164,7 @@ describe('foundation', () => {
           headers: { 'content-type': 'application/json', ...headers },
           body: '{"a":',
         });
-      // README, "Security notes": no body is read before the credential is known
+      // docs/operators/security.md: no body is read before the credential is known
       expect((await send({})).status).toBe(401);
       const res = await send({ authorization: auth });
       expect(res.status).toBe(400);

@@ -550,7 +550,7 @@ describe('hostile input over every operation of the OpenAPI document', () => {
     await t?.close();
   });
 
-  it('reads a route table that covers every endpoint of the specification', () => {
+  it('reads a route table that covers every endpoint of the API', () => {
     const keys = routes.map((r) => `${r.method} ${r.template}`);
     for (const expected of [
       'POST /oauth/token',
@@ -662,7 +662,7 @@ describe('hostile input over every operation of the OpenAPI document', () => {
     expect(sent).toBeGreaterThan(100);
   });
 
-  // README, "Security notes": without a credential no body is read, so the answer is the 401 (the token
+  // docs/operators/security.md: without a credential no body is read, so the answer is the 401 (the token
   // endpoint, which authenticates from its body, answers 413)
   it('answers 413 payload_too_large to a body over BODY_LIMIT on every body route (401 without a token)', async () => {
     for (const op of routes.filter((r) => r.body)) {
@@ -805,7 +805,7 @@ describe('hostile input over every operation of the OpenAPI document', () => {
     expect(unknown.body.code).toBe('project_not_found');
   });
 
-  it('refuses a content key named __proto__ at any depth, naming it, and stores nothing (README, "Security notes")', async () => {
+  it('refuses a content key named __proto__ at any depth, naming it, and stores nothing (docs/operators/security.md)', async () => {
     const projectId = await createProject(t.app, caller.tenantId);
     const { documentId } = await createDocument(t.app, caller.tenantId, projectId);
     const path = `/documents/${documentId}/external-revisions`;

@@ -53,7 +53,7 @@ describe('HTTP layer', () => {
       expect(res.body).toMatchObject({ code: 'validation_failed', status: 400 });
     });
 
-    // README, "Security notes": a charset other than UTF-8 is an unsupported media type
+    // docs/operators/security.md: a charset other than UTF-8 is an unsupported media type
     it('refuses a charset other than UTF-8 with 415 unsupported_media_type', async () => {
       const res = await postRaw('{"name":"x"}', 'application/json; charset=latin1');
       expect(res.status).toBe(415);
@@ -74,7 +74,7 @@ describe('HTTP layer', () => {
       expect(res.body.name).toBe('charset ü');
     });
 
-    // README, "Security notes": JSON routes take application/json only
+    // docs/operators/security.md: JSON routes take application/json only
     it('does not read a body of another content type: 415 unsupported_media_type', async () => {
       const res = await postRaw('{"name":"x"}', 'text/plain');
       expect(res.status).toBe(415);

@@ -12,7 +12,7 @@ import { createPlatformVersion, stage } from './support/revision-factories.js';
 import { createWebhook, publishEvents } from './support/webhook-factories.js';
 
 /**
- * README, "Lists and paging": every list is bounded (`limit`) and walked with an opaque `cursor`
+ * docs/integrators/paging.md: every list is bounded (`limit`) and walked with an opaque `cursor`
  * bound to its tenant and its list. The order each list is walked in, which these tests hold it to:
  * ascending id (projects, documents, files, candidate revisions, webhooks), ascending version
  * number (a document's versions), descending id, newest first (webhook deliveries).

@@ -194,7 +194,7 @@ describe('npm install of the packed tarball, from the registry, outside the repo
     ]);
   });
 
-  it('installs the example suite as its README says, leaves its files as they were, and its tests pass', async () => {
+  it('installs the example suite as the testing kit guide says, leaves its files as they were, and its tests pass', async () => {
     // the example's package.json names the tarball at ../../ (the repository root after `npm pack`)
     const example = join(work, 'examples/platform-jest-suite');
     cpSync(EXAMPLE, example, {

@@ -148,6 +148,10 @@ describe('the package from its npm pack tarball, in a CommonJS jest suite outsid
       'package/examples/platform-api-types.d.ts',
       'package/examples/platform-api-types.d.cts',
       'package/openapi.platform.json',
+      // the guides the package README links to, the testing kit's among them
+      'package/README.md',
+      'package/docs/platform/testing-kit.md',
+      'package/docs/integrators/verifying-webhooks.md',
     ]) {
       expect(files).toContain(f);
     }

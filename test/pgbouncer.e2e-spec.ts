@@ -157,7 +157,7 @@ describe('behind PgBouncer in transaction mode', () => {
     for (let i = 0; i < 5; i++) {
       await new Promise((r) => setTimeout(r, 400));
       // PgBouncer 1.18 counts a server connection that RECONNECT closes while it logs in as a
-      // failed login, and refuses clients for server_login_retry: not ours to test (README)
+      // failed login, and refuses clients for server_login_retry: not ours to test (docs/operators/pgbouncer.md)
       await waitFor(async () => {
         const pools = await bouncer.admin('SHOW POOLS');
         return pools.every((p) => Number(p['sv_login']) === 0);

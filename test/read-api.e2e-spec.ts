@@ -76,7 +76,7 @@ describe('read API', () => {
         auth: caller.auth,
       });
       expect(one.status).toBe(200);
-      // a cursor to the page after this one (README, "Lists and paging"; tested in lists.e2e-spec.ts)
+      // a cursor to the page after this one (docs/integrators/paging.md; tested in lists.e2e-spec.ts)
       expect(one.body.page).toEqual({
         limit: 1,
         offset: 2,

@@ -273,7 +273,7 @@ describe('text PostgreSQL or JSON cannot hold (issue 18 item 3)', () => {
             expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
             if (target.where === 'path' && kind !== 'nul') {
               // a path segment that is not percent-encoded UTF-8: the router refuses the URL before
-              // any route (so any parameter name) is known (README, error table)
+              // any route (so any parameter name) is known (docs/integrators/errors.md, the table of codes)
               expect(answer.code).toBe('malformed_request');
               return;
             }

@@ -1,5 +1,5 @@
 // A plain CommonJS jest suite, as the platform team writes them: the service comes from the
-// package's tarball (`npm install ../../grc-integration-api-1.0.0.tgz`, see README.md here),
+// package's tarball (`npm install ../../grc-integration-api-1.0.0.tgz`, see docs/platform/testing-kit.md),
 // started once for the whole run by global-setup.js; each test starts from empty tenants.
 const { attachIntegrationApi } = require('grc-integration-api/testing');
 

@@ -106,7 +106,10 @@ interface FixtureOptions {
   name: 'apply',
   description: 'create tenants, clients, PATs, projects, documents and webhooks from a JSON file',
 })
-@CliOptions({ flags: '--file <path>', description: 'the fixture (see README, "fixture apply")' })
+@CliOptions({
+  flags: '--file <path>',
+  description: 'the fixture (see docs/platform/cli.md, "Fixtures")',
+})
 export class FixtureApplyCommand extends ResultCommand<FixtureOptions> {
   constructor(
     private readonly tenancy: TenancyService,

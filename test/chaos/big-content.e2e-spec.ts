@@ -18,7 +18,7 @@ import { newSecretKey, printFigures, serviceEnv, sleep } from './support.js';
  * Issue 34 item 1: no body under BODY_LIMIT, whatever its shape, ends the process or stalls other
  * requests. One service as deployed (its own process, `npm start`'s heap flags); another tenant's
  * `GET /projects` is probed every 10 ms, first alone (its baseline), then while four stagings of
- * one shape repeat. The figures are printed (`CHAOS big-content-…`) for README "Security notes"
+ * one shape repeat. The figures are printed (`CHAOS big-content-…`) for docs/operators/security.md
  * and bench/README.md, where they stand beside the target (p99 within 100 ms of the baseline).
  * Asserted, with the margins this shared 2-core machine needs (other test runs share its CPU, and
  * PostgreSQL parsing four 5 MB `jsonb` values competes with the probe's query for it): the process

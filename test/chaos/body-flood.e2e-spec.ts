@@ -78,7 +78,7 @@ async function floodFromChild(spec: {
 }
 
 /**
- * README, "Security notes" under load (issue 18 item 1): one service as deployed (its own process,
+ * docs/operators/security.md under load (issue 18 item 1): one service as deployed (its own process,
  * `npm start`'s heap flags), an authenticated `GET /projects` probed every 10 ms while a flood of
  * large bodies arrives. The figures are printed (`CHAOS body-flood-…`); the bounds asserted are
  * generous, to catch a return of the old behaviour (34 s stalls), not to measure.

@@ -11,7 +11,7 @@ export const ENTITLEMENTS = [
 ] as const;
 export type Entitlement = (typeof ENTITLEMENTS)[number];
 
-/** What each plan grants before per-tenant additions and removals (README, "Errors"). */
+/** What each plan grants before per-tenant additions and removals (docs/integrators/authentication.md). */
 export const PLAN_ENTITLEMENTS: Record<Plan, readonly Entitlement[]> = {
   starter: ['api.read'],
   professional: ['api.read', 'api.revisions', 'api.locks', 'auth.ip_allowlist'],

@@ -213,7 +213,7 @@ function problemResponse(spec: ProblemResponse): MethodDecorator & ClassDecorato
  * Documents error responses as RFC 9457 problem details, all referencing the one
  * `ProblemDetails` schema, with an example per code:
  * `@ApiProblemResponses(400, { status: 409, codes: ['lock_token_invalid'] })`.
- * Every operation also gets 400 (a query parameter it does not take, README, "Security notes"), 429 and 500,
+ * Every operation also gets 400 (a query parameter it does not take, docs/operators/security.md), 429 and 500,
  * which any request can meet.
  */
 export function ApiProblemResponses(

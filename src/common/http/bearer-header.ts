@@ -5,7 +5,7 @@ export function bearerToken(authorization: string | undefined): string | undefin
 
 /**
  * Whether the header uses the Bearer scheme at all. A header of another scheme (`Basic`, `Token`)
- * carries no bearer token: it is answered `unauthenticated` (README, "Errors"), with no error code in
+ * carries no bearer token: it is answered `unauthenticated` (docs/integrators/errors.md), with no error code in
  * `WWW-Authenticate` (RFC 6750 §3.1: an unsupported method); a Bearer header whose token is
  * missing or malformed is `invalid_token`.
  */

@@ -33,7 +33,7 @@ function isEmpty(body: unknown): boolean {
 /**
  * A route that takes no body (a replay, a test event, a check-in) refuses one with members, as
  * routes with a body refuse members they do not know: a field sent there would otherwise be
- * silently ignored. `{}` and no body at all pass. Runs after the guards (§2 order).
+ * silently ignored. `{}` and no body at all pass. Runs after the guards (the order of the checks, docs/integrators/errors.md).
  */
 @Injectable()
 export class BodylessRouteInterceptor implements NestInterceptor {

@@ -10,7 +10,7 @@ import { takeDeferredBodyError } from './request-body.js';
 /**
  * Throws what was wrong with the request's body (unreadable, too large, of another media type)
  * once the guards have passed: the credential, IP, scope and entitlement checks come first
- * (README, "Errors"), then the body, then validation.
+ * (docs/integrators/errors.md), then the body, then validation.
  */
 @Injectable()
 export class DeferredBodyErrorInterceptor implements NestInterceptor {

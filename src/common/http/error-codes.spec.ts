@@ -5,19 +5,19 @@ import { ERROR_CODES } from './error-codes.js';
 
 const ROOT = resolve(import.meta.dirname, '../../..');
 
-/** `| 409 | \`webhook_revoked\` | …` rows of README's table of problem codes. */
-function readmeCodes(): Record<string, number> {
-  const readme = readFileSync(resolve(ROOT, 'README.md'), 'utf8');
-  const rows = [...readme.matchAll(/^\| (\d{3}) \| `([a-z_]+)` \|/gm)];
+/** `| 409 | \`webhook_revoked\` | …` rows of the errors guide's table of problem codes. */
+function guideCodes(): Record<string, number> {
+  const guide = readFileSync(resolve(ROOT, 'docs/integrators/errors.md'), 'utf8');
+  const rows = [...guide.matchAll(/^\| (\d{3}) \| `([a-z_]+)` \|/gm)];
   return Object.fromEntries(rows.map(([, status, code]) => [code!, Number(status)]));
 }
 
 describe('the problem-code registry', () => {
-  it("is README's table of problem codes, code for code and status for status", () => {
+  it("is the errors guide's table of problem codes, code for code and status for status", () => {
     const registry = Object.fromEntries(
       Object.entries(ERROR_CODES).map(([code, { status }]) => [code, status]),
     );
-    expect(readmeCodes()).toEqual(registry);
+    expect(guideCodes()).toEqual(registry);
   });
 
   it("is what the OpenAPI document lists as the problem body's codes", () => {

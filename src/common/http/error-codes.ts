@@ -1,7 +1,7 @@
 /**
  * Every problem code the API answers (RFC 9457 bodies; the token endpoint's RFC 6749 errors are
  * apart), with its status and title: the one registry. Error classes, the problem filter, the
- * refusals of the HTTP parser and the OpenAPI catalogue read it; a test keeps README's table equal.
+ * refusals of the HTTP parser and the OpenAPI catalogue read it; a test keeps the table of docs/integrators/errors.md equal.
  */
 export const ERROR_CODES = {
   validation_failed: { status: 400, title: 'Validation failed' },

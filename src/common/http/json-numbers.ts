@@ -59,7 +59,7 @@ function mayBeInexact(token: string): boolean {
 /**
  * The first number of a JSON text that JSON.parse could only approximate (a 64-bit double holds
  * about 17 significant digits and exponents to ±308): `9007199254740993` would be stored as
- * `9007199254740992`, `1e-400` as `0`. Content is kept exactly as sent (README, "Security notes"), so such a
+ * `9007199254740992`, `1e-400` as `0`. Content is kept exactly as sent (docs/operators/security.md), so such a
  * number is refused. A number too large for a double is left to the checks of the value
  * (Infinity is refused where it matters). `text` must be valid JSON: one pass over it, skipping
  * strings, looks only at the number tokens that may be inexact.

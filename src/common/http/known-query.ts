@@ -62,9 +62,9 @@ function declaredQuery(
 }
 
 /**
- * Unknown query parameters are 400 on every route (README, "Security notes"), not only on those whose query
+ * Unknown query parameters are 400 on every route (docs/operators/security.md), not only on those whose query
  * DTO the validation pipe checks: a misspelt `limt=10` must not be silently ignored anywhere. One
- * check for all routes, from what each handler declares; it runs after the guards, so the §2 order
+ * check for all routes, from what each handler declares; it runs after the guards, so the order of the checks (docs/integrators/errors.md)
  * (authentication, allowlist, scope, entitlement, then validation) holds.
  */
 @Injectable()

@@ -7,7 +7,7 @@ import type { HttpPlatform, HttpRequest } from './platform/http-platform.js';
 
 /**
  * Registered last: a request under `/api/v1` that no route of its method takes passes the global
- * guard first, so without a valid token it is 401 (README, "Errors"), and never reveals which routes
+ * guard first, so without a valid token it is 401 (docs/integrators/errors.md), and never reveals which routes
  * exist; with one, 405 with `Allow` on a path other methods' routes take, 404 on any other.
  * `paths` are the router's own spelling of "everything" (HttpPlatform.catchAllPaths). `root`: a
  * tree outside the global prefix answered the same way (the platform API's, on the integration

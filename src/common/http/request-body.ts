@@ -36,7 +36,7 @@ export interface BodyReading {
  * Node answers `Expect: 100-continue` with `100 Continue` as soon as the head is in, before anyone
  * knows who is calling: an unknown caller would be invited to send its body. With this listener
  * the request is handled as any other, and `readRequestBody` sends the `100 Continue` itself, once
- * the body is admitted (README, "Security notes": no body byte for a request without a valid credential).
+ * the body is admitted (docs/operators/security.md: no body byte for a request without a valid credential).
  */
 export function continueOnlyAdmittedBodies(server: Server): void {
   server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
@@ -83,13 +83,13 @@ export function carriesBody(req: IncomingMessage): boolean {
 }
 
 /**
- * Reads and decodes a request's body, in the order README, "Security notes" gives: no byte is read for a
+ * Reads and decodes a request's body, in the order docs/operators/security.md gives: no byte is read for a
  * request the admission refuses (one without a valid credential, unless its route authenticates
  * from its body), nor for one that matched no route; the media type is checked from the headers
  * alone (forms only where the admission's terms take them); then the bytes are read up to
  * `limit` (or the route's own, lower one). The body is returned (undefined when none was read);
  * what the body gets wrong is kept for `takeDeferredBodyError`, which runs after the guards, so
- * that a wrong body with a token lacking the scope is still a 403 (§2 order).
+ * that a wrong body with a token lacking the scope is still a 403 (the order of the checks, docs/integrators/errors.md).
  */
 export async function readRequestBody(reading: BodyReading): Promise<unknown> {
   const { raw, route } = reading;

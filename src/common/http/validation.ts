@@ -65,7 +65,7 @@ function isHiddenMember(metatype: unknown, key: string): boolean {
  * - a top-level field named like an inherited member (`constructor`, `toString`, …): an unknown
  *   field like any other, which the stock pipe would drop silently instead;
  * - an own `__proto__` key at any depth: outside free JSON copying the body into a DTO would drop
- *   it or turn it into a prototype; inside free JSON (`content`) it is refused too (README, "Security notes"), since
+ *   it or turn it into a prototype; inside free JSON (`content`) it is refused too (docs/operators/security.md), since
  *   content goes on to the platform, where a naive merge of it would pollute a prototype;
  * - a string or key PostgreSQL or JSON cannot hold (U+0000, a lone surrogate), named by its path.
  * `metatype` is the DTO class the body is validated against, when there is one.

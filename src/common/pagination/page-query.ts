@@ -4,7 +4,7 @@ import { IsInt, IsOptional, IsString, Max, Min } from 'class-validator';
 import { toInteger } from '../http/params.js';
 import { MAX_CURSOR_LENGTH } from './cursor.js';
 
-/** Largest page of the cursor-paged lists (README, "Lists and paging"). */
+/** Largest page of the cursor-paged lists (docs/integrators/paging.md). */
 export const MAX_PAGE_LIMIT = 1000;
 
 export const CURSOR_DESCRIPTION =

@@ -21,7 +21,7 @@ import { IS_PUBLIC } from '../../common/access/public.decorator.js';
 
 /**
  * Global and deny-by-default: a route is open only with `@Public()`. Checks run in the order of
- * README, "Errors" — token, IP allowlist, scope, entitlement — before any validation or data access.
+ * docs/integrators/errors.md — token, IP allowlist, scope, entitlement — before any validation or data access.
  */
 @Injectable()
 export class ApiAuthGuard extends AuthGuard('bearer') {

@@ -4,7 +4,7 @@ import { EntitlementRequiredError } from '../tenancy/tenancy.errors.js';
 import { InsufficientScopeError, IpNotAllowedError } from './auth.errors.js';
 import { ipAllowed } from './ip-allowlist.js';
 
-/** The order after authentication (README, "Errors"): IP allowlist, scope, entitlement. */
+/** The order after authentication (docs/integrators/errors.md): IP allowlist, scope, entitlement. */
 export function authorize(
   ip: string | undefined,
   principal: Principal,

@@ -14,7 +14,7 @@ const API_BODY: BodyTerms = { forms: false };
 
 /**
  * Decides, before one byte of a request's body is read, whether it is read at all
- * (README, "Security notes"): only for the token endpoint, which authenticates from its body, and
+ * (docs/operators/security.md): only for the token endpoint, which authenticates from its body, and
  * for a caller whose bearer credential is valid (format, checksum, then the cache or the
  * database), allowed from its address and, once the guard has met the route, holding its scope
  * and entitlement (`RouteRequirements`). Anyone else is answered by the guard (401, 403) without

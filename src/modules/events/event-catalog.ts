@@ -3,7 +3,7 @@ import { REVISION_STATUSES, type RevisionStatus } from '../revisions/revision-st
 import { EVENT_TYPES } from './event-types.js';
 
 /**
- * The typed event catalog (the webhook events of README "Webhooks"): the `data` of every event type as a
+ * The typed event catalog (the webhook events of docs/integrators/verifying-webhooks.md): the `data` of every event type as a
  * class, and the payload of every type as a class. `WebhookOutbox.append` takes exactly the
  * `data` class of the type it publishes (`EventData<T>`), and the OpenAPI document describes the
  * payloads from these same classes (src/openapi.ts), so the document cannot drift from what is

@@ -192,7 +192,7 @@ export class ProjectsService {
     return new JsonText('{"data":', ...pageArray(row), `,"page":${JSON.stringify(page)}}`);
   }
 
-  /** 400 `project_not_found` for an unknown or foreign project, as documented (README, "Errors"). */
+  /** 400 `project_not_found` for an unknown or foreign project, as documented (docs/integrators/errors.md). */
   getProject(tenantId: number, projectId: number): Promise<ProjectView> {
     return this.tx.run(tenantId, () => this.requireProject(tenantId, projectId));
   }
@@ -221,7 +221,7 @@ export class ProjectsService {
     return this.repository.projectExists(tenantId, projectId);
   }
 
-  /** What the project routes answer for an unknown or foreign project (400: README, "Errors"). */
+  /** What the project routes answer for an unknown or foreign project (400: docs/integrators/errors.md). */
   projectNotFound(): AppError {
     return new ProjectNotFoundError();
   }

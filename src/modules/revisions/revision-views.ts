@@ -8,7 +8,7 @@ export type RevisionEventFields = Pick<
   'id' | 'documentId' | 'status' | 'baseVersionId' | 'resultingVersionId'
 >;
 
-/** `external_revision.*` payload (README, "Webhooks: verifying deliveries"): every key present, null where no value. */
+/** `external_revision.*` payload (docs/integrators/verifying-webhooks.md): every key present, null where no value. */
 export function revisionEventData(
   row: RevisionEventFields,
   projectId: number,

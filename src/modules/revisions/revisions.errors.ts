@@ -1,6 +1,6 @@
 import { AppError, ConflictError } from '../../common/http/app-error.js';
 
-/** Staging against a base that is no longer current (a 400, not a 409: README, "Errors"). */
+/** Staging against a base that is no longer current (a 400, not a 409: docs/integrators/errors.md). */
 export class VersionConflictError extends AppError {
   readonly code = 'version_conflict';
   constructor(message: string, baseVersionId: number, currentVersionId: number) {

@@ -232,7 +232,7 @@ export class RevisionsService implements OnModuleInit {
     return rows.map((r) => r.id);
   }
 
-  /** `external_revision.*` payload (README, "Webhooks: verifying deliveries"): every key present, null where no value. */
+  /** `external_revision.*` payload (docs/integrators/verifying-webhooks.md): every key present, null where no value. */
   async publish(
     tenantId: number,
     type: Extract<EventType, `external_revision.${string}`>,

@@ -1,4 +1,4 @@
-/** Default for `WEBHOOK_RETRY_SCHEDULE` (README, "Webhooks: verifying deliveries"): 7 delays, hence 8 attempts in total. */
+/** Default for `WEBHOOK_RETRY_SCHEDULE` (docs/integrators/verifying-webhooks.md): 7 delays, hence 8 attempts in total. */
 export const DEFAULT_RETRY_SCHEDULE = '5s,5m,30m,2h,5h,10h,10h';
 
 /** Relative jitter applied to scheduled delays, so retries of a burst of failures spread out. */
@@ -113,7 +113,7 @@ export function retryAfterMs(header: string | undefined, now: Date): number | nu
 /**
  * Bounds a `Retry-After` (from a 429 or 503) for the retry that follows attempt `attemptsMade`.
  *
- * "Bounded by the next two scheduled delays" (README, "Webhooks: verifying deliveries") is read as: at least 0 and at most the
+ * "Bounded by the next two scheduled delays" (docs/integrators/verifying-webhooks.md) means: at least 0 and at most the
  * sum of the nominal delay that would be used now and the one after it (just the former when only
  * one delay is left). That lets a receiver push a retry out by roughly one step of the schedule
  * but never park a delivery indefinitely. The value is used as given, without jitter, since the
