@@ -116,13 +116,13 @@ export class RevisionDecisionsRepository {
       ), superseded AS (
         UPDATE external_revisions SET status = 'superseded', decided_at = now()
          WHERE tenant_id = ${tenantId} AND document_id = ${documentId} AND status = 'staged'
-           AND id = ANY(${supersede as number[]}::int[])
+           AND id = ANY(${supersede}::int[])
         RETURNING id
       )`,
       // a failed cast is the way a plain SQL statement raises an error; the subquery keeps the
       // planner from evaluating it when the statement is prepared
       columns: sql`CASE WHEN (SELECT count(*) FROM accepted) = 1
-              AND ARRAY(SELECT id FROM superseded ORDER BY id) = ${supersede as number[]}::int[]
+              AND ARRAY(SELECT id FROM superseded ORDER BY id) = ${supersede}::int[]
             THEN true
             ELSE (SELECT ('accept wrote other rows than it read: ' || count(*))::int FROM accepted) > 0
         END AS consistent`,
