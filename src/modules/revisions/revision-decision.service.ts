@@ -190,12 +190,10 @@ export class RevisionDecisionService {
       detail,
     });
     if (options.auditedByCaller) {
-      return this.decideInTransaction(revisionId, decidedBy, note, work, (t) =>
-        options.onTenant?.(t),
-      );
+      return this.decideLocated(revisionId, decidedBy, note, work, (t) => options.onTenant?.(t));
     }
     try {
-      const result = await this.decideInTransaction(revisionId, decidedBy, note, work, (t) => {
+      const result = await this.decideLocated(revisionId, decidedBy, note, work, (t) => {
         tenantId = t;
         options.onTenant?.(t);
       });
@@ -209,7 +207,7 @@ export class RevisionDecisionService {
     }
   }
 
-  private async decideInTransaction(
+  private async decideLocated(
     revisionId: number,
     decidedBy: string,
     note: string | undefined,
