@@ -220,6 +220,25 @@ export class TenantTransactions {
     return [pinned, rows];
   }
 
+  /**
+   * One statement as the owner role, across tenants, outside any transaction: one round trip
+   * instead of a system transaction's three (a decision finding the tenant of a revision id).
+   * Inside a transaction of ours it runs there, as `runAsSystem` would.
+   */
+  async readAsSystem<R>(statement: Statement<R>): Promise<R[]> {
+    const scope = this.scope.getStore();
+    if (scope?.across) throw acrossJoined();
+    if (scope) return this.query(statement);
+    const [client, release] = await this.connection();
+    try {
+      const result = await client.query(this.statement(statement));
+      return result.rows as R[];
+    } finally {
+      // a failed autocommit statement leaves the connection clean; a lost one is caught anyway
+      release();
+    }
+  }
+
   /** Runs work as the owner role, across tenants: workers, sweepers and the admin CLI only. */
   runAsSystem<T>(work: () => Promise<T>): Promise<T> {
     const current = this.scope.getStore();

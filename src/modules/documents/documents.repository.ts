@@ -54,6 +54,12 @@ export interface InsertedVersionRow {
   created_at: Date;
 }
 
+/** The next version of a locked document, drawn before it is written. */
+export interface NextVersionRow {
+  id: number;
+  number: number;
+}
+
 /** What the platform's document upsert did: `version_*` only when it created the document. */
 export interface DocumentUpsertRow {
   id: number;
@@ -109,6 +115,44 @@ export class DocumentsRepository {
     FROM documents d
     JOIN document_versions v ON v.id = d.current_version_id AND v.tenant_id = d.tenant_id
    WHERE d.tenant_id = ${tenantId} AND d.id = ${documentId}`;
+  }
+
+  /**
+   * The next version's id (drawn now, so the statement that writes it can also point the document
+   * and its events at it) and number. Read after `lockRow` FOR UPDATE, which keeps both valid.
+   */
+  nextVersion(tenantId: number, documentId: number): Statement<NextVersionRow> {
+    return sql<NextVersionRow>`
+  SELECT nextval(pg_get_serial_sequence('document_versions', 'id'))::int AS id,
+         (SELECT COALESCE(MAX(number), 0) + 1 FROM document_versions
+           WHERE tenant_id = ${tenantId} AND document_id = ${documentId}) AS number`;
+  }
+
+  /**
+   * CTEs (`new_version`, `new_current`) for another context's statement: the locked document's
+   * version `next`, its content and hash copied by `from` (a SELECT of `content`, `content_hash`,
+   * one row) rather than sent again, made the current one (the foreign key is deferred, so the
+   * document may name the version its sibling CTE inserts).
+   */
+  nextVersionCtes(
+    tenantId: number,
+    documentId: number,
+    next: NextVersionRow,
+    from: Sql,
+    source: VersionSource,
+  ): Sql {
+    return sql`new_version AS (
+      INSERT INTO document_versions (id, tenant_id, document_id, number, content, content_hash,
+                                     source)
+      SELECT ${next.id}, ${tenantId}, ${documentId}, ${next.number}, f.content, f.content_hash,
+             ${source}
+        FROM (${from}) f
+      RETURNING id
+    ), new_current AS (
+      UPDATE documents SET current_version_id = ${next.id}, updated_at = now()
+       WHERE tenant_id = ${tenantId} AND id = ${documentId}
+      RETURNING id
+    )`;
   }
 
   /** Inside a tenant transaction: `lockRow` FOR UPDATE; false for an unknown or foreign document. */

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { Batch, Sql } from '../../common/database/statement.js';
+import { type Batch, batchOf, batches, type Sql } from '../../common/database/statement.js';
 import { TenantTransactions } from '../../common/database/tenant-transactions.js';
 import { NotFoundError, ValidationFailedError } from '../../common/http/app-error.js';
 import { type IfMatch, ifMatchSatisfied } from '../../common/http/if-match.js';
@@ -51,6 +51,12 @@ export interface PlatformVersionView {
   created_at: string;
 }
 
+/** A document held for its next version, and that version's id and number, drawn already. */
+export interface LockedForVersion {
+  doc: DocumentRef;
+  next: { versionId: number; number: number };
+}
+
 /** Called inside the transaction that created a version, after its row exists. */
 export type VersionCreatedListener = (
   tenantId: number,
@@ -59,8 +65,8 @@ export type VersionCreatedListener = (
 ) => Promise<void>;
 
 /**
- * The existing document service: documents and their versions. `createVersion` is the
- * only code that creates versions (platform edits and accepted external revisions alike). Unless a
+ * The existing document service: documents and their versions. `addVersion` makes every later
+ * version of platform edits, `nextVersionWrite` those of accepted external revisions. Unless a
  * method says otherwise it must run inside `TenantTransactions.run`, whose transaction it joins.
  */
 @Injectable()
@@ -109,6 +115,71 @@ export class DocumentsService {
       read: ([locked, refs]) => {
         if (!locked?.length) throw new NotFoundError('document');
         return documentRefOf(refs?.[0] as DocumentRefRow | undefined);
+      },
+    };
+  }
+
+  /**
+   * As `lockDocument`, read in the round trip that opens the transaction
+   * (`TenantTransactions.runOpening`). Its value throws 404 for an unknown or foreign document.
+   */
+  lockedDocument(tenantId: number, documentId: number): Batch<DocumentRef> {
+    const { repository } = this;
+    return {
+      statements: [
+        repository.lockRow(tenantId, documentId, 'FOR UPDATE'),
+        repository.documentRef(tenantId, documentId),
+      ],
+      read: ([locked, refs]) => {
+        if (!locked?.length) throw new NotFoundError('document');
+        return documentRefOf(refs?.[0] as DocumentRefRow | undefined);
+      },
+    };
+  }
+
+  /**
+   * As `lockDocument`, read in the round trip that opens the transaction
+   * (`TenantTransactions.runOpening`), with the next version's id and number (`nextVersionWrite`).
+   * Its value throws 404 for an unknown or foreign document.
+   */
+  lockedForNextVersion(tenantId: number, documentId: number): Batch<LockedForVersion> {
+    const next = batchOf(this.repository.nextVersion(tenantId, documentId), ([row]) => {
+      if (!row) throw new Error('the next version was not drawn');
+      return { versionId: row.id, number: row.number };
+    });
+    const both = batches(this.lockedDocument(tenantId, documentId), next);
+    return {
+      statements: both.statements,
+      read: (rows) => {
+        const [doc, version] = both.read(rows);
+        return { doc, next: version };
+      },
+    };
+  }
+
+  /**
+   * The next version of a document `lockedForNextVersion` holds, as CTEs for the caller's one
+   * statement (content and hash copied by `from`, a SELECT of `content` and `content_hash`), and
+   * its `document.version_created` event for the caller to append in that statement. The version
+   * listeners do not run: the caller (an accepted candidate's decision) supersedes the candidates
+   * staged on older bases in the same statement, as the listener would.
+   */
+  nextVersionWrite(
+    tenantId: number,
+    locked: LockedForVersion,
+    from: { select: Sql; hash: string },
+    source: VersionSource,
+  ): { ctes: Sql; event: EventData<'document.version_created'> } {
+    const { doc, next } = locked;
+    const row = { id: next.versionId, number: next.number };
+    return {
+      ctes: this.repository.nextVersionCtes(tenantId, doc.documentId, row, from.select, source),
+      event: {
+        documentId: doc.documentId,
+        projectId: doc.projectId,
+        versionId: next.versionId,
+        number: next.number,
+        content_hash: from.hash,
       },
     };
   }

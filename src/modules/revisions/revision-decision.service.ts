@@ -1,30 +1,28 @@
 import { Injectable } from '@nestjs/common';
+import { batches } from '../../common/database/statement.js';
 import { TenantTransactions } from '../../common/database/tenant-transactions.js';
 import { AppError, NotFoundError, ValidationFailedError } from '../../common/http/app-error.js';
 import { AuditService } from '../audit/audit.service.js';
 import { DocumentsService } from '../documents/documents.service.js';
+import { WebhookOutbox } from '../webhooks/outbox/webhook-outbox.service.js';
 import type { RevisionDecisionResult } from './dto/revision.response.js';
-import { ExternalRevision } from './entities/external-revision.entity.js';
-import { RevisionDecisionsRepository } from './repository/revision-decisions.repository.js';
+import {
+  type DecidedRevisionRow,
+  type HeldRevision,
+  RevisionDecisionsRepository,
+} from './repository/revision-decisions.repository.js';
+import { revisionEventData } from './revision-views.js';
 import { RevisionNotStagedError, StaleRevisionBaseError } from './revisions.errors.js';
-import { RevisionsService } from './revisions.service.js';
 
 export const DECIDED_BY_MAX = 200;
 export const DECISION_NOTE_MAX = 2000;
 
-/**
- * The decision on a candidate, made by a platform user outside the API: the host platform calls
- * it in-process and the admin CLI wraps it. No HTTP route reaches it. Each decision runs in one
- * tenant transaction holding the document row, then the revision row, in the same order as
- * staging, so decisions and stagings on a document serialise without deadlocks.
- */
-/** What a decision does to the locked candidate, inside its tenant transaction. */
+/** What a decision does, in its own tenant transaction, once the revision's place is known. */
 type DecisionWork = (
   tenantId: number,
-  rev: ExternalRevision,
-  projectId: number,
-  currentVersionId: number,
-) => Promise<void>;
+  documentId: number,
+  decision: { decidedBy: string; note: string | null },
+) => Promise<RevisionDecisionResult>;
 
 /** How a caller other than the CLI asks for a decision. */
 export interface DecisionOptions {
@@ -37,19 +35,29 @@ export interface DecisionOptions {
   onTenant?: (tenantId: number) => void;
 }
 
+/**
+ * The decision on a candidate, made by a platform user outside the integration API: the platform
+ * API's review routes and the admin CLI call it. Each decision runs in one tenant transaction
+ * holding the document row, then the revision row, in the same order as staging, so decisions and
+ * stagings on a document serialise without deadlocks. Three round trips: the revision's tenant
+ * (one plain statement), the opening that takes the locks and reads what the decision needs, and
+ * one statement with everything it writes and its events, with the COMMIT pipelined behind it.
+ */
 @Injectable()
 export class RevisionDecisionService {
   constructor(
     private readonly tx: TenantTransactions,
     private readonly repository: RevisionDecisionsRepository,
     private readonly documents: DocumentsService,
-    private readonly revisions: RevisionsService,
+    private readonly events: WebhookOutbox,
     private readonly audit: AuditService,
   ) {}
 
   /**
-   * Creates the next version from the candidate through `DocumentsService.createVersion`, marks the
-   * candidate accepted and every other staged candidate on an older base superseded. 409
+   * The candidate's content (copied in SQL, with its stored hash) becomes the document's next
+   * version; the candidate is accepted and every other staged candidate of the document (all on an
+   * older base, then) superseded, with `document.version_created`, each
+   * `external_revision.superseded` and `external_revision.accepted`, in that order. 409
    * `version_conflict` when its base is no longer current, `revision_not_staged` when decided.
    */
   accept(
@@ -64,23 +72,60 @@ export class RevisionDecisionService {
       decidedBy,
       note,
       options,
-      async (tenantId, rev, projectId, current) => {
-        if (rev.baseVersionId !== current) {
-          throw new StaleRevisionBaseError(rev.id, rev.baseVersionId, current);
-        }
-        // decided before the version exists, so the version hook does not supersede it
-        rev.status = 'accepted';
-        rev.resultingVersionId = null;
-        await this.record(tenantId, rev, decidedBy, note);
-        const version = await this.documents.createVersion(
-          tenantId,
-          rev.documentId,
-          rev.content,
-          'external_revision',
+      (t, d, decision) => {
+        const opening = batches(
+          this.documents.lockedForNextVersion(t, d),
+          this.repository.held(t, d, revisionId, true),
         );
-        rev.resultingVersionId = version.versionId;
-        await this.record(tenantId, rev, decidedBy, note);
-        await this.revisions.publish(tenantId, 'external_revision.accepted', rev, projectId);
+        return this.tx.runOpening(t, opening, async ([locked, held]) => {
+          const rev = stagedOf(held, d);
+          const { currentVersionId, projectId } = locked.doc;
+          if (rev.base_version_id !== currentVersionId) {
+            throw new StaleRevisionBaseError(rev.id, rev.base_version_id, currentVersionId);
+          }
+          const versionId = locked.next.versionId;
+          const version = this.documents.nextVersionWrite(
+            t,
+            locked,
+            { select: this.repository.contentOf(t, rev.id), hash: rev.content_hash },
+            'external_revision',
+          );
+          const event = (
+            status: 'accepted' | 'superseded',
+            id: number,
+            baseVersionId: number,
+            resultingVersionId: number | null,
+          ) =>
+            revisionEventData(
+              { id, documentId: d, status, baseVersionId, resultingVersionId },
+              projectId,
+            );
+          const siblings = held.siblings.map((s) => s.id);
+          const statement = this.events.appendAll(
+            t,
+            [
+              { type: 'document.version_created', data: version.event },
+              ...held.siblings.map((s) => ({
+                type: 'external_revision.superseded' as const,
+                data: event('superseded', s.id, s.base_version_id, null),
+              })),
+              {
+                type: 'external_revision.accepted',
+                data: event('accepted', rev.id, rev.base_version_id, versionId),
+              },
+            ],
+            this.repository.acceptCtes(
+              t,
+              d,
+              rev.id,
+              { status: 'accepted', resultingVersionId: versionId, ...decision },
+              version.ctes,
+              siblings,
+            ),
+          );
+          await this.tx.queryAndCommit(statement);
+          return { revisionId: rev.id, status: 'accepted', resulting_version_id: versionId };
+        });
       },
     );
   }
@@ -98,11 +143,29 @@ export class RevisionDecisionService {
       decidedBy,
       note,
       options,
-      async (tenantId, rev, projectId) => {
-        rev.status = 'rejected';
-        rev.resultingVersionId = null;
-        await this.record(tenantId, rev, decidedBy, note);
-        await this.revisions.publish(tenantId, 'external_revision.rejected', rev, projectId);
+      (t, d, decision) => {
+        const opening = batches(
+          this.documents.lockedDocument(t, d),
+          this.repository.held(t, d, revisionId, false),
+        );
+        return this.tx.runOpening(t, opening, async ([doc, held]) => {
+          const rev = stagedOf(held, d);
+          const rejected = {
+            id: rev.id,
+            documentId: d,
+            status: 'rejected' as const,
+            baseVersionId: rev.base_version_id,
+            resultingVersionId: null,
+          };
+          const { statement } = this.events.append(
+            t,
+            'external_revision.rejected',
+            revisionEventData(rejected, doc.projectId),
+            this.repository.record(t, rev.id, { ...rejected, ...decision }),
+          );
+          await this.tx.queryAndCommit(statement);
+          return { revisionId: rev.id, status: 'rejected', resulting_version_id: null };
+        });
       },
     );
   }
@@ -127,12 +190,10 @@ export class RevisionDecisionService {
       detail,
     });
     if (options.auditedByCaller) {
-      return this.decideInTransaction(revisionId, decidedBy, note, work, (t) =>
-        options.onTenant?.(t),
-      );
+      return this.decideLocated(revisionId, decidedBy, note, work, (t) => options.onTenant?.(t));
     }
     try {
-      const result = await this.decideInTransaction(revisionId, decidedBy, note, work, (t) => {
+      const result = await this.decideLocated(revisionId, decidedBy, note, work, (t) => {
         tenantId = t;
         options.onTenant?.(t);
       });
@@ -146,7 +207,7 @@ export class RevisionDecisionService {
     }
   }
 
-  private async decideInTransaction(
+  private async decideLocated(
     revisionId: number,
     decidedBy: string,
     note: string | undefined,
@@ -154,44 +215,20 @@ export class RevisionDecisionService {
     onTenant: (tenantId: number) => void,
   ): Promise<RevisionDecisionResult> {
     validateDecision(revisionId, decidedBy, note);
-    const tenantId = await this.tenantOf(revisionId);
-    onTenant(tenantId);
-    return this.tx.run(tenantId, async () => {
-      const documentId = await this.repository.documentOf(tenantId, revisionId);
-      if (documentId === undefined) throw new NotFoundError('revision');
-      const doc = await this.documents.lockDocument(tenantId, documentId);
-      const rev = await this.repository.lockRevision(tenantId, revisionId);
-      if (!rev) throw new NotFoundError('revision');
-      if (rev.status !== 'staged') throw new RevisionNotStagedError(rev.id, rev.status);
-      await work(tenantId, rev, doc.projectId, doc.currentVersionId);
-      return {
-        revisionId: rev.id,
-        status: rev.status,
-        resulting_version_id: rev.resultingVersionId,
-      };
-    });
+    // the caller is the platform, not a tenant: the revision is found across tenants
+    const at = await this.repository.locate(revisionId);
+    if (!at) throw new NotFoundError('revision');
+    onTenant(at.tenant_id);
+    return work(at.tenant_id, at.document_id, { decidedBy: decidedBy.trim(), note: note ?? null });
   }
+}
 
-  private record(
-    tenantId: number,
-    rev: ExternalRevision,
-    decidedBy: string,
-    note: string | undefined,
-  ): Promise<void> {
-    return this.repository.record(tenantId, rev.id, {
-      status: rev.status,
-      resultingVersionId: rev.resultingVersionId,
-      decidedBy: decidedBy.trim(),
-      note: note ?? null,
-    });
-  }
-
-  /** The revision's tenant, looked up as the owner role: the caller is the platform, not a tenant. */
-  private async tenantOf(revisionId: number): Promise<number> {
-    const tenantId = await this.tx.runAsSystem(() => this.repository.tenantOf(revisionId));
-    if (tenantId === undefined) throw new NotFoundError('revision');
-    return tenantId;
-  }
+/** The held candidate, 404 when it is gone, 409 `revision_not_staged` when decided. */
+function stagedOf(held: HeldRevision, documentId: number): DecidedRevisionRow {
+  const rev = held.rev;
+  if (!rev || rev.document_id !== documentId) throw new NotFoundError('revision');
+  if (rev.status !== 'staged') throw new RevisionNotStagedError(rev.id, rev.status);
+  return rev;
 }
 
 function validateDecision(revisionId: number, decidedBy: string, note: string | undefined): void {

@@ -7,7 +7,6 @@ import { Cursor, type CursorPage } from '../../common/pagination/cursor.js';
 import { cursorPageOf, firstKey } from '../../common/pagination/keyset-page.js';
 import type { Principal } from '../../common/access/principal.js';
 import { DocumentsService } from '../documents/documents.service.js';
-import type { EventType } from '../events/event-types.js';
 import { LocksService } from '../locks/locks.service.js';
 import { WebhookOutbox } from '../webhooks/outbox/webhook-outbox.service.js';
 import type {
@@ -18,7 +17,7 @@ import type {
 import type { StageRevisionRequest } from './dto/stage-revision.request.js';
 import { IdempotencyStore, type IdempotencyScope } from './idempotency.store.js';
 import { RevisionsRepository } from './repository/revisions.repository.js';
-import { type RevisionEventFields, revisionEventData, summaryView } from './revision-views.js';
+import { revisionEventData, summaryView } from './revision-views.js';
 import { VersionConflictError } from './revisions.errors.js';
 import { requestHash, type StagingHeaders, storableContent } from './staging-content.js';
 import { ifMatchSatisfied, parseIdempotencyKey, parseIfMatch } from './staging-headers.js';
@@ -210,7 +209,8 @@ export class RevisionsService implements OnModuleInit {
    * Marks every staged candidate of the document whose base is not `currentVersionId` as
    * superseded and publishes `external_revision.superseded` for each. Must run inside
    * `TenantTransactions.run`, in the transaction that created the version (document row held).
-   * Any code creating a version through `DocumentsService.createVersion` should call it.
+   * Versions made by `DocumentsService.addVersion` run it (a version listener); an accepted
+   * candidate's decision supersedes in its own statement instead.
    */
   async supersedeStale(
     tenantId: number,
@@ -230,15 +230,5 @@ export class RevisionsService implements OnModuleInit {
       });
     }
     return rows.map((r) => r.id);
-  }
-
-  /** `external_revision.*` payload (docs/integrators/verifying-webhooks.md): every key present, null where no value. */
-  async publish(
-    tenantId: number,
-    type: Extract<EventType, `external_revision.${string}`>,
-    row: RevisionEventFields,
-    projectId: number,
-  ): Promise<void> {
-    await this.events.publish(tenantId, type, revisionEventData(row, projectId));
   }
 }

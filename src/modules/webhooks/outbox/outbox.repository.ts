@@ -36,14 +36,31 @@ export function appendEvent<A>(
 }
 
 /**
- * Many events of one tenant as ONE statement (a bulk write's): each with its deliveries, and one
- * wake-up notification for all. The events are numbered in the order given.
+ * Data-modifying CTEs (`name AS (…), …`, the change that caused the events) to run in the events'
+ * statement, and the select-list items (`<expression> AS <name>`) it answers from them.
  */
-export function appendEvents(tenantId: number, envelopes: readonly EventEnvelope[]): Statement {
+export interface AlongCtes<R> {
+  ctes: Sql;
+  columns: Sql;
+  readonly __row?: R;
+}
+
+/**
+ * Many events of one tenant as ONE statement (a bulk write's, or a decision's with `along`, the
+ * change that caused them): each with its deliveries, and one wake-up notification for all. The
+ * events are numbered in the order given.
+ */
+export function appendEvents<R = Record<string, never>>(
+  tenantId: number,
+  envelopes: readonly EventEnvelope[],
+  along?: AlongCtes<R>,
+): Statement<R & { notified: unknown }> {
   const ids = envelopes.map((e) => e.id);
   const types = envelopes.map((e) => e.type);
   const payloads = envelopes.map((e) => JSON.stringify(e));
-  return sql`WITH ev AS (
+  const alongCtes: Sql = along ? sql`${along.ctes}, ` : sql``;
+  const alongColumns: Sql = along ? sql`, ${along.columns}` : sql``;
+  return sql`WITH ${alongCtes}ev AS (
        INSERT INTO events (event_id, tenant_id, type, payload)
        SELECT e.event_id, ${tenantId}, e.type, e.payload::jsonb
          FROM unnest(${ids}::text[], ${types}::text[], ${payloads}::text[])
@@ -57,7 +74,7 @@ export function appendEvents(tenantId: number, envelopes: readonly EventEnvelope
         WHERE w.tenant_id = ${tenantId} AND w.status IN ('active', 'paused')
        RETURNING 1
      )
-     SELECT CASE WHEN EXISTS (SELECT 1 FROM d) THEN ${notify} END AS notified`;
+     SELECT CASE WHEN EXISTS (SELECT 1 FROM d) THEN ${notify} END AS notified${alongColumns}`;
 }
 
 /**

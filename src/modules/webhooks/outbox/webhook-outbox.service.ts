@@ -4,7 +4,12 @@ import { TenantTransactions } from '../../../common/database/tenant-transactions
 import type { EventData, WEBHOOK_TEST_EVENT } from '../../events/event-catalog.js';
 import type { EventType } from '../../events/event-types.js';
 import { eventEnvelope } from './event-envelope.js';
-import { appendEvent, appendEvents, appendToWebhook } from './outbox.repository.js';
+import { type AlongCtes, appendEvent, appendEvents, appendToWebhook } from './outbox.repository.js';
+
+export type { AlongCtes };
+
+/** One event of any subscribable type, with exactly its catalog `data`. */
+export type OutboxEvent = { [T in EventType]: { type: T; data: EventData<T> } }[EventType];
 
 /**
  * The transactional outbox, owned by the webhooks context (its only reader). An event, its
@@ -29,6 +34,20 @@ export class WebhookOutbox {
   ): { eventId: string; statement: Statement<{ along: A[] | null }> } {
     const envelope = eventEnvelope(tenantId, type, data);
     return { eventId: envelope.id, statement: appendEvent(envelope, along) };
+  }
+
+  /**
+   * The statement that appends `events` of one tenant, in the order given, with `along` (the
+   * change that caused them, as CTEs) in the same statement, for the caller to run in its
+   * transaction (`TenantTransactions.queryAndCommit` when it is the last statement).
+   */
+  appendAll<R>(
+    tenantId: number,
+    events: readonly OutboxEvent[],
+    along: AlongCtes<R>,
+  ): Statement<R & { notified: unknown }> {
+    const envelopes = events.map((e) => eventEnvelope(tenantId, e.type, e.data));
+    return appendEvents(tenantId, envelopes, along);
   }
 
   /** `append` run now; must be inside `TenantTransactions.run(tenantId, …)`, whose transaction it joins. */
