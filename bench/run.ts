@@ -47,6 +47,9 @@ import { WebhookReceiver } from './webhook-receiver.js';
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const WEBHOOK_EVENTS = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 5000);
+/** 5b's staging rate (events/s to its one webhook), and how long its receiver takes to answer. */
+const WEBHOOK_LIVE_RATE = Number(process.env.BENCH_WEBHOOK_RATE ?? 1000);
+const WEBHOOK_ANSWER_MS = 2;
 /** Issue 19's noisy neighbour (5c, 5d): tenant A's webhooks, all on a receiver that never answers. */
 const NEIGHBOUR_WEBHOOKS = 50;
 /** Tenant A's backlog, queued by SQL: NEIGHBOUR_DELIVERIES / NEIGHBOUR_WEBHOOKS events × its webhooks. */
@@ -78,6 +81,12 @@ const ADAPTER_NAMES = (process.env.BENCH_ADAPTERS ?? ADAPTER_ORDER.join(','))
 const ADAPTERS = [...new Set(ADAPTER_NAMES)].filter((name): name is Adapter =>
   (ADAPTER_ORDER as readonly string[]).includes(name),
 );
+/**
+ * `BENCH_SERVICE_ROOT=/path/to/checkout`: run the service (`dist/src/main.js`) built in another
+ * checkout of the same schema, for A/B runs of two versions alternating on one machine (see
+ * bench/ab-webhooks.sh); the runner, seeding and migrations stay this checkout's.
+ */
+const SERVICE_ROOT = process.env.BENCH_SERVICE_ROOT ?? ROOT;
 /** Alternations of the issue-3 pair (3a, 3b), each DURATION / PAIR_ROUNDS seconds long. */
 const PAIR_ROUNDS = 5;
 /** Token requests per case in the timing rows 8a-8c (issue 18 measured 2,000). */
@@ -482,7 +491,7 @@ const describeCounts = (before: Record<string, number>, after: Record<string, nu
 /** Scenario names of group 5 (the noisy neighbour's after A's backlog size is known). */
 const NAMES_5: Record<string, string> = {
   '5a': `webhook deliveries/s, backlog of ${WEBHOOK_EVENTS} drained`,
-  '5b': 'webhook live: stagings at 32 conns, event → first attempt',
+  '5b': `webhook live: stagings at ≤ ${WEBHOOK_LIVE_RATE}/s (32 conns), receiver answering in ${WEBHOOK_ANSWER_MS} ms, event → first attempt`,
   '5c': `noisy neighbour: B's event → first attempt, A's ${NEIGHBOUR_DELIVERIES.toLocaleString('en')} deliveries on a hanging receiver`,
   '5d': `noisy neighbour: backlog of ${WEBHOOK_EVENTS} drained beside A's hanging backlog`,
 };
@@ -605,9 +614,11 @@ async function webhookScenario(
       } else {
         rows.push(await drain('5a', webhookId, receiver));
 
-        // 5b: latency under load — the webhook active while stagings run at full speed
+        // 5b: latency under load — the webhook active while stagings arrive at up to
+        // WEBHOOK_LIVE_RATE/s, its receiver taking WEBHOOK_ANSWER_MS to answer
         const nameB = NAMES_5['5b']!;
         log(`scenario 5b: ${nameB}`);
+        receiver.answerMs = WEBHOOK_ANSWER_MS;
         await setStatus(token, webhookId, 'active');
         await sleep(200);
         const before = await deliveryCounts(dbUrl, webhookId);
@@ -620,6 +631,7 @@ async function webhookScenario(
           headers: stagingHeaders,
           body: stagingBody,
           durationSec: DURATION,
+          overallRate: WEBHOOK_LIVE_RATE,
         });
         await sleep(500);
         const produced = total(await deliveryCounts(dbUrl, webhookId)) - total(before);
@@ -988,6 +1000,7 @@ async function main(): Promise<void> {
     const from = sizeOf(logFile);
     const proc = await startProcess({
       script: 'dist/src/main.js',
+      cwd: SERVICE_ROOT,
       env: { ...serviceEnv, HTTP_ADAPTER: adapter },
       port: await freePort(),
       logFile,
