@@ -5,6 +5,7 @@ import {
   type OnApplicationBootstrap,
 } from '@nestjs/common';
 import { Interval } from '@nestjs/schedule';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { AppConfig } from '../../../common/config/app-config.js';
 import { SecretBox } from '../../../common/crypto/secret-box.js';
 import { ListenConnection, listenUrl } from '../../../common/database/listen-connection.js';
@@ -39,8 +40,6 @@ export const DELIVERY_POLL = 'webhook-delivery-poll';
 export const POLL_INTERVAL_MS = 1_000;
 const LISTEN_RECONNECT_MS = 1_000;
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
 /**
  * Drains the `webhook_deliveries` outbox. Any number of processes may run it on one database:
  * a claim marks rows `sending` with a lease under `FOR UPDATE SKIP LOCKED`, so no two workers hold
@@ -56,15 +55,14 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
  * failing; a claim takes due rows round-robin across tenants and, within a tenant, across its
  * webhooks; and one tenant holds at most half of a process's sends. So that a healthy webhook is
  * still drained fast through its few slots, one slot may carry a chain of due rows sent one after
- * another (see `claim`).
+ * another (see `claim`), which takes its webhook's next due rows itself before it runs dry
+ * (`runChain`), so the slot never waits on the database between two sends.
  */
 @Injectable()
 export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(DeliveryWorker.name);
   private readonly schedule: number[];
   private readonly leaseSeconds: number;
-  /** A chain starts a row only this long after its claim, so the row ends within its lease. */
-  private readonly chainWindowMs: number;
   /** What every chain works with (see `runChain`). */
   private readonly chainDeps: SendChainDeps;
   private lastExpirySweep = -Infinity;
@@ -101,18 +99,14 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
     const disableAfterMs = parseDuration(config.WEBHOOK_DISABLE_AFTER);
     // A lease outlives any attempt by the margin, so only a dead worker's lease ever expires.
     this.leaseSeconds = (config.WEBHOOK_TIMEOUT_MS + config.WEBHOOK_LEASE_MARGIN_MS) / 1000;
-    this.chainWindowMs = Math.min(config.WEBHOOK_LEASE_MARGIN_MS / 2, 2_000);
     this.chainDeps = {
       now: () => performance.now(),
-      windowMs: this.chainWindowMs,
+      // a chain starts a row only this long after its claim, so the row ends within its lease
+      windowMs: Math.min(config.WEBHOOK_LEASE_MARGIN_MS / 2, 2_000),
       running: () => this.running,
       unchanged: (row) => this.versions.unchanged(row),
       deliver: (entry) => this.deliver(entry.row, entry.claimedAt),
-      release: (rows) => {
-        if (rows.length > 0) this.results.record(...rows.map(releasedOutcome));
-      },
-      // the slot stays busy only while the tenant's share has room: else it goes back to the
-      // claim, which deals the share round-robin across the tenant's webhooks
+      release: (rows) => this.results.record(...rows.map(releasedOutcome)),
       mayExtend: (tenantId) =>
         mayKeepSlot(this.tenantInFlight.get(tenantId) ?? 0, this.inFlight.size),
       extend: (tail) => this.extend(tail),
