@@ -73,10 +73,10 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
   private sender: WebhookSender | null = null;
   private running = false;
   /**
-   * Attempts made and chains claimed by this process (observability; tests use them to see both
-   * replicas work and slots carry several rows).
+   * Attempts made, chains claimed or extended and claims finished by this process (observability;
+   * tests use them to see both replicas work, slots carry several rows, and a claim has run).
    */
-  readonly stats = { attempts: 0, chains: 0 };
+  readonly stats = { attempts: 0, chains: 0, claims: 0 };
 
   private listener: ListenConnection | null = null;
 
@@ -201,6 +201,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
           if (delay > 0) await sleep(delay);
           const claimedAt = performance.now();
           const chains = groupChains(await this.claim(wanted));
+          this.stats.claims += 1;
           if (chains.length === 0) this.lastEmptyClaim = performance.now();
           for (const chain of chains) {
             this.versions.seen(chain[0]!.webhook_id, chain[0]!.webhook_version, claimedAt);
