@@ -480,6 +480,33 @@ async function deliveryCounts(dbUrl: string, webhookId: number): Promise<Record<
   }
 }
 
+/**
+ * 5b's split of event → arrival: p50/p99 of payload timestamp → first attempt's start (the wait
+ * for commit, wake-up, claim or chain, all before the send), from the attempts the worker wrote.
+ */
+async function firstAttemptWait(dbUrl: string, webhookId: number, since: Date): Promise<string> {
+  const client = new pg.Client({ connectionString: dbUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ p50: number | null; p99: number | null }>(
+      `SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY ms) AS p50,
+              percentile_cont(0.99) WITHIN GROUP (ORDER BY ms) AS p99
+         FROM (SELECT extract(epoch FROM min(a.attempted_at)
+                        - (e.payload->>'timestamp')::timestamptz) * 1000 AS ms
+                 FROM webhook_deliveries d
+                 JOIN events e ON e.id = d.event_id
+                 JOIN webhook_delivery_attempts a ON a.delivery_id = d.id
+                WHERE d.webhook_id = $1 AND a.attempted_at >= $2
+                GROUP BY d.id, e.payload) w`,
+      [webhookId, since],
+    );
+    const [r] = rows;
+    return `payload timestamp → first attempt's start p50 ${Math.round(r?.p50 ?? NaN)} ms, p99 ${Math.round(r?.p99 ?? NaN)} ms`;
+  } finally {
+    await client.end();
+  }
+}
+
 const total = (counts: Record<string, number>): number =>
   Object.values(counts).reduce((a, b) => a + b, 0);
 
@@ -623,6 +650,7 @@ async function webhookScenario(
         await sleep(200);
         const before = await deliveryCounts(dbUrl, webhookId);
         receiver.reset();
+        const liveSince = new Date();
         const rss = new RssSampler(svc.pid).start();
         const cpu = new CpuMeter(svc.pid).begin();
         const gen = await load({
@@ -639,6 +667,7 @@ async function webhookScenario(
         cpu.end();
         const rssMb = rss.stop();
         const after = await deliveryCounts(dbUrl, webhookId);
+        const split = await firstAttemptWait(dbUrl, webhookId, liveSince);
         rows.push({
           id: '5b',
           name: nameB,
@@ -650,7 +679,7 @@ async function webhookScenario(
           rssMb,
           // per event: its staging and its delivery
           cpu: cpu.cost(produced),
-          note: `${receiver.received}/${produced} events arrived (stagings ${gen.requestsPerSec.toFixed(0)}/s, ${gen.errors} staging errors), ${receiver.duplicates} duplicates (deliveries: ${describeCounts(before, after)}); p50/p99 = payload timestamp → arrival`,
+          note: `${receiver.received}/${produced} events arrived (stagings ${gen.requestsPerSec.toFixed(0)}/s, their p99 ${gen.p99} ms, ${gen.errors} staging errors; ${split}), ${receiver.duplicates} duplicates (deliveries: ${describeCounts(before, after)}); p50/p99 = payload timestamp → arrival`,
         });
         await setStatus(token, webhookId, 'revoked');
       }
