@@ -106,11 +106,13 @@ export async function startProcess(opts: {
   readyPath: string;
   timeoutMs?: number;
   nodeArgs?: string[];
+  /** Working directory `script` is resolved from; the repository root unless given. */
+  cwd?: string;
 }): Promise<ManagedProcess> {
   const fd = openSync(opts.logFile, 'a');
   const started = performance.now();
   const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), opts.script], {
-    cwd: ROOT,
+    cwd: opts.cwd ?? ROOT,
     // no platform listener: replicas started side by side would share its default port (3001)
     env: { ...process.env, PLATFORM_API_PORT: 'off', ...opts.env, PORT: String(opts.port) },
     stdio: ['ignore', fd, fd],

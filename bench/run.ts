@@ -47,6 +47,9 @@ import { WebhookReceiver } from './webhook-receiver.js';
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const WEBHOOK_EVENTS = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 5000);
+/** 5b's staging rate (events/s to its one webhook), and how long its receiver takes to answer. */
+const WEBHOOK_LIVE_RATE = Number(process.env.BENCH_WEBHOOK_RATE ?? 1000);
+const WEBHOOK_ANSWER_MS = 2;
 /** Issue 19's noisy neighbour (5c, 5d): tenant A's webhooks, all on a receiver that never answers. */
 const NEIGHBOUR_WEBHOOKS = 50;
 /** Tenant A's backlog, queued by SQL: NEIGHBOUR_DELIVERIES / NEIGHBOUR_WEBHOOKS events × its webhooks. */
@@ -78,6 +81,12 @@ const ADAPTER_NAMES = (process.env.BENCH_ADAPTERS ?? ADAPTER_ORDER.join(','))
 const ADAPTERS = [...new Set(ADAPTER_NAMES)].filter((name): name is Adapter =>
   (ADAPTER_ORDER as readonly string[]).includes(name),
 );
+/**
+ * `BENCH_SERVICE_ROOT=/path/to/checkout`: run the service (`dist/src/main.js`) built in another
+ * checkout of the same schema, for A/B runs of two versions alternating on one machine (see
+ * bench/ab-webhooks.sh); the runner, seeding and migrations stay this checkout's.
+ */
+const SERVICE_ROOT = process.env.BENCH_SERVICE_ROOT ?? ROOT;
 /** Alternations of the issue-3 pair (3a, 3b), each DURATION / PAIR_ROUNDS seconds long. */
 const PAIR_ROUNDS = 5;
 /** Token requests per case in the timing rows 8a-8c (issue 18 measured 2,000). */
@@ -471,6 +480,33 @@ async function deliveryCounts(dbUrl: string, webhookId: number): Promise<Record<
   }
 }
 
+/**
+ * 5b's split of event → arrival: p50/p99 of payload timestamp → first attempt's start (the wait
+ * for commit, wake-up, claim or chain, all before the send), from the attempts the worker wrote.
+ */
+async function firstAttemptWait(dbUrl: string, webhookId: number, since: Date): Promise<string> {
+  const client = new pg.Client({ connectionString: dbUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ p50: number | null; p99: number | null }>(
+      `SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY ms) AS p50,
+              percentile_cont(0.99) WITHIN GROUP (ORDER BY ms) AS p99
+         FROM (SELECT extract(epoch FROM min(a.attempted_at)
+                        - (e.payload->>'timestamp')::timestamptz) * 1000 AS ms
+                 FROM webhook_deliveries d
+                 JOIN events e ON e.id = d.event_id
+                 JOIN webhook_delivery_attempts a ON a.delivery_id = d.id
+                WHERE d.webhook_id = $1 AND a.attempted_at >= $2
+                GROUP BY d.id, e.payload) w`,
+      [webhookId, since],
+    );
+    const [r] = rows;
+    return `payload timestamp → first attempt's start p50 ${Math.round(r?.p50 ?? NaN)} ms, p99 ${Math.round(r?.p99 ?? NaN)} ms`;
+  } finally {
+    await client.end();
+  }
+}
+
 const total = (counts: Record<string, number>): number =>
   Object.values(counts).reduce((a, b) => a + b, 0);
 
@@ -482,7 +518,7 @@ const describeCounts = (before: Record<string, number>, after: Record<string, nu
 /** Scenario names of group 5 (the noisy neighbour's after A's backlog size is known). */
 const NAMES_5: Record<string, string> = {
   '5a': `webhook deliveries/s, backlog of ${WEBHOOK_EVENTS} drained`,
-  '5b': 'webhook live: stagings at 32 conns, event → first attempt',
+  '5b': `webhook live: stagings at ≤ ${WEBHOOK_LIVE_RATE}/s (32 conns), receiver answering in ${WEBHOOK_ANSWER_MS} ms, event → first attempt`,
   '5c': `noisy neighbour: B's event → first attempt, A's ${NEIGHBOUR_DELIVERIES.toLocaleString('en')} deliveries on a hanging receiver`,
   '5d': `noisy neighbour: backlog of ${WEBHOOK_EVENTS} drained beside A's hanging backlog`,
 };
@@ -605,13 +641,16 @@ async function webhookScenario(
       } else {
         rows.push(await drain('5a', webhookId, receiver));
 
-        // 5b: latency under load — the webhook active while stagings run at full speed
+        // 5b: latency under load — the webhook active while stagings arrive at up to
+        // WEBHOOK_LIVE_RATE/s, its receiver taking WEBHOOK_ANSWER_MS to answer
         const nameB = NAMES_5['5b']!;
         log(`scenario 5b: ${nameB}`);
+        receiver.answerMs = WEBHOOK_ANSWER_MS;
         await setStatus(token, webhookId, 'active');
         await sleep(200);
         const before = await deliveryCounts(dbUrl, webhookId);
         receiver.reset();
+        const liveSince = new Date();
         const rss = new RssSampler(svc.pid).start();
         const cpu = new CpuMeter(svc.pid).begin();
         const gen = await load({
@@ -620,6 +659,7 @@ async function webhookScenario(
           headers: stagingHeaders,
           body: stagingBody,
           durationSec: DURATION,
+          overallRate: WEBHOOK_LIVE_RATE,
         });
         await sleep(500);
         const produced = total(await deliveryCounts(dbUrl, webhookId)) - total(before);
@@ -627,6 +667,7 @@ async function webhookScenario(
         cpu.end();
         const rssMb = rss.stop();
         const after = await deliveryCounts(dbUrl, webhookId);
+        const split = await firstAttemptWait(dbUrl, webhookId, liveSince);
         rows.push({
           id: '5b',
           name: nameB,
@@ -638,7 +679,7 @@ async function webhookScenario(
           rssMb,
           // per event: its staging and its delivery
           cpu: cpu.cost(produced),
-          note: `${receiver.received}/${produced} events arrived (stagings ${gen.requestsPerSec.toFixed(0)}/s, ${gen.errors} staging errors), ${receiver.duplicates} duplicates (deliveries: ${describeCounts(before, after)}); p50/p99 = payload timestamp → arrival`,
+          note: `${receiver.received}/${produced} events arrived (stagings ${gen.requestsPerSec.toFixed(0)}/s, their p99 ${gen.p99} ms, ${gen.errors} staging errors; ${split}), ${receiver.duplicates} duplicates (deliveries: ${describeCounts(before, after)}); p50/p99 = payload timestamp → arrival`,
         });
         await setStatus(token, webhookId, 'revoked');
       }
@@ -988,6 +1029,7 @@ async function main(): Promise<void> {
     const from = sizeOf(logFile);
     const proc = await startProcess({
       script: 'dist/src/main.js',
+      cwd: SERVICE_ROOT,
       env: { ...serviceEnv, HTTP_ADAPTER: adapter },
       port: await freePort(),
       logFile,

@@ -5,6 +5,9 @@ import { createServer, type Server } from 'node:http';
  * first arrival and the delay from the payload's `timestamp` (set when the event was published,
  * inside the committing transaction) to that arrival.
  *
+ * With `answerMs` set it answers that long after the body arrived (a receiver doing a little work:
+ * 5b's 2 ms), keeping requests in flight at once as a real receiver would.
+ *
  * With `{ hang: true }` (the noisy neighbour's receiver, 5c/5d) it reads each request and never
  * answers: the service's `WEBHOOK_TIMEOUT_MS` ends every attempt. It then counts requests
  * (`requests`, and `open` for those still waiting), not event ids.
@@ -22,6 +25,9 @@ export class WebhookReceiver {
   lastAt = 0;
   port = 0;
 
+  /** Milliseconds from a request's body to its answer (0: at once); may change between rows. */
+  answerMs = 0;
+
   constructor(private readonly opts: { hang?: boolean } = {}) {}
 
   async start(): Promise<void> {
@@ -38,8 +44,12 @@ export class WebhookReceiver {
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
         const now = Date.now();
-        res.writeHead(200, { 'content-length': '0' });
-        res.end();
+        const answer = () => {
+          res.writeHead(200, { 'content-length': '0' });
+          res.end();
+        };
+        if (this.answerMs > 0) setTimeout(answer, this.answerMs);
+        else answer();
         this.record(Buffer.concat(chunks).toString('utf8'), req.headers['webhook-id'], now);
       });
     });

@@ -22,6 +22,13 @@ const WORKER_ENV = {
 };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** Resolves once the app's delivery worker has finished `n` more claims (it polls every 1 s). */
+async function claimsRun(app: TestApp, n: number): Promise<void> {
+  const stats = app.app.get(DeliveryWorker).stats;
+  const target = stats.claims + n;
+  await waitFor(() => stats.claims >= target, 5_000, `${n} more claims`);
+}
+
 /**
  * Issue 19, scaled: tenant A has 50 webhooks on a receiver that never answers and 500 deliveries
  * for them; a second later tenant B's event must reach B's healthy receiver within 2 s (it took
@@ -159,7 +166,8 @@ describe('per-endpoint limits', () => {
     receiver.peakInFlight('/held');
     expect((await setStatus(created.webhookId, 'active')).status).toBe(200);
     await waitFor(() => receiver.on('/held').length >= 4, 5_000, 'released deliveries');
-    await sleep(200);
+    // two more claims had the chance to exceed the limit
+    await claimsRun(t, 2);
     expect(receiver.peakInFlight('/held')).toBe(4);
     await setStatus(created.webhookId, 'revoked');
   });
@@ -328,9 +336,7 @@ describe('a send chain stops when its webhook changes', () => {
     });
     expect(revoke.status).toBe(200);
     const revokedAt = Date.now();
-    await sleep(1_500);
-    expect(receiver.on('/revoked').filter((r) => r.at > revokedAt + 200)).toEqual([]);
-    expect(receiver.on('/revoked').length).toBeLessThanOrEqual(4);
+    // once none is queued or sending, nothing more can be sent
     await waitFor(
       async () =>
         (await deliveriesOf(t.app, created.webhookId)).every(
@@ -339,6 +345,8 @@ describe('a send chain stops when its webhook changes', () => {
       5_000,
       'the rest cancelled',
     );
+    expect(receiver.on('/revoked').filter((r) => r.at > revokedAt + 200)).toEqual([]);
+    expect(receiver.on('/revoked').length).toBeLessThanOrEqual(4);
   }, 20_000);
 });
 
@@ -383,7 +391,8 @@ describe('endpoint health', () => {
     const [held] = await deliveriesOf(t.app, created.webhookId);
     expect(held!.status).toBe('retry');
     const attempts = receiver.on('/failing').length;
-    await sleep(500);
+    // its retry is due every 100 ms: two claims would have taken it, were it not paused
+    await claimsRun(t, 2);
     expect(receiver.on('/failing')).toHaveLength(attempts);
 
     receiver.reply('/failing', 204);

@@ -5,6 +5,7 @@ import {
   type OnApplicationBootstrap,
 } from '@nestjs/common';
 import { Interval } from '@nestjs/schedule';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { AppConfig } from '../../../common/config/app-config.js';
 import { SecretBox } from '../../../common/crypto/secret-box.js';
 import { ListenConnection, listenUrl } from '../../../common/database/listen-connection.js';
@@ -14,7 +15,17 @@ import { attemptOutcome, releasedOutcome } from './attempt-outcome.js';
 import { ResultRecorder } from './result-recorder.js';
 import { parseDuration, parseRetrySchedule } from './retry-schedule.js';
 import { groupChains } from './send-chains.js';
+import { type ChainRow, runChain, type SendChainDeps } from './send-chain.js';
 import { WebhookVersions } from './webhook-versions.js';
+import {
+  CHAIN_LENGTH,
+  MAX_IN_FLIGHT,
+  MAX_IN_FLIGHT_PER_TENANT,
+  MIN_CLAIM,
+  chainsToClaim,
+  claimDelayMs,
+  mayKeepSlot,
+} from './worker-limits.js';
 import { sendAttempt } from './send-attempt.js';
 import { WebhookSender } from './webhook-sender.js';
 import {
@@ -23,20 +34,7 @@ import {
 } from '../repository/delivery-claims.repository.js';
 import { DeliveryResultsRepository } from '../repository/delivery-results.repository.js';
 
-/** Sends in flight at once per process. */
-export const MAX_IN_FLIGHT = 64;
-/**
- * Of those, what one tenant may hold: the rest always stays open to the other tenants, however
- * many of this tenant's sends hang on receivers that never answer.
- */
-export const MAX_IN_FLIGHT_PER_TENANT = MAX_IN_FLIGHT / 2;
-/** Below this many free slots a busy worker waits for more sends to finish before claiming. */
-const MIN_CLAIM = MAX_IN_FLIGHT / 4;
-/**
- * Due deliveries one in-flight slot of a healthy webhook may carry in one claim, sent one after
- * another: a slot then costs one claim and one result write per chain instead of per delivery.
- */
-export const CHAIN_LENGTH = 16;
+export { CHAIN_LENGTH, MAX_IN_FLIGHT, MAX_IN_FLIGHT_PER_TENANT } from './worker-limits.js';
 /** The scheduler's name for the 1 s poll that backs up LISTEN. */
 export const DELIVERY_POLL = 'webhook-delivery-poll';
 export const POLL_INTERVAL_MS = 1_000;
@@ -57,32 +55,34 @@ const LISTEN_RECONNECT_MS = 1_000;
  * failing; a claim takes due rows round-robin across tenants and, within a tenant, across its
  * webhooks; and one tenant holds at most half of a process's sends. So that a healthy webhook is
  * still drained fast through its few slots, one slot may carry a chain of due rows sent one after
- * another (see `claim`).
+ * another (see `claim`), which takes its webhook's next due rows itself before it runs dry
+ * (`runChain`), so the slot never waits on the database between two sends.
  */
 @Injectable()
 export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(DeliveryWorker.name);
   private readonly schedule: number[];
   private readonly leaseSeconds: number;
-  /** A chain starts a row only this long after its claim, so the row ends within its lease. */
-  private readonly chainWindowMs: number;
+  /** What every chain works with (see `runChain`). */
+  private readonly chainDeps: SendChainDeps;
   private lastExpirySweep = -Infinity;
+  private lastEmptyClaim = -Infinity;
   private readonly versions: WebhookVersions;
   /** This process's sends in flight, by tenant (the per-tenant share). */
   private readonly tenantInFlight = new Map<number, number>();
   private sender: WebhookSender | null = null;
   private running = false;
   /**
-   * Attempts made and chains claimed by this process (observability; tests use them to see both
-   * replicas work and slots carry several rows).
+   * Attempts made, chains claimed or extended and claims finished by this process (observability;
+   * tests use them to see both replicas work, slots carry several rows, and a claim has run).
    */
-  readonly stats = { attempts: 0, chains: 0 };
+  readonly stats = { attempts: 0, chains: 0, claims: 0 };
 
   private listener: ListenConnection | null = null;
 
   private pumping: Promise<void> | null = null;
   private wakeAgain = false;
-  private readonly inFlight = new Set<Promise<void>>();
+  private readonly inFlight = new Set<Promise<unknown>>();
   /** Claimed rows whose result is not written yet, by id → lease (released on shutdown). */
   private readonly leased = new Map<string, string>();
 
@@ -99,7 +99,18 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
     const disableAfterMs = parseDuration(config.WEBHOOK_DISABLE_AFTER);
     // A lease outlives any attempt by the margin, so only a dead worker's lease ever expires.
     this.leaseSeconds = (config.WEBHOOK_TIMEOUT_MS + config.WEBHOOK_LEASE_MARGIN_MS) / 1000;
-    this.chainWindowMs = Math.min(config.WEBHOOK_LEASE_MARGIN_MS / 2, 2_000);
+    this.chainDeps = {
+      now: () => performance.now(),
+      // a chain starts a row only this long after its claim, so the row ends within its lease
+      windowMs: Math.min(config.WEBHOOK_LEASE_MARGIN_MS / 2, 2_000),
+      running: () => this.running,
+      unchanged: (row) => this.versions.unchanged(row),
+      deliver: (entry) => this.deliver(entry.row, entry.claimedAt),
+      release: (rows) => this.results.record(...rows.map(releasedOutcome)),
+      mayExtend: (tenantId) =>
+        mayKeepSlot(this.tenantInFlight.get(tenantId) ?? 0, this.inFlight.size),
+      extend: (tail) => this.extend(tail),
+    };
     this.versions = new WebhookVersions((webhookId) => claims.activeWebhookVersion(webhookId));
     this.results = new ResultRecorder(results, this.logger, {
       disableAfterMs,
@@ -120,6 +131,8 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
       timeoutMs: this.config.WEBHOOK_TIMEOUT_MS,
       allowHttp: this.config.WEBHOOK_ALLOW_HTTP,
       allowPrivateNetworks: this.config.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
+      // never more than this process can have in flight: a bound, not a limit
+      connectionsPerOrigin: MAX_IN_FLIGHT,
     });
     this.running = true;
     const url = listenUrl(this.config);
@@ -182,12 +195,18 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
         this.wakeAgain = false;
         await this.releaseExpiredLeases();
         while (this.running) {
-          const wanted = MAX_IN_FLIGHT - this.inFlight.size;
-          // Under load, claim in sizeable batches rather than one row per finished send.
-          if (wanted < MIN_CLAIM && this.inFlight.size > 0) break;
+          const wanted = chainsToClaim(this.inFlight.size);
+          if (wanted === 0) break;
+          const delay = claimDelayMs(performance.now() - this.lastEmptyClaim);
+          if (delay > 0) await sleep(delay);
           const claimedAt = performance.now();
           const chains = groupChains(await this.claim(wanted));
-          for (const chain of chains) this.dispatch(chain, claimedAt);
+          this.stats.claims += 1;
+          if (chains.length === 0) this.lastEmptyClaim = performance.now();
+          for (const chain of chains) {
+            this.versions.seen(chain[0]!.webhook_id, chain[0]!.webhook_version, claimedAt);
+            this.dispatch(chain, claimedAt);
+          }
           if (chains.length < wanted) break;
         }
       } while (this.wakeAgain && this.running);
@@ -225,7 +244,8 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
     this.stats.chains += 1;
     for (const row of chain) this.leased.set(row.id, row.lease);
     this.tenantInFlight.set(tenantId, (this.tenantInFlight.get(tenantId) ?? 0) + 1);
-    const sending = this.runChain(chain, claimedAt).finally(() => {
+    const rows = chain.map((row) => ({ row, claimedAt }));
+    const sending = runChain(rows, this.chainDeps).finally(() => {
       this.inFlight.delete(sending);
       const left = (this.tenantInFlight.get(tenantId) ?? 1) - 1;
       if (left > 0) this.tenantInFlight.set(tenantId, left);
@@ -236,30 +256,22 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
     this.inFlight.add(sending);
   }
 
-  /**
-   * Sends a chain's rows in order. After an unsuccessful attempt, on shutdown, once its webhook
-   * was paused, revoked, edited or its secret rotated, or once a row could no longer finish within
-   * its lease, the rest go back unsent (they are due again at once).
-   */
-  private async runChain(chain: ClaimedRow[], claimedAt: number): Promise<void> {
-    for (let i = 0; i < chain.length; i++) {
-      const row = chain[i]!;
-      const late = () => performance.now() - claimedAt > this.chainWindowMs;
-      // lateness again after the look-up, which may have waited for a connection
-      if (i > 0 && (late() || !this.running || !(await this.versions.unchanged(row)) || late())) {
-        this.release(chain.slice(i));
-        return;
+  /** More due rows for the chain ending with `tail` ([] when none, or the look-up failed). */
+  private async extend(tail: ClaimedRow): Promise<ChainRow[]> {
+    const claimedAt = performance.now();
+    try {
+      const rows = await this.claims.extend(tail, CHAIN_LENGTH, this.leaseSeconds);
+      for (const row of rows) this.leased.set(row.id, row.lease);
+      if (rows.length > 0) {
+        this.stats.chains += 1;
+        this.versions.seen(tail.webhook_id, tail.webhook_version, claimedAt);
       }
-      const ok = await this.deliver(row, claimedAt);
-      if (!ok && i + 1 < chain.length) {
-        this.release(chain.slice(i + 1));
-        return;
-      }
+      rows.sort((a, b) => Number(a.turn) - Number(b.turn));
+      return rows.map((row) => ({ row, claimedAt }));
+    } catch (error) {
+      this.logger.warn(`extending a webhook send chain failed: ${(error as Error).message}`);
+      return [];
     }
-  }
-
-  private release(rows: ClaimedRow[]): void {
-    this.results.record(...rows.map(releasedOutcome));
   }
 
   /** Sends one row and queues its result; true when the receiver took it. */

@@ -16,7 +16,7 @@ export class ResultRecorder {
   private flushing: Promise<void> | null = null;
 
   constructor(
-    private readonly results: DeliveryResultsRepository,
+    private readonly results: Pick<DeliveryResultsRepository, 'writeResults'>,
     private readonly logger: Logger,
     private readonly settings: {
       disableAfterMs: number;
@@ -24,6 +24,8 @@ export class ResultRecorder {
       disableAfter: string;
       /** Called after each batch, written or given up on: its rows' leases are done with. */
       recorded: (batch: readonly AttemptOutcome[]) => void;
+      /** Wait before the second try of a failed write, doubled before the third (200 ms). */
+      retryBackoffMs?: number;
     },
   ) {}
 
@@ -64,7 +66,7 @@ export class ResultRecorder {
             );
             break;
           }
-          await sleep(200 * attempt);
+          await sleep((this.settings.retryBackoffMs ?? 200) * attempt);
         }
       }
       this.settings.recorded(batch);

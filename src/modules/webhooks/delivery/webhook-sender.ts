@@ -59,6 +59,11 @@ export interface WebhookSenderOptions {
   allowHttp: boolean;
   /** Injected for tests; defaults to `dns.lookup`. */
   resolve?: Resolver;
+  /**
+   * Keep-alive connections per origin at most (undici's pool per origin); attempts beyond them
+   * wait for one, within their deadline. Unbounded when absent.
+   */
+  connectionsPerOrigin?: number;
 }
 
 class AttemptTimeoutError extends Error {
@@ -68,7 +73,10 @@ class AttemptTimeoutError extends Error {
   }
 }
 
-/** Sends single webhook attempts over one shared, keep-alive connection pool. */
+/**
+ * Sends single webhook attempts over keep-alive connections: one bounded pool per origin, each
+ * connection opened to the address the SSRF check passed and reused only for its origin.
+ */
 export class WebhookSender {
   private readonly agent: Agent;
   private readonly timeoutMs: number;
@@ -88,6 +96,9 @@ export class WebhookSender {
         allowPrivateNetworks: options.allowPrivateNetworks,
         resolve: options.resolve,
       }),
+      ...(options.connectionsPerOrigin === undefined
+        ? {}
+        : { connections: options.connectionsPerOrigin }),
       // Backstops only: these are idle timeouts, the per-attempt deadline below is the real limit.
       headersTimeout: options.timeoutMs,
       bodyTimeout: options.timeoutMs,

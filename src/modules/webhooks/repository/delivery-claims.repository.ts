@@ -49,6 +49,17 @@ export interface ClaimLimits {
   chainLength: number;
 }
 
+/** What a claimed row carries besides its place in its chain (d: the delivery, w, e). */
+const CLAIMED_COLUMNS = `d.attempts,
+                 CASE WHEN d.attempts = 0
+                      THEN extract(epoch FROM clock_timestamp() - e.created_at)::float8
+                 END AS first_attempt_wait,
+                 d.lease_expires_at::text AS lease,
+                 e.event_id, e.payload::text AS body, w.endpoint_url, w.secret_sealed,
+                 CASE WHEN w.previous_secret_expires_at > clock_timestamp()
+                      THEN w.previous_secret_sealed END AS previous_secret_sealed,
+                 w.updated_at::text AS webhook_version`;
+
 /** Rows of a worker that died holding them (lease run out) are handed back. */
 const RELEASE_EXPIRED_SQL = `UPDATE webhook_deliveries d
           SET status = CASE WHEN w.status = 'revoked' THEN 'cancelled'
@@ -111,15 +122,37 @@ const CLAIM_SQL = `WITH hooks AS (
          FROM chained c, picked p, webhooks w, events e
         WHERE d.id = c.id AND p.webhook_id = c.webhook_id AND p.chain = c.chain
           AND w.id = d.webhook_id AND e.id = d.event_id
-       RETURNING d.id, d.tenant_id, d.webhook_id, c.chain, c.turn::text AS turn, d.attempts,
-                 CASE WHEN d.attempts = 0
-                      THEN extract(epoch FROM clock_timestamp() - e.created_at)::float8
-                 END AS first_attempt_wait,
-                 d.lease_expires_at::text AS lease,
-                 e.event_id, e.payload::text AS body, w.endpoint_url, w.secret_sealed,
-                 CASE WHEN w.previous_secret_expires_at > clock_timestamp()
-                      THEN w.previous_secret_sealed END AS previous_secret_sealed,
-                 w.updated_at::text AS webhook_version`;
+       RETURNING d.id, d.tenant_id, d.webhook_id, c.chain, c.turn::text AS turn, ${CLAIMED_COLUMNS}`;
+
+/**
+ * $1 webhook, $2 its version as the chain knows it, $3 rows at most, $4 lease seconds, $5 the
+ * chain's number. Only while the webhook is active, unchanged and healthy; its last row holds the
+ * slot, which the chain's previous last row holds too until its result is written.
+ */
+const EXTEND_SQL = `WITH due AS (
+         SELECT d.id, d.next_attempt_at FROM webhook_deliveries d
+          WHERE d.webhook_id = $1 AND d.status IN ('queued', 'retry')
+            AND d.next_attempt_at <= now()
+            AND EXISTS (SELECT 1 FROM webhooks w
+                         WHERE w.id = $1 AND w.status = 'active' AND w.consecutive_failures = 0
+                           AND w.updated_at::text = $2)
+          ORDER BY d.next_attempt_at
+          LIMIT $3
+          FOR UPDATE OF d SKIP LOCKED
+       ), numbered AS (
+         SELECT id, row_number() OVER (ORDER BY next_attempt_at, id) AS turn,
+                count(*) OVER () AS n
+           FROM due
+       )
+       UPDATE webhook_deliveries d
+          SET status = 'sending',
+              holds_slot = n.turn = n.n,
+              lease_expires_at = clock_timestamp() + make_interval(secs => $4),
+              updated_at = now()
+         FROM numbered n, webhooks w, events e
+        WHERE d.id = n.id AND w.id = d.webhook_id AND e.id = d.event_id
+       RETURNING d.id, d.tenant_id, d.webhook_id, $5::int AS chain, n.turn::text AS turn,
+                 ${CLAIMED_COLUMNS}`;
 
 const WEBHOOK_VERSION_SQL = `SELECT updated_at::text AS v FROM webhooks WHERE id = $1 AND status = 'active'`;
 
@@ -165,6 +198,23 @@ export class DeliveryClaimsRepository {
       limits.busy.map(([tenantId]) => tenantId),
       limits.busy.map(([, n]) => n),
       limits.chainLength,
+    ]);
+    return updatedRows<ClaimedRow>(raw);
+  }
+
+  /**
+   * Lengthens a send chain of `tail`'s webhook by up to `limit` of its due rows, in sending order,
+   * handing the chain's slot on to the new last row; none once the webhook was paused, revoked,
+   * edited, rotated or failed since `tail` was claimed. The slot is counted twice until the
+   * chain's previous last row is written, which only makes other claims take fewer.
+   */
+  async extend(tail: ClaimedRow, limit: number, leaseSeconds: number): Promise<ClaimedRow[]> {
+    const raw: unknown = await this.dataSource.query(EXTEND_SQL, [
+      tail.webhook_id,
+      tail.webhook_version,
+      limit,
+      leaseSeconds,
+      tail.chain,
     ]);
     return updatedRows<ClaimedRow>(raw);
   }
