@@ -16,6 +16,7 @@ import { PlatformApi1764003200000 } from './1764003200000-platform-api.js';
 import { PlatformExternalIds1764003300000 } from './1764003300000-platform-external-ids.js';
 import { ReviewQueue1764003400000 } from './1764003400000-review-queue.js';
 import { EventCommitOrder1764003500000 } from './1764003500000-event-commit-order.js';
+import { EventTraceContext1764004030000 } from './1764004030000-event-trace-context.js';
 
 /** Every migration, in order. Listed explicitly so the build, the CLI and the tests agree. */
 export const MIGRATIONS = [
@@ -37,4 +38,5 @@ export const MIGRATIONS = [
   PlatformExternalIds1764003300000,
   ReviewQueue1764003400000,
   EventCommitOrder1764003500000,
+  EventTraceContext1764004030000,
 ];

@@ -3,6 +3,7 @@ import { LoggerModule } from 'nestjs-pino';
 import { type DestinationStream, pino } from 'pino';
 import type { AppConfig } from '../config/app-config.js';
 import { requestIdFor } from '../http/request-id.js';
+import { traceHooks } from '../tracing/trace-hooks.js';
 import { logStream } from './log-format.js';
 
 /**
@@ -69,6 +70,7 @@ export const LOG_HYGIENE = {
 @Module({})
 export class LoggingModule {
   static register(config: AppConfig, destination?: DestinationStream): DynamicModule {
+    const tracing = traceHooks();
     return {
       module: LoggingModule,
       imports: [
@@ -79,6 +81,8 @@ export class LoggingModule {
           pinoHttp: [
             {
               level: config.LOG_LEVEL,
+              // with tracing on, every line carries the active span's trace_id and span_id
+              ...(tracing ? { mixin: () => tracing.logFields() } : {}),
               // the request's id, given by the HTTP platform before this runs (request-id.ts)
               genReqId: (req) => (typeof req.id === 'string' ? req.id : requestIdFor(req)),
               redact: LOG_HYGIENE.redact,

@@ -8,6 +8,21 @@ export interface BacklogRow {
   oldest_age_seconds: number | null;
 }
 
+/** This process's connection pool: connections open and idle, callers waiting, its size. */
+export interface PoolUse {
+  total: number;
+  idle: number;
+  waiting: number;
+  max: number;
+}
+
+interface PgPoolCounts {
+  totalCount: number;
+  idleCount: number;
+  waitingCount: number;
+  options: { max?: number };
+}
+
 /**
  * The scrape-time reads of the delivery figures: on the pool, outside any tenant transaction
  * (as the owner, across tenants), so every replica reports the same, whole-system numbers.
@@ -23,6 +38,26 @@ export class MetricsRepository {
             WHERE status = 'sending' AND holds_slot AND lease_expires_at >= now()`,
     );
     return Number(row?.n ?? 0);
+  }
+
+  /** The most attempts in flight to any one active webhook's endpoint (0 when none). */
+  async busiestEndpointInFlight(): Promise<number> {
+    const [row]: Array<{ n: number | null }> = await this.db.query(
+      `SELECT max(in_flight)::int AS n FROM webhooks WHERE status = 'active'`,
+    );
+    return row?.n ?? 0;
+  }
+
+  /** This process's pg pool (TypeORM's driver holds it as `master`); undefined before it opened. */
+  poolUse(): PoolUse | undefined {
+    const pool = (this.db.driver as unknown as { master?: PgPoolCounts }).master;
+    if (!pool) return undefined;
+    return {
+      total: pool.totalCount,
+      idle: pool.idleCount,
+      waiting: pool.waitingCount,
+      max: pool.options.max ?? 10,
+    };
   }
 
   /** Webhooks failing and still attempted (`active`), and paused for failing (`paused`). */

@@ -28,13 +28,14 @@ export class MetricsService {
     // the exact Node version tells a reader which published vulnerabilities apply
     this.registry.removeSingleMetric('nodejs_version_info');
     const figures = new SharedReading(async () => {
-      const [inFlight, failing, byStatus, backlog] = await Promise.all([
+      const [inFlight, failing, byStatus, backlog, busiest] = await Promise.all([
         repository.attemptsInFlight(),
         repository.failingWebhooks(),
         repository.deliveriesByStatus(),
         repository.backlog(),
+        repository.busiestEndpointInFlight(),
       ]);
-      return { inFlight, failing, byStatus, backlog };
+      return { inFlight, failing, byStatus, backlog, busiest };
     }, DATABASE_FIGURES_MAX_AGE_MS);
     this.requests = new Counter({
       name: 'http_requests_total',
@@ -61,6 +62,14 @@ export class MetricsService {
       registers: [this.registry],
       async collect() {
         this.set((await figures.get()).inFlight);
+      },
+    });
+    new Gauge({
+      name: 'webhook_endpoint_in_flight_max',
+      help: 'The most delivery attempts in flight to any one active webhook endpoint (its limit is WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT)',
+      registers: [this.registry],
+      async collect() {
+        this.set((await figures.get()).busiest);
       },
     });
     new Gauge({
@@ -105,6 +114,38 @@ export class MetricsService {
       },
     });
     this.registerTurnQueues(pageReads);
+    this.registerPool(repository);
+  }
+
+  /** This process's database connections (a replica's own, unlike the delivery figures). */
+  private registerPool(repository: MetricsRepository): void {
+    new Gauge({
+      name: 'db_pool_connections',
+      help: 'Connections of this process\'s database pool: state="busy" (lent out) or state="idle"',
+      labelNames: ['state'],
+      registers: [this.registry],
+      collect() {
+        const use = repository.poolUse();
+        this.set({ state: 'busy' }, use ? use.total - use.idle : 0);
+        this.set({ state: 'idle' }, use?.idle ?? 0);
+      },
+    });
+    new Gauge({
+      name: 'db_pool_waiting',
+      help: 'Callers of this process waiting for a pool connection (all are lent out)',
+      registers: [this.registry],
+      collect() {
+        this.set(repository.poolUse()?.waiting ?? 0);
+      },
+    });
+    new Gauge({
+      name: 'db_pool_max_connections',
+      help: "The size of this process's database pool (DATABASE_POOL_SIZE)",
+      registers: [this.registry],
+      collect() {
+        this.set(repository.poolUse()?.max ?? 0);
+      },
+    });
   }
 
   /** This process's queues of work that takes turns: big list pages and big request bodies. */

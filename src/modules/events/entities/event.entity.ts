@@ -36,6 +36,13 @@ export class EventEntity {
   @Column({ type: 'bigint', default: () => 'txid_current()' })
   xid!: string;
 
+  /**
+   * The publishing transaction's trace context (W3C `traceparent`), null without tracing
+   * (migration 1764004030000); a delivery attempt's span joins that trace.
+   */
+  @Column({ name: 'trace_parent', type: 'text', nullable: true })
+  traceParent!: string | null;
+
   @CreatedAtColumn()
   createdAt!: Date;
 }

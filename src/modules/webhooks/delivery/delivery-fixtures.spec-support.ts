@@ -17,6 +17,7 @@ export function claimedRow(id: number, overrides: Partial<ClaimedRow> = {}): Cla
     secret_sealed: Buffer.alloc(0),
     previous_secret_sealed: null,
     webhook_version: 'v1',
+    trace_parent: null,
     ...overrides,
   };
 }

@@ -2,6 +2,7 @@ import type { Logger } from '@nestjs/common';
 import type { SecretBox } from '../../../common/crypto/secret-box.js';
 import type { ClaimedRow } from '../repository/delivery-claims.repository.js';
 import type { AttemptResult, WebhookSender } from './webhook-sender.js';
+import { traceDeliveryAttempt } from './delivery-tracing.js';
 
 /**
  * One attempt at `row`, signed with its secrets (the replaced one too, during its grace). An
@@ -17,14 +18,16 @@ export async function sendAttempt(
 ): Promise<AttemptResult> {
   let result: AttemptResult;
   try {
-    result = await sender.send({
-      url: row.endpoint_url,
-      secret: secretBox.open(row.secret_sealed),
-      previousSecret: row.previous_secret_sealed && secretBox.open(row.previous_secret_sealed),
-      eventId: row.event_id,
-      body: row.body,
-      timestamp: attemptedAt,
-    });
+    result = await traceDeliveryAttempt(row, () =>
+      sender.send({
+        url: row.endpoint_url,
+        secret: secretBox.open(row.secret_sealed),
+        previousSecret: row.previous_secret_sealed && secretBox.open(row.previous_secret_sealed),
+        eventId: row.event_id,
+        body: row.body,
+        timestamp: attemptedAt,
+      }),
+    );
   } catch (error) {
     logger.error(`webhook delivery ${row.id} failed unexpectedly: ${(error as Error).name}`);
     result = {

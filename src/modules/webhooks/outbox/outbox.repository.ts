@@ -8,19 +8,21 @@ const notify = fragment(`pg_notify('${WEBHOOK_DELIVERIES_CHANNEL}', '')`);
  * The event, one delivery per subscribed webhook and the wake-up notification, as ONE statement;
  * `along` (the change that caused the event: one data-modifying statement, `RETURNING` what its
  * caller needs, timestamps formatted in SQL) runs in it as a CTE, so both cost one round trip.
+ * `traceParent` is the publishing span's context (null without tracing), for the deliveries' spans.
  * Paused webhooks get a (held) delivery too: the worker only claims deliveries of active
  * webhooks, and re-activation releases them. Revoked webhooks get nothing.
  */
 export function appendEvent<A>(
   envelope: EventEnvelope,
+  traceParent: string | null,
   along?: Statement<A>,
 ): Statement<{ along: A[] | null }> {
   const { id, tenant_id: tenantId, type } = envelope;
   const alongCte: Sql = along ? sql`along AS (${along}), ` : sql``;
   const alongRows: Sql = along ? sql`(SELECT json_agg(along) FROM along)` : sql`NULL::json`;
   return sql`WITH ${alongCte}ev AS (
-       INSERT INTO events (event_id, tenant_id, type, payload)
-       VALUES (${id}, ${tenantId}, ${type}, ${JSON.stringify(envelope)}::jsonb)
+       INSERT INTO events (event_id, tenant_id, type, payload, trace_parent)
+       VALUES (${id}, ${tenantId}, ${type}, ${JSON.stringify(envelope)}::jsonb, ${traceParent})
        RETURNING id
      ), d AS (
        INSERT INTO webhook_deliveries (tenant_id, webhook_id, event_id)
@@ -53,6 +55,7 @@ export interface AlongCtes<R> {
 export function appendEvents<R = Record<string, never>>(
   tenantId: number,
   envelopes: readonly EventEnvelope[],
+  traceParent: string | null,
   along?: AlongCtes<R>,
 ): Statement<R & { notified: unknown }> {
   const ids = envelopes.map((e) => e.id);
@@ -61,8 +64,8 @@ export function appendEvents<R = Record<string, never>>(
   const alongCtes: Sql = along ? sql`${along.ctes}, ` : sql``;
   const alongColumns: Sql = along ? sql`, ${along.columns}` : sql``;
   return sql`WITH ${alongCtes}ev AS (
-       INSERT INTO events (event_id, tenant_id, type, payload)
-       SELECT e.event_id, ${tenantId}, e.type, e.payload::jsonb
+       INSERT INTO events (event_id, tenant_id, type, payload, trace_parent)
+       SELECT e.event_id, ${tenantId}, e.type, e.payload::jsonb, ${traceParent}::text
          FROM unnest(${ids}::text[], ${types}::text[], ${payloads}::text[])
               WITH ORDINALITY AS e(event_id, type, payload, n)
         ORDER BY e.n
@@ -84,14 +87,15 @@ export function appendEvents<R = Record<string, never>>(
 export function appendToWebhook(
   envelope: EventEnvelope,
   webhookId: number,
+  traceParent: string | null,
 ): Statement<{ delivery_id: string | null }> {
   const { id, tenant_id: tenantId, type } = envelope;
   return sql`WITH w AS (
        SELECT id FROM webhooks
         WHERE id = ${webhookId} AND tenant_id = ${tenantId} AND status IN ('active', 'paused')
      ), ev AS (
-       INSERT INTO events (event_id, tenant_id, type, payload)
-       SELECT ${id}, ${tenantId}, ${type}, ${JSON.stringify(envelope)}::jsonb
+       INSERT INTO events (event_id, tenant_id, type, payload, trace_parent)
+       SELECT ${id}, ${tenantId}, ${type}, ${JSON.stringify(envelope)}::jsonb, ${traceParent}::text
         WHERE EXISTS (SELECT 1 FROM w)
        RETURNING id
      ), d AS (

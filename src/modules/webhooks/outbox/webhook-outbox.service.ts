@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { Statement } from '../../../common/database/statement.js';
 import { TenantTransactions } from '../../../common/database/tenant-transactions.js';
+import { currentTraceparent } from '../../../common/tracing/trace-hooks.js';
 import type { EventData, WEBHOOK_TEST_EVENT } from '../../events/event-catalog.js';
 import type { EventType } from '../../events/event-types.js';
 import { eventEnvelope } from './event-envelope.js';
@@ -14,7 +15,8 @@ export type OutboxEvent = { [T in EventType]: { type: T; data: EventData<T> } }[
 /**
  * The transactional outbox, owned by the webhooks context (its only reader). An event, its
  * deliveries and the wake-up notification commit or roll back with the state change that caused
- * them, so a webhook never hears of a change that did not happen, nor misses one that did.
+ * them, so a webhook never hears of a change that did not happen, nor misses one that did. Each
+ * event keeps the trace context it was published in (tracing on), which its deliveries continue.
  */
 @Injectable()
 export class WebhookOutbox {
@@ -33,7 +35,7 @@ export class WebhookOutbox {
     along?: Statement<A>,
   ): { eventId: string; statement: Statement<{ along: A[] | null }> } {
     const envelope = eventEnvelope(tenantId, type, data);
-    return { eventId: envelope.id, statement: appendEvent(envelope, along) };
+    return { eventId: envelope.id, statement: appendEvent(envelope, currentTraceparent(), along) };
   }
 
   /**
@@ -47,7 +49,7 @@ export class WebhookOutbox {
     along: AlongCtes<R>,
   ): Statement<R & { notified: unknown }> {
     const envelopes = events.map((e) => eventEnvelope(tenantId, e.type, e.data));
-    return appendEvents(tenantId, envelopes, along);
+    return appendEvents(tenantId, envelopes, currentTraceparent(), along);
   }
 
   /** `append` run now; must be inside `TenantTransactions.run(tenantId, …)`, whose transaction it joins. */
@@ -72,7 +74,7 @@ export class WebhookOutbox {
   ): Promise<void> {
     if (data.length === 0) return;
     const envelopes = data.map((d) => eventEnvelope(tenantId, type, d));
-    await this.tx.query(appendEvents(tenantId, envelopes));
+    await this.tx.query(appendEvents(tenantId, envelopes, currentTraceparent()));
   }
 
   /**
@@ -87,7 +89,7 @@ export class WebhookOutbox {
     data: EventData<typeof WEBHOOK_TEST_EVENT>,
   ): Promise<{ eventId: string; deliveryId: number } | null> {
     const envelope = eventEnvelope(tenantId, type, data);
-    const [row] = await this.tx.query(appendToWebhook(envelope, webhookId));
+    const [row] = await this.tx.query(appendToWebhook(envelope, webhookId, currentTraceparent()));
     const deliveryId = row?.delivery_id;
     return deliveryId == null ? null : { eventId: envelope.id, deliveryId: Number(deliveryId) };
   }

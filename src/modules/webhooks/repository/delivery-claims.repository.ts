@@ -32,6 +32,8 @@ export interface ClaimedRow {
   previous_secret_sealed: Buffer | null;
   /** The webhook's `updated_at` when claimed: a status, URL or secret change moves it. */
   webhook_version: string;
+  /** The event's publishing trace context (`traceparent`), null without tracing. */
+  trace_parent: string | null;
 }
 
 /** What one claim may take (see `DeliveryClaimsRepository.claim`). */
@@ -58,7 +60,7 @@ const CLAIMED_COLUMNS = `d.attempts,
                  e.event_id, e.payload::text AS body, w.endpoint_url, w.secret_sealed,
                  CASE WHEN w.previous_secret_expires_at > clock_timestamp()
                       THEN w.previous_secret_sealed END AS previous_secret_sealed,
-                 w.updated_at::text AS webhook_version`;
+                 w.updated_at::text AS webhook_version, e.trace_parent`;
 
 /** Rows of a worker that died holding them (lease run out) are handed back. */
 const RELEASE_EXPIRED_SQL = `UPDATE webhook_deliveries d
