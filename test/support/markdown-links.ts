@@ -69,10 +69,9 @@ export function anchorsOf(text: string): Set<string> {
 /**
  * The relative links (`[text](target)`, `[text](target#anchor)`, `[text](#anchor)`) of `files` that
  * do not resolve: a missing file or directory, or an anchor no heading of the Markdown file makes.
- * Links with a scheme (`https:`, `mailto:`) are not followed. `pending` names files (relative to
- * `root`) that may be linked before they exist.
+ * Links with a scheme (`https:`, `mailto:`) are not followed.
  */
-export function brokenLinks(root: string, files: string[], pending: string[] = []): BrokenLink[] {
+export function brokenLinks(root: string, files: string[]): BrokenLink[] {
   const broken: BrokenLink[] = [];
   for (const file of files) {
     const text = readFileSync(file, 'utf8');
@@ -84,9 +83,7 @@ export function brokenLinks(root: string, files: string[], pending: string[] = [
         const path = pathPart === '' ? file : resolve(dirname(file), decodeURI(pathPart));
         const where = { file: relative(root, file), line, target };
         if (!existsSync(path)) {
-          if (!pending.includes(relative(root, path))) {
-            broken.push({ ...where, reason: 'no such file' });
-          }
+          broken.push({ ...where, reason: 'no such file' });
           continue;
         }
         if (anchor === undefined || !path.endsWith('.md') || statSync(path).isDirectory()) continue;
