@@ -5,7 +5,8 @@ import { sql } from '../../common/database/statement.js';
 import { TenantTransactions } from '../../common/database/tenant-transactions.js';
 import { EntitlementOverride } from './entities/entitlement-override.entity.js';
 import { Tenant } from './entities/tenant.entity.js';
-import type { Entitlement, Plan } from '../../common/access/entitlements.js';
+import type { Entitlement } from '../../common/access/entitlements.js';
+import type { Plan } from './plans.js';
 
 export type TenantRow = Pick<Tenant, 'id' | 'name' | 'plan'>;
 
