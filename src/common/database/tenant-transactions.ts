@@ -238,6 +238,21 @@ export class TenantTransactions {
     return this.transaction(null, [], () => work(), true);
   }
 
+  /**
+   * A statement as the owner role: in the current system transaction (`runAsSystem`), else on the
+   * pool, never in a tenant's transaction (which runs as the application role). Administrator
+   * reads and writes (tenancy) use it, as `ownerManager` for entities.
+   */
+  async ownerQuery<R>(statement: Statement<R>): Promise<R[]> {
+    const scope = this.scope.getStore();
+    if (!scope || scope.tenantId !== null) {
+      return this.dataSource.query(statement.text, statement.values);
+    }
+    assertOpen(scope);
+    const result = await scope.client.query(this.statement(statement));
+    return result.rows as R[];
+  }
+
   /** The entity manager of the current transaction (or a plain one outside of any). */
   get manager(): EntityManager {
     const scope = this.scope.getStore();
