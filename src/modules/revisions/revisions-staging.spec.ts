@@ -97,7 +97,7 @@ async function stage(
       { provide: IdempotencyStore, useValue: fakes.idempotency },
     ],
   }).compile();
-  const request = { content: { title: 'x' }, ...dto } as StageRevisionRequest;
+  const request = { content: { title: 'x' }, ...dto };
   return module.get(RevisionsService).stage(principal as Principal, 5, request, headers);
 }
 
