@@ -1,6 +1,22 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+/** A string that starts as an SQL statement does (upper-case SQL, as this code writes it). */
+const RAW_STATEMENT =
+  '/^\\s*(SELECT\\s|INSERT\\s+INTO\\s|UPDATE\\s+\\S+\\s+SET\\s|DELETE\\s+FROM\\s|WITH\\s|LOCK\\s+TABLE\\s)/';
+const RAW_STATEMENT_MESSAGE =
+  'Build statements with the typed `sql` tag (src/common/database/statement.ts) in a repository, not as strings.';
+/**
+ * Files still sending statements as strings, allowed by name until their owners convert them
+ * (the webhook delivery repositories are being rewritten as this rule lands).
+ */
+const RAW_STATEMENT_ALLOWLIST = [
+  'src/modules/webhooks/repository/delivery-claims.repository.ts',
+  'src/modules/webhooks/repository/delivery-results.repository.ts',
+];
+/** Text that is not a statement: `fragment(…)`, the statement layer's own constant SQL pieces. */
+const NOT_FRAGMENT = ':not(CallExpression[callee.name="fragment"] > .arguments)';
+
 export default tseslint.config(
   {
     ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.data/**', 'eslint.config.js'],
@@ -35,6 +51,31 @@ export default tseslint.config(
               message: 'Only src/common/http/platform/ may import the HTTP server (HttpPlatform).',
             },
           ],
+        },
+      ],
+    },
+  },
+  {
+    // One data-access idiom: statements are built with the typed `sql` tag (statement.ts), whose
+    // values are bound parameters and which compose; never as plain strings with `$n`. The
+    // statement layer itself (src/common/database) sends its few fixed statements as text.
+    files: ['src/**/*.ts', 'src/**/*.cts'],
+    ignores: [
+      'src/common/database/**',
+      '**/*.spec.ts',
+      // not yet converted, being reworked by their contexts' owners: remove each once it is
+      ...RAW_STATEMENT_ALLOWLIST,
+    ],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: `Literal${NOT_FRAGMENT}[value=${RAW_STATEMENT}]`,
+          message: RAW_STATEMENT_MESSAGE,
+        },
+        {
+          selector: `TemplateLiteral:not(TaggedTemplateExpression > .quasi)${NOT_FRAGMENT} > TemplateElement:first-child[value.raw=${RAW_STATEMENT}]`,
+          message: RAW_STATEMENT_MESSAGE,
         },
       ],
     },

@@ -27,8 +27,9 @@ interface BulkRequest {
 }
 
 const req = JSON.parse(process.argv[2] ?? '{}') as BulkRequest;
-const config = loadConfig({ ...process.env, WORKERS_ENABLED: 'false', SEED_DEMO: 'false' });
-const release = await connectCliDatabase(config);
+const { config, release } = await connectCliDatabase(
+  loadConfig({ ...process.env, WORKERS_ENABLED: 'false', SEED_DEMO: 'false' }),
+);
 const app = await NestFactory.createApplicationContext(CliModule.register(config), {
   logger: ['error'],
 });

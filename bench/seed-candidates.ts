@@ -22,8 +22,9 @@ interface SeedRequest {
 }
 
 const req = JSON.parse(process.argv[2] ?? '{}') as SeedRequest;
-const config = loadConfig({ ...process.env, WORKERS_ENABLED: 'false', SEED_DEMO: 'false' });
-const release = await connectCliDatabase(config);
+const { config, release } = await connectCliDatabase(
+  loadConfig({ ...process.env, WORKERS_ENABLED: 'false', SEED_DEMO: 'false' }),
+);
 const app = await NestFactory.createApplicationContext(CliModule.register(config), {
   logger: ['error'],
 });

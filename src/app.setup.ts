@@ -20,7 +20,7 @@ import { createValidationPipe } from './common/http/validation.js';
 import { BodyAdmissionService } from './modules/auth/body-admission.service.js';
 import { openCredentialScope } from './modules/auth/credential-freshness.js';
 import { runWhileClientWaits } from './common/http/client-waits.js';
-import { TOKEN_ROUTE } from './modules/auth/token-route.js';
+import { TOKEN_ROUTE } from './common/http/token-route.js';
 import { MetricsService } from './modules/metrics/metrics.service.js';
 import { routeLabel } from './modules/metrics/route-label.js';
 import { API_PREFIX, buildOpenApiDocument, setupSwagger } from './openapi.js';

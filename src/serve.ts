@@ -6,7 +6,12 @@ import { networkInterfaces } from 'node:os';
 import { Logger } from 'nestjs-pino';
 import { pino } from 'pino';
 import { createApp } from './app.setup.js';
-import { ConfigError, loadConfig } from './common/config/load-config.js';
+import {
+  checkServingConfig,
+  configWith,
+  ConfigError,
+  loadConfig,
+} from './common/config/load-config.js';
 import { ensureLocalSecretKey } from './common/config/local-secret-key.js';
 import {
   type EmbeddedDatabase,
@@ -45,7 +50,8 @@ type StopSignal = (typeof STOP_SIGNALS)[number];
 const SHUTDOWN_REQUESTS_MS = 10_000;
 
 async function main(): Promise<void> {
-  const config = loadConfig();
+  // replaced (never changed) once embedded mode knows its database URL and webhook key
+  let config = loadConfig();
   const log = pino(
     { level: config.LOG_LEVEL, base: { component: 'bootstrap' }, ...LOG_HYGIENE },
     logStream(config),
@@ -66,14 +72,15 @@ async function main(): Promise<void> {
   try {
     if (config.embedded) {
       embedded = await startEmbeddedDatabase(config.DATA_DIR, config.EMBEDDED_PG_PORT, log);
-      config.DATABASE_URL = embedded.url;
-      config.WEBHOOK_SECRET_KEY ??= await ensureLocalSecretKey(config.DATA_DIR);
+      config = configWith(config, {
+        DATABASE_URL: embedded.url,
+        WEBHOOK_SECRET_KEY:
+          config.WEBHOOK_SECRET_KEY ?? (await ensureLocalSecretKey(config.DATA_DIR)),
+      });
       const ran = await runMigrations(embedded.adminUrl);
       if (ran.length) log.info({ migrations: ran }, 'migrations applied');
-    } else if (!config.WEBHOOK_SECRET_KEY) {
-      throw new ConfigError(
-        'Invalid configuration:\n  WEBHOOK_SECRET_KEY: required when DATABASE_URL is set (32 bytes, base64)',
-      );
+    } else {
+      checkServingConfig(config);
     }
     app = await createApp(config);
     if (config.PLATFORM_API_PORT !== false) platformApp = await createPlatformApp(app, config);

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { effectiveEntitlements, ENTITLEMENTS } from '../src/common/access/entitlements.js';
+import { ENTITLEMENTS } from '../src/common/access/entitlements.js';
+import { effectiveEntitlements } from '../src/modules/tenancy/plans.js';
 import { CredentialAdminService } from '../src/modules/auth/credential-admin.service.js';
 import { CredentialsService } from '../src/modules/auth/credentials.service.js';
 import { TenancyService } from '../src/modules/tenancy/tenancy.service.js';

@@ -4,7 +4,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import type { INestApplicationContext, LoggerService } from '@nestjs/common';
 import type { Logger } from 'pino';
 import { type AppConfig } from '../common/config/app-config.js';
-import { loadConfig } from '../common/config/load-config.js';
+import { configWith, loadConfig } from '../common/config/load-config.js';
 import type { AdminAnswer } from './admin-client.js';
 import { callAdminSocket } from './admin-client.js';
 import { type CliSink, withCliSink } from '../common/cli/cli-output.js';
@@ -54,7 +54,7 @@ export async function startAdminServer(
   await unlink(path).catch(() => undefined);
 
   // the service's own settings and database, without a second worker or demo seed
-  const cliConfig = Object.assign(loadConfig({ ...process.env, WORKERS_ENABLED: 'false' }), {
+  const cliConfig = configWith(loadConfig({ ...process.env, WORKERS_ENABLED: 'false' }), {
     DATABASE_URL: config.DATABASE_URL,
     WEBHOOK_SECRET_KEY: config.WEBHOOK_SECRET_KEY,
     SEED_DEMO: false,

@@ -73,6 +73,8 @@ export class CliModule {
       imports: [
         ConfigModule.register(config),
         DatabaseModule.forRoot(ENTITIES),
+        // the fixture command runs its own transactions
+        DatabaseModule,
         AuditModule,
         ScheduleModule.forRoot(),
         TenancyModule,

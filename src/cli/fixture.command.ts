@@ -9,7 +9,7 @@ import type { ErrorCode } from '../common/http/error-codes.js';
 import { CredentialAdminService } from '../modules/auth/credential-admin.service.js';
 import { DocumentsService } from '../modules/documents/documents.service.js';
 import { ProjectsService } from '../modules/projects/projects.service.js';
-import { isPlan, PLANS } from '../common/access/entitlements.js';
+import { isPlan, PLANS } from '../modules/tenancy/plans.js';
 import { TenancyService } from '../modules/tenancy/tenancy.service.js';
 import { CreateWebhookRequest } from '../modules/webhooks/dto/webhook.request.js';
 import { WebhooksService } from '../modules/webhooks/webhooks.service.js';

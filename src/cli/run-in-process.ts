@@ -16,8 +16,8 @@ export async function runInProcess(): Promise<void> {
       await showHelpWithout(process.argv, missing);
       return;
     }
-    const config = loadConfig({ ...process.env, WORKERS_ENABLED: 'false', SEED_DEMO: 'false' });
-    const release = await connectCliDatabase(config);
+    const given = loadConfig({ ...process.env, WORKERS_ENABLED: 'false', SEED_DEMO: 'false' });
+    const { config, release } = await connectCliDatabase(given);
     try {
       const app = await bootCommands(config, false);
       try {

@@ -15,9 +15,17 @@ import { PlatformKeyStrategy } from './platform-key.strategy.js';
 import { PlatformMetricsController } from './platform-metrics.controller.js';
 import { SharedServicesModule } from './shared-services.module.js';
 
-/** The platform API's routes, registered before the catch-all. */
-@Module({ controllers: [...PLATFORM_CONTROLLERS, PlatformMetricsController] })
-class PlatformRoutesModule {}
+/** The platform API's routes, registered before the catch-all, on the shared services. */
+@Module({})
+class PlatformRoutesModule {
+  static on(shared: DynamicModule): DynamicModule {
+    return {
+      module: PlatformRoutesModule,
+      imports: [shared],
+      controllers: [...PLATFORM_CONTROLLERS, PlatformMetricsController],
+    };
+  }
+}
 
 export interface PlatformApiModuleOptions {
   platform: HttpPlatform;
@@ -33,15 +41,17 @@ export interface PlatformApiModuleOptions {
 @Module({})
 export class PlatformApiModule {
   static register(config: AppConfig, options: PlatformApiModuleOptions): DynamicModule {
+    // one module instance: its providers are imported here and by the routes' module
+    const shared = SharedServicesModule.from(options.owner);
     return {
       module: PlatformApiModule,
       imports: [
         ConfigModule.register(config),
         LoggingModule.register(config, options.logDestination),
         HttpPlatformModule.register(options.platform),
-        SharedServicesModule.from(options.owner),
+        shared,
         PassportModule.register({ session: false }),
-        PlatformRoutesModule,
+        PlatformRoutesModule.on(shared),
         // keep last: its catch-all route must come after every real route
         NotFoundModule.register(options.platform),
       ],

@@ -1,4 +1,10 @@
-import { type DynamicModule, type INestApplication, Module, type Type } from '@nestjs/common';
+import {
+  type Abstract,
+  type DynamicModule,
+  type INestApplication,
+  Module,
+  type Type,
+} from '@nestjs/common';
 import { SHARED_SERVICES } from './shared-services.js';
 
 /** What the owning application runs; the platform application must not run it again. */
@@ -34,16 +40,16 @@ function borrowed<T extends object>(instance: T): T {
 
 /**
  * Hands the platform application the integration application's service instances
- * (`SHARED_SERVICES`). In preview mode (the OpenAPI export) no provider is made, so `owner` is
+ * (`SHARED_SERVICES`); the modules that use them import the one module `from` made. In preview mode (the OpenAPI export) no provider is made, so `owner` is
  * never asked.
  */
 @Module({})
 export class SharedServicesModule {
   static from(owner: INestApplication): DynamicModule {
-    const providers = SHARED_SERVICES.map((service: Type) => ({
+    const providers = SHARED_SERVICES.map((service: Type | Abstract<unknown>) => ({
       provide: service,
       useFactory: () => borrowed<object>(owner.get(service, { strict: false })),
     }));
-    return { module: SharedServicesModule, global: true, providers, exports: SHARED_SERVICES };
+    return { module: SharedServicesModule, providers, exports: SHARED_SERVICES };
   }
 }

@@ -1,4 +1,5 @@
-import type { Type } from '@nestjs/common';
+import type { Abstract, Type } from '@nestjs/common';
+import { TenantDirectory } from '../common/access/tenant-directory.js';
 import { AuditService } from '../modules/audit/audit.service.js';
 import { CredentialAdminService } from '../modules/auth/credential-admin.service.js';
 import { TenancyService } from '../modules/tenancy/tenancy.service.js';
@@ -14,7 +15,7 @@ import { ReviewQueueService } from '../modules/revisions/review-queue.service.js
  * themselves (one pool, one outbox, one set of caches), never copies. Add the services your
  * platform controllers inject.
  */
-export const SHARED_SERVICES: Type[] = [
+export const SHARED_SERVICES: Array<Type | Abstract<unknown>> = [
   PlatformKeysService,
   AuditService,
   MetricsService,
@@ -24,4 +25,5 @@ export const SHARED_SERVICES: Type[] = [
   EventFeedService,
   EventStreamHub,
   ContentService,
+  TenantDirectory,
 ];

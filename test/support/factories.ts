@@ -2,7 +2,7 @@ import { rememberSecret } from './secrets.js';
 import type { INestApplication } from '@nestjs/common';
 import { CredentialsService } from '../../src/modules/auth/credentials.service.js';
 import { SCOPES, type Scope } from '../../src/common/access/scopes.js';
-import type { Plan } from '../../src/common/access/entitlements.js';
+import type { Plan } from '../../src/modules/tenancy/plans.js';
 import { TenancyService } from '../../src/modules/tenancy/tenancy.service.js';
 
 let counter = 0;

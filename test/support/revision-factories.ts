@@ -2,7 +2,7 @@ import type { INestApplication } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { TenantTransactions } from '../../src/common/database/tenant-transactions.js';
 import { DocumentsService } from '../../src/modules/documents/documents.service.js';
-import type { Plan } from '../../src/common/access/entitlements.js';
+import type { Plan } from '../../src/modules/tenancy/plans.js';
 import { createCaller, type TestCaller } from './factories.js';
 import { type ApiResponse, call } from './http.js';
 import { createDocument, createProject } from './read-factories.js';

@@ -1,6 +1,7 @@
-export const PLANS = ['starter', 'professional', 'enterprise'] as const;
-export type Plan = (typeof PLANS)[number];
-
+/**
+ * The entitlement names routes require (`@Authorized`) and principals carry. Which plan grants
+ * which is the tenancy context's rule (src/modules/tenancy/plans.ts).
+ */
 export const ENTITLEMENTS = [
   'api.read',
   'api.revisions',
@@ -11,31 +12,6 @@ export const ENTITLEMENTS = [
 ] as const;
 export type Entitlement = (typeof ENTITLEMENTS)[number];
 
-/** What each plan grants before per-tenant additions and removals (docs/integrators/authentication.md). */
-export const PLAN_ENTITLEMENTS: Record<Plan, readonly Entitlement[]> = {
-  starter: ['api.read'],
-  professional: ['api.read', 'api.revisions', 'api.locks', 'auth.ip_allowlist'],
-  enterprise: ENTITLEMENTS, // every entitlement there is
-};
-
-export function isPlan(value: string): value is Plan {
-  return (PLANS as readonly string[]).includes(value);
-}
-
 export function isEntitlement(value: string): value is Entitlement {
   return (ENTITLEMENTS as readonly string[]).includes(value);
-}
-
-/** The plan's entitlements, plus the tenant's additions, minus its removals. */
-export function effectiveEntitlements(
-  plan: Plan,
-  overrides: ReadonlyArray<{ entitlement: string; granted: boolean }>,
-): Set<Entitlement> {
-  const result = new Set<Entitlement>(PLAN_ENTITLEMENTS[plan]);
-  for (const o of overrides) {
-    if (!isEntitlement(o.entitlement)) continue;
-    if (o.granted) result.add(o.entitlement);
-    else result.delete(o.entitlement);
-  }
-  return result;
 }

@@ -1,6 +1,5 @@
 import {
   type DynamicModule,
-  Global,
   Injectable,
   Logger,
   Module,
@@ -27,11 +26,21 @@ export class ListenNotice implements OnApplicationBootstrap {
 }
 
 /**
- * The database connection. `entities`: every entity of the application, one per table (src/entities.ts):
- * foreign keys name tables of other modules, whose entities must be known too.
+ * The database connection: imported once, by the application's (or the CLI's) root module.
+ * `entities`: every entity of the application, one per table (src/entities.ts): foreign keys name
+ * tables of other modules, whose entities must be known too.
  */
-@Global()
 @Module({})
+class DatabaseConnectionModule {}
+
+/**
+ * TenantTransactions and PageReads, on the connection `DatabaseModule.forRoot` opens: each module
+ * whose repositories or services use them imports this module (one instance, shared).
+ */
+@Module({
+  providers: [TenantTransactions, PageReads],
+  exports: [TenantTransactions, PageReads],
+})
 export class DatabaseModule {
   /**
    * Made once per process: TypeORM registers each data source name globally and warns (through
@@ -39,6 +48,7 @@ export class DatabaseModule {
    */
   private static root: { module: DynamicModule; entities: Entities } | undefined;
 
+  /** The connection, for the root module (TypeORM's own module makes the DataSource global). */
   static forRoot(entities: Entities): DynamicModule {
     if (DatabaseModule.root) {
       if (DatabaseModule.root.entities !== entities) {
@@ -47,7 +57,7 @@ export class DatabaseModule {
       return DatabaseModule.root.module;
     }
     const module: DynamicModule = {
-      module: DatabaseModule,
+      module: DatabaseConnectionModule,
       imports: [
         TypeOrmModule.forRootAsync({
           inject: [AppConfig],
@@ -64,8 +74,7 @@ export class DatabaseModule {
           }),
         }),
       ],
-      providers: [TenantTransactions, PageReads, ListenNotice],
-      exports: [TenantTransactions, PageReads],
+      providers: [ListenNotice],
     };
     DatabaseModule.root = { module, entities };
     return module;

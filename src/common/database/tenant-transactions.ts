@@ -1,15 +1,8 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import type { ClientBase as PgClient, QueryConfig } from 'pg';
-import type {
-  DataSource,
-  EntityManager,
-  EntityTarget,
-  ObjectLiteral,
-  QueryRunner,
-  Repository,
-} from 'typeorm';
+import type { QueryConfig } from 'pg';
+import type { DataSource, EntityManager, EntityTarget, ObjectLiteral, Repository } from 'typeorm';
 import { AppConfig } from '../config/app-config.js';
 import type { ColumnsHold, DriverRow, Held } from '../http/json-text.js';
 import {
@@ -19,41 +12,21 @@ import {
   type RowsHold,
 } from './opening-round-trip.js';
 import { driverStatementName } from './prepared-statements.js';
-import { PLATFORM_ROLE } from './schema-constants.js';
 import { timeoutStatements } from './statement-timeouts.js';
 import type { Batch, Sql, Statement } from './statement.js';
+import { pipelines, pooledConnection, type PooledConnection } from './transaction-connection.js';
+import { openTransaction } from './transaction-opening.js';
 import {
-  committed,
-  pipelines,
-  pooledConnection,
-  type PooledConnection,
-  rollback,
-} from './transaction-connection.js';
+  acrossJoined,
+  assertOpen,
+  invalidTenant,
+  isTenantId,
+  MAX_REOPEN,
+  runInScope,
+  type TransactionScope,
+} from './transaction-scope.js';
 
 export type { OpeningCheck };
-
-const isTenantId = (tenantId: number): boolean => Number.isSafeInteger(tenantId) && tenantId >= 1;
-const invalidTenant = (): Error => new Error('tenant transaction without a valid tenant id');
-const acrossJoined = (): Error =>
-  new Error('a cross-tenant read runs alone: nothing joins it and it joins nothing');
-
-/** Times one transaction may be reopened because an opening check found it stale (bursts). */
-const MAX_REOPEN = 3;
-
-interface TransactionScope {
-  /** TypeORM's manager bound to the transaction, created on first use. */
-  manager: () => EntityManager;
-  /** The connection it runs on. */
-  client: PgClient;
-  /** null: the owner role (system work), which sees every tenant. */
-  tenantId: number | null;
-  /** True in a `run` that joined a transaction opened further out: it cannot end it. */
-  joined: boolean;
-  /** A read-only transaction as PLATFORM_ROLE (`readAcrossTenants`): nothing may join it. */
-  across?: boolean;
-  /** Shared by the owner and every joined run: the COMMIT `queryAndCommit` sent, if any. */
-  end: { commit?: Promise<unknown> };
-}
 
 /**
  * The only way tenant data is touched. Opens (or joins) a transaction, drops to the application
@@ -199,7 +172,7 @@ export class TenantTransactions {
     assertOpen(scope);
     const result = scope.client.query(this.statement(statement));
     const commit = scope.client.query('COMMIT');
-    // awaited by inTransaction, which also sees its failure; never an unhandled rejection here
+    // awaited by runInScope, which also sees its failure; never an unhandled rejection here
     commit.catch(() => undefined);
     scope.end.commit = commit;
     return (await result).rows as R[];
@@ -257,6 +230,21 @@ export class TenantTransactions {
     return this.transaction(null, [], () => work(), true);
   }
 
+  /**
+   * A statement as the owner role: in the current system transaction (`runAsSystem`), else on the
+   * pool, never in a tenant's transaction (which runs as the application role). Administrator
+   * reads and writes (tenancy) use it, as `ownerManager` for entities.
+   */
+  async ownerQuery<R>(statement: Statement<R>): Promise<R[]> {
+    const scope = this.scope.getStore();
+    if (!scope || scope.tenantId !== null) {
+      return this.dataSource.query(statement.text, statement.values);
+    }
+    assertOpen(scope);
+    const result = await scope.client.query(this.statement(statement));
+    return result.rows as R[];
+  }
+
   /** The entity manager of the current transaction (or a plain one outside of any). */
   get manager(): EntityManager {
     const scope = this.scope.getStore();
@@ -285,79 +273,33 @@ export class TenantTransactions {
    * Opens a transaction in one round trip — for a tenant: `START; SET LOCAL ROLE; EXECUTE <pin
    * tenant>; EXECUTE <each of calls>` — and runs `work` with the rows of `calls` in it.
    */
-  private async transaction<T>(
+  private transaction<T>(
     tenantId: number | null,
     calls: readonly Sql[],
     work: (read: Rows[]) => Promise<T>,
     across = false,
   ): Promise<T> {
-    for (let attempt = 1; ; attempt++) {
-      const [client, release] = await this.connection();
-      let read: Rows[] = [];
-      let refreshes: Array<() => Promise<void>> = [];
-      if (tenantId === null) {
-        const opening = across
-          ? ['START TRANSACTION READ ONLY', ...this.opening, `SET LOCAL ROLE ${PLATFORM_ROLE}`]
-          : ['START TRANSACTION', ...this.opening];
-        try {
-          await client.query(opening.join('; '));
-        } catch (err) {
-          release(await rollback(client));
-          throw err;
-        }
-      } else {
-        const [pinned, ...rows] = await this.round.send(client, release, tenantId, calls, false);
-        refreshes = this.round.refreshes(pinned);
-        read = rows;
-      }
-      if (attempt <= MAX_REOPEN && refreshes.length > 0) {
-        // nothing done yet; the connection goes back first, since a refresh may need its own
-        release(await rollback(client));
-        for (const refresh of refreshes) await refresh();
-        continue;
-      }
-      return this.inTransaction(client, release, tenantId, () => work(read), across);
-    }
-  }
-
-  private async inTransaction<T>(
-    client: PgClient,
-    release: (broken?: unknown) => void,
-    tenantId: number | null,
-    work: () => Promise<T>,
-    across: boolean,
-  ): Promise<T> {
-    // TypeORM's view of this connection, made only when a query goes through it (the hot paths
-    // send SQL on the connection itself and never pay for a query runner and entity manager)
-    let runner: QueryRunner | undefined;
-    const manager = (): EntityManager => {
-      if (!runner) {
-        runner = this.dataSource.createQueryRunner();
-        // writable on TypeORM's query runners (the interface declares them read-only): the
-        // connection is ours, and a transaction is open, so save() and friends do not start one
-        Object.assign(runner, { databaseConnection: client, isTransactionActive: true });
-      }
-      return runner.manager;
+    const opener = {
+      connection: () => this.connection(),
+      opening: this.opening,
+      round: this.round,
     };
-    let broken: unknown;
-    const end: TransactionScope['end'] = {};
-    try {
-      const scope = { manager, client, tenantId, joined: false, end, across };
-      const result = await this.scope.run(scope, work);
-      await committed(end.commit ?? client.query('COMMIT'));
-      return result;
-    } catch (err) {
-      // a pipelined COMMIT is answered before the ROLLBACK below is: let it settle first
-      await end.commit?.catch(() => undefined);
-      broken = await rollback(client);
-      throw err;
-    } finally {
-      if (runner) {
-        Object.assign(runner, { isTransactionActive: false });
-        await runner.release();
-      }
-      release(broken);
-    }
+    return openTransaction(
+      opener,
+      tenantId,
+      calls,
+      (client, release, read) =>
+        runInScope(
+          this.scope,
+          this.dataSource,
+          client,
+          release,
+          tenantId,
+          () => work(read),
+          across,
+        ),
+      across,
+    );
   }
 
   /**
@@ -373,8 +315,4 @@ export class TenantTransactions {
   private connection(): Promise<PooledConnection> {
     return pooledConnection(this.dataSource);
   }
-}
-
-function assertOpen(scope: TransactionScope): void {
-  if (scope.end.commit) throw new Error('the transaction has committed: no statement may follow');
 }

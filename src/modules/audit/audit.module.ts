@@ -1,13 +1,15 @@
-import { Global, Module } from '@nestjs/common';
+import { Module } from '@nestjs/common';
+import { DatabaseModule } from '../../common/database/database.module.js';
 import { AuditInterceptor } from './audit.interceptor.js';
 import { AuditRepository } from './audit.repository.js';
 import { AuditService } from './audit.service.js';
-import { TenancyModule } from '../tenancy/tenancy.module.js';
 
-/** Global so any context can record decisions made outside HTTP (CLI, platform calls). */
-@Global()
+/**
+ * The audit trail. Imported by each module that records decisions (its services) or whose routes
+ * carry `@Audited` (the interceptor is made in the route's module).
+ */
 @Module({
-  imports: [TenancyModule],
+  imports: [DatabaseModule],
   providers: [AuditRepository, AuditService, AuditInterceptor],
   exports: [AuditService, AuditInterceptor],
 })

@@ -2,7 +2,7 @@ import { Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 import { TenantTransactions } from '../../common/database/tenant-transactions.js';
 import { outsideRequests } from '../../common/logging/background.js';
 import { ValidationFailedError } from '../../common/http/app-error.js';
-import { TenancyService } from '../tenancy/tenancy.service.js';
+import type { TenantDirectory } from '../../common/access/tenant-directory.js';
 import { Cursor, type CursorPage, type ListIdentity } from '../../common/pagination/cursor.js';
 import { type AuditFilter, type AuditOutcome, AuditRepository } from './audit.repository.js';
 
@@ -86,7 +86,6 @@ export class AuditService implements OnModuleDestroy {
   constructor(
     private readonly repository: AuditRepository,
     private readonly tx: TenantTransactions,
-    private readonly tenants: TenancyService,
   ) {}
 
   record(entry: AuditEntry): Promise<void> {
@@ -186,16 +185,19 @@ export class AuditService implements OnModuleDestroy {
    * API's `GET /audit` alike. With a tenant: in that tenant's transaction (row-level security
    * pinned to it); without: every tenant's lines and those of no tenant, through a read-only
    * transaction of the platform role. `cursor` is the `next_cursor` of the previous page of the
-   * same filter (400 `validation_failed` otherwise).
+   * same filter (400 `validation_failed` otherwise). `tenants`, from callers that take the tenant
+   * id from outside (CLI, platform API), answers 404 for an unknown `filter.tenantId`: the
+   * caller's, because tenancy builds on this context and not the other way round.
    */
   async list(
     filter: AuditFilter,
     limit: number,
     cursor?: string,
+    tenants?: TenantDirectory,
   ): Promise<CursorPage<AuditRecord>> {
     const since = filter.since === undefined ? undefined : instant('since', filter.since);
     const until = filter.until === undefined ? undefined : instant('until', filter.until);
-    if (filter.tenantId !== undefined) await this.tenants.view(filter.tenantId);
+    if (filter.tenantId !== undefined) await tenants?.assertExists(filter.tenantId);
     const identity = auditList(filter);
     const before = Cursor.decode(identity, cursor)?.[0] ?? null;
     const read = () => this.repository.page({ ...filter, since, until }, before, limit + 1);

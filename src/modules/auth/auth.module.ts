@@ -2,8 +2,10 @@ import { TokenRetention } from './token-retention.js';
 import { Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { PassportModule } from '@nestjs/passport';
-import { TypeOrmModule } from '@nestjs/typeorm';
 import { TenancyModule } from '../tenancy/tenancy.module.js';
+import { AuditModule } from '../audit/audit.module.js';
+import { BearerFailuresModule } from '../rate-limit/bearer-failures.module.js';
+import { DatabaseModule } from '../../common/database/database.module.js';
 import { ApiAuthGuard } from './auth.guard.js';
 import { BearerStrategy } from './bearer.strategy.js';
 import { BodyAdmissionService } from './body-admission.service.js';
@@ -13,17 +15,17 @@ import { CredentialAdminService } from './credential-admin.service.js';
 import { CredentialCache } from './credential-cache.js';
 import { CredentialFreshness } from './credential-freshness.js';
 import { CredentialsService } from './credentials.service.js';
-import { AccessToken } from './entities/access-token.entity.js';
-import { ApiClient } from './entities/api-client.entity.js';
-import { PersonalAccessToken } from './entities/personal-access-token.entity.js';
 import { OAuthController } from './oauth.controller.js';
 import { OAuthTokenService } from './token.service.js';
 
 @Module({
   imports: [
     PassportModule.register({ session: false }),
-    TypeOrmModule.forFeature([ApiClient, AccessToken, PersonalAccessToken]),
     TenancyModule,
+    // the token endpoint is audited
+    AuditModule,
+    BearerFailuresModule,
+    DatabaseModule,
   ],
   controllers: [OAuthController],
   providers: [

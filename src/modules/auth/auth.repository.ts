@@ -4,7 +4,7 @@ import type { DataSource } from 'typeorm';
 import { CREDENTIAL_GENERATION } from '../../common/database/schema-constants.js';
 import { fragment, sql, type Statement } from '../../common/database/statement.js';
 import { TenantTransactions } from '../../common/database/tenant-transactions.js';
-import type { Plan } from '../../common/access/entitlements.js';
+import type { Plan } from '../tenancy/plans.js';
 import { ApiClient } from './entities/api-client.entity.js';
 import { PersonalAccessToken } from './entities/personal-access-token.entity.js';
 

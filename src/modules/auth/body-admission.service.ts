@@ -4,7 +4,7 @@ import { bearerToken } from '../../common/http/bearer-header.js';
 import { CredentialsService } from './credentials.service.js';
 import { permits } from './authorization.js';
 import { RouteRequirements } from './route-requirements.js';
-import { TOKEN_BODY_LIMIT, TOKEN_ROUTE } from './token-route.js';
+import { TOKEN_BODY_LIMIT, TOKEN_ROUTE } from '../../common/http/token-route.js';
 import { countedAddress } from '../../common/http/client-address.js';
 
 /** The token endpoint's: read before authentication (it authenticates from it), forms too. */

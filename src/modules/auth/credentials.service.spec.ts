@@ -64,7 +64,9 @@ describe('CredentialsService.verifyClient does the same work whether the client 
       },
     };
     const repository = new AuthRepository(db as never, undefined as never);
-    service = new CredentialsService(repository, new MemoCache() as never);
+    // bearer look-ups only: client verification never goes through the failure limit
+    const failures = { lookUp: () => Promise.reject(new Error('not a bearer look-up')) };
+    service = new CredentialsService(repository, new MemoCache() as never, failures as never);
     digest.mockClear();
     digestsEqual.mockClear();
   });

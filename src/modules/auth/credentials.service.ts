@@ -1,6 +1,6 @@
-import { Injectable, Optional } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { digest, digestsEqual, isWellFormedToken, mintToken } from '../../common/crypto/tokens.js';
-import { effectiveEntitlements } from '../../common/access/entitlements.js';
+import { effectiveEntitlements } from '../tenancy/plans.js';
 import { AuthRepository, type PrincipalRow } from './auth.repository.js';
 import { CredentialCache } from './credential-cache.js';
 import { BearerFailuresService } from '../rate-limit/bearer-failures.service.js';
@@ -40,8 +40,7 @@ export class CredentialsService {
   constructor(
     private readonly repository: AuthRepository,
     private readonly cache: CredentialCache,
-    // absent in the CLI, which serves no HTTP (BearerFailuresModule)
-    @Optional() private readonly failures?: BearerFailuresService,
+    private readonly failures: BearerFailuresService,
   ) {}
 
   /** The answer each request's bearer credential got (`authenticate`'s `request`). */
@@ -94,9 +93,7 @@ export class CredentialsService {
     };
     const found = fresh
       ? await fromDatabase()
-      : await this.cache.get(key, () =>
-          this.failures ? this.failures.lookUp(caller, key, fromDatabase) : fromDatabase(),
-        );
+      : await this.cache.get(key, () => this.failures.lookUp(caller, key, fromDatabase));
     // an entry outlives its token by at most the cache age; the token's own expiry is exact
     return found && found.expiresAt > Date.now() ? found.principal : null;
   }

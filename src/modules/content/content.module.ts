@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { DatabaseModule } from '../../common/database/database.module.js';
 import { DocumentsModule } from '../documents/documents.module.js';
 import { ProjectsModule } from '../projects/projects.module.js';
 import { TenancyModule } from '../tenancy/tenancy.module.js';
@@ -9,7 +10,7 @@ import { ContentService } from './content.service.js';
  * its editing and the NDJSON import. Its HTTP routes are the platform API's (`platform/`).
  */
 @Module({
-  imports: [TenancyModule, ProjectsModule, DocumentsModule],
+  imports: [DatabaseModule, TenancyModule, ProjectsModule, DocumentsModule],
   providers: [ContentService],
   exports: [ContentService],
 })

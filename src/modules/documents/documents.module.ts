@@ -1,19 +1,13 @@
 import { Module } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
+import { DatabaseModule } from '../../common/database/database.module.js';
 import { OutboxModule } from '../webhooks/outbox/outbox.module.js';
 import { ProjectsModule } from '../projects/projects.module.js';
 import { DocumentsController } from './documents.controller.js';
 import { DocumentsService } from './documents.service.js';
 import { DocumentsRepository } from './documents.repository.js';
-import { DocumentVersion } from './entities/document-version.entity.js';
-import { DocumentEntity } from './entities/document.entity.js';
 
 @Module({
-  imports: [
-    TypeOrmModule.forFeature([DocumentEntity, DocumentVersion]),
-    OutboxModule,
-    ProjectsModule,
-  ],
+  imports: [DatabaseModule, OutboxModule, ProjectsModule],
   controllers: [DocumentsController],
   providers: [DocumentsService, DocumentsRepository],
   exports: [DocumentsService],

@@ -1,5 +1,5 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
-import { REVISION_STATUSES, type RevisionStatus } from '../revisions/revision-status.js';
+import { REVISION_STATUSES, type RevisionStatus } from './revision-status.js';
 import { EVENT_TYPES } from './event-types.js';
 
 /**

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { DatabaseModule } from '../../common/database/database.module.js';
 import { TenancyModule } from '../tenancy/tenancy.module.js';
 import { EventFeedRepository } from './feed/event-feed.repository.js';
 import { EventFeedService } from './feed/event-feed.service.js';
@@ -6,7 +7,7 @@ import { EventStreamHub } from './feed/event-stream-hub.js';
 
 /** Every tenant's events as a resumable feed, listed and streamed (the platform API's `/events`). */
 @Module({
-  imports: [TenancyModule],
+  imports: [DatabaseModule, TenancyModule],
   providers: [EventFeedRepository, EventFeedService, EventStreamHub],
   exports: [EventFeedService, EventStreamHub],
 })

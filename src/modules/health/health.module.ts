@@ -1,6 +1,11 @@
 import { Module } from '@nestjs/common';
+import { DatabaseModule } from '../../common/database/database.module.js';
 import { HealthController } from './health.controller.js';
 import { HealthRepository } from './health.repository.js';
 
-@Module({ controllers: [HealthController], providers: [HealthRepository] })
+@Module({
+  imports: [DatabaseModule],
+  controllers: [HealthController],
+  providers: [HealthRepository],
+})
 export class HealthModule {}

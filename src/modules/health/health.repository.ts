@@ -1,14 +1,14 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource } from 'typeorm';
+import { sql } from '../../common/database/statement.js';
+import { TenantTransactions } from '../../common/database/tenant-transactions.js';
 
 /** The readiness probe's one statement, on the pool, outside any tenant transaction. */
 @Injectable()
 export class HealthRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(private readonly tx: TenantTransactions) {}
 
   /** Resolves once the database answered a trivial query. */
   async ping(): Promise<void> {
-    await this.dataSource.query('SELECT 1');
+    await this.tx.ownerQuery(sql`SELECT 1`);
   }
 }

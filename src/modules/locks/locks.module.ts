@@ -1,4 +1,6 @@
 import { Module } from '@nestjs/common';
+import { DatabaseModule } from '../../common/database/database.module.js';
+import { AuditModule } from '../audit/audit.module.js';
 import { DocumentsModule } from '../documents/documents.module.js';
 import { OutboxModule } from '../webhooks/outbox/outbox.module.js';
 import { LockSweeper } from './lock-sweeper.js';
@@ -7,7 +9,7 @@ import { LocksRepository } from './locks.repository.js';
 import { LocksService } from './locks.service.js';
 
 @Module({
-  imports: [DocumentsModule, OutboxModule],
+  imports: [DatabaseModule, AuditModule, DocumentsModule, OutboxModule],
   controllers: [LocksController],
   providers: [LocksService, LocksRepository, LockSweeper],
   exports: [LocksService],

@@ -1,11 +1,13 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import type { AppConfig } from '../../common/config/app-config.js';
+import { DatabaseModule } from '../../common/database/database.module.js';
 import { MetricsController } from './metrics.controller.js';
 import { MetricsRepository } from './metrics.repository.js';
 import { MetricsService } from './metrics.service.js';
 
 /** Request timing is a hook of the HTTP platform, installed by app.setup.ts (route-label.ts). */
 @Module({
+  imports: [DatabaseModule],
   providers: [MetricsService, MetricsRepository],
   exports: [MetricsService],
 })

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource } from 'typeorm';
+import { sql } from '../../common/database/statement.js';
+import { TenantTransactions } from '../../common/database/tenant-transactions.js';
 
 /** The backlog of due deliveries. */
 export interface BacklogRow {
@@ -25,18 +25,17 @@ interface PgPoolCounts {
 
 /**
  * The scrape-time reads of the delivery figures: on the pool, outside any tenant transaction
- * (as the owner, across tenants), so every replica reports the same, whole-system numbers.
+ * (as the owner, across tenants: TenantTransactions.ownerQuery), so every replica reports the same, whole-system numbers.
  */
 @Injectable()
 export class MetricsRepository {
-  constructor(@InjectDataSource() private readonly db: DataSource) {}
+  constructor(private readonly tx: TenantTransactions) {}
 
   /** Send chains under a live lease (one attempt at a time each). */
   async attemptsInFlight(): Promise<number> {
-    const [row]: Array<{ n: string }> = await this.db.query(
-      `SELECT count(*) AS n FROM webhook_deliveries
-            WHERE status = 'sending' AND holds_slot AND lease_expires_at >= now()`,
-    );
+    const [row] = await this.tx.ownerQuery(sql<{ n: string }>`SELECT count(*) AS n
+      FROM webhook_deliveries
+      WHERE status = 'sending' AND holds_slot AND lease_expires_at >= now()`);
     return Number(row?.n ?? 0);
   }
 
@@ -62,29 +61,28 @@ export class MetricsRepository {
 
   /** Webhooks failing and still attempted (`active`), and paused for failing (`paused`). */
   async failingWebhooks(): Promise<{ active: number; paused: number }> {
-    const [row]: Array<{ active: string; paused: string }> = await this.db.query(
-      `SELECT count(*) FILTER (WHERE status = 'active' AND failing_since IS NOT NULL) AS active,
-                  count(*) FILTER (WHERE status = 'paused' AND status_reason = 'failing') AS paused
-             FROM webhooks`,
-    );
+    const [row] = await this.tx.ownerQuery(sql<{ active: string; paused: string }>`SELECT
+        count(*) FILTER (WHERE status = 'active' AND failing_since IS NOT NULL) AS active,
+        count(*) FILTER (WHERE status = 'paused' AND status_reason = 'failing') AS paused
+      FROM webhooks`);
     return { active: Number(row?.active ?? 0), paused: Number(row?.paused ?? 0) };
   }
 
   /** Deliveries counted by status (only the statuses that have any). */
   async deliveriesByStatus(): Promise<Array<{ status: string; n: number }>> {
-    const rows: Array<{ status: string; n: string }> = await this.db.query(
-      'SELECT status, count(*) AS n FROM webhook_deliveries GROUP BY status',
+    const rows = await this.tx.ownerQuery(
+      sql<{ status: string; n: string }>`SELECT status, count(*) AS n FROM webhook_deliveries
+        GROUP BY status`,
     );
     return rows.map((r) => ({ status: r.status, n: Number(r.n) }));
   }
 
   /** Deliveries due now and not yet attempted (webhook active), and the oldest one's age. */
   async backlog(): Promise<BacklogRow | undefined> {
-    const [row]: BacklogRow[] = await this.db.query(`
-          SELECT count(*) AS due,
-                 extract(epoch FROM now() - min(d.next_attempt_at))::float8 AS oldest_age_seconds
-          FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id AND w.status = 'active'
-          WHERE d.status IN ('queued', 'retry') AND d.next_attempt_at <= now()`);
+    const [row] = await this.tx.ownerQuery(sql<BacklogRow>`SELECT count(*) AS due,
+        extract(epoch FROM now() - min(d.next_attempt_at))::float8 AS oldest_age_seconds
+      FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id AND w.status = 'active'
+      WHERE d.status IN ('queued', 'retry') AND d.next_attempt_at <= now()`);
     return row;
   }
 }

@@ -13,7 +13,7 @@ import {
 import { ProjectFile } from './entities/project-file.entity.js';
 import { Project } from './entities/project.entity.js';
 import type { ProjectStatus } from './entities/project.entity.js';
-import type { NewProjectFile, ProjectFileView, ProjectView } from './projects.service.js';
+import type { NewProjectFile, ProjectFileView, ProjectView } from './projects.views.js';
 
 /** A project as its upsert returns it; `created` tells an insert from an update. */
 export interface ProjectUpsertRow {

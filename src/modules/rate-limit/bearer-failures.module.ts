@@ -1,12 +1,11 @@
-import { Global, Module } from '@nestjs/common';
+import { Module } from '@nestjs/common';
 import { BearerFailuresService } from './bearer-failures.service.js';
 import { RateLimitStoreModule } from './rate-limit-store.js';
 
 /**
- * The per-address limit of failed bearer look-ups, for the authentication module. Global and
- * imported by RateLimitModule only: the CLI, which serves no HTTP, builds AuthModule without it.
+ * The per-address limit of failed bearer look-ups, for the authentication module (which imports
+ * it). Its counter store is made on first use: the CLI, which serves no HTTP, looks nothing up.
  */
-@Global()
 @Module({
   imports: [RateLimitStoreModule],
   providers: [BearerFailuresService],

@@ -5,7 +5,7 @@ import { firstValueFrom, of, throwError } from 'rxjs';
 import type { AppConfig } from '../../common/config/app-config.js';
 import { OAuthError } from '../../common/http/oauth-error.js';
 import type { HttpPlatform, HttpRequest } from '../../common/http/platform/http-platform.js';
-import { TOKEN_ROUTE } from '../auth/token-route.js';
+import { TOKEN_ROUTE } from '../../common/http/token-route.js';
 import { callerKey, callerNetworkKey } from './caller-key.js';
 import { ClientAuthFailuresInterceptor } from './client-auth-failures.interceptor.js';
 import { MemoryThrottlerStorage } from './memory-throttler.storage.js';

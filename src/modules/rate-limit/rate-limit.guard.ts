@@ -7,7 +7,7 @@ import type {
 } from '../../common/http/platform/http-platform.js';
 import { HTTP_PLATFORM } from '../../common/http/platform/http-platform.module.js';
 import type { Principal } from '../../common/access/principal.js';
-import { TOKEN_ROUTE } from '../auth/token-route.js';
+import { TOKEN_ROUTE } from '../../common/http/token-route.js';
 import { RateLimitedError } from './rate-limited.error.js';
 import { callerKey } from './caller-key.js';
 import { countedAddress } from '../../common/http/client-address.js';

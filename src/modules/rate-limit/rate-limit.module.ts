@@ -4,7 +4,6 @@ import { ThrottlerModule } from '@nestjs/throttler';
 import { AppConfig } from '../../common/config/app-config.js';
 import type { HttpPlatform, HttpRequest } from '../../common/http/platform/http-platform.js';
 import { HTTP_PLATFORM } from '../../common/http/platform/http-platform.module.js';
-import { BearerFailuresModule } from './bearer-failures.module.js';
 import { ClientAuthFailuresInterceptor } from './client-auth-failures.interceptor.js';
 import { isTokenRequest, RateLimitGuard } from './rate-limit.guard.js';
 import { RateLimitStore, RateLimitStoreModule } from './rate-limit-store.js';
@@ -17,7 +16,6 @@ const MINUTE = 60_000;
  */
 @Module({
   imports: [
-    BearerFailuresModule,
     ThrottlerModule.forRootAsync({
       imports: [RateLimitStoreModule],
       inject: [AppConfig, RateLimitStore, HTTP_PLATFORM],

@@ -1,3 +1,2 @@
-/** The states of a candidate revision: part of the events' contract too. */
-export const REVISION_STATUSES = ['staged', 'accepted', 'rejected', 'superseded'] as const;
-export type RevisionStatus = (typeof REVISION_STATUSES)[number];
+/** The states of a candidate revision: defined by the events' contract, which carries them. */
+export { REVISION_STATUSES, type RevisionStatus } from '../events/revision-status.js';

@@ -1,5 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { DatabaseModule } from '../../common/database/database.module.js';
+import { AuditModule } from '../audit/audit.module.js';
 import { DocumentsModule } from '../documents/documents.module.js';
 import { OutboxModule } from '../webhooks/outbox/outbox.module.js';
 import { LocksModule } from '../locks/locks.module.js';
@@ -17,6 +19,8 @@ import { RevisionsService } from './revisions.service.js';
 @Module({
   imports: [
     TypeOrmModule.forFeature([ExternalRevision]),
+    DatabaseModule,
+    AuditModule,
     DocumentsModule,
     OutboxModule,
     LocksModule,

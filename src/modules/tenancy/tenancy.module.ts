@@ -1,13 +1,16 @@
 import { Module } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
-import { EntitlementOverride } from './entities/entitlement-override.entity.js';
-import { Tenant } from './entities/tenant.entity.js';
+import { TenantDirectory } from '../../common/access/tenant-directory.js';
+import { DatabaseModule } from '../../common/database/database.module.js';
 import { TenancyRepository } from './tenancy.repository.js';
 import { TenancyService } from './tenancy.service.js';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([Tenant, EntitlementOverride])],
-  providers: [TenancyRepository, TenancyService],
-  exports: [TenancyService],
+  imports: [DatabaseModule],
+  providers: [
+    TenancyRepository,
+    TenancyService,
+    { provide: TenantDirectory, useExisting: TenancyService },
+  ],
+  exports: [TenancyService, TenantDirectory],
 })
 export class TenancyModule {}

@@ -1,13 +1,14 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource, EntityManager } from 'typeorm';
 import { sql } from '../../common/database/statement.js';
 import { TenantTransactions } from '../../common/database/tenant-transactions.js';
-import { EntitlementOverride } from './entities/entitlement-override.entity.js';
-import { Tenant } from './entities/tenant.entity.js';
-import type { Entitlement, Plan } from '../../common/access/entitlements.js';
+import type { Entitlement } from '../../common/access/entitlements.js';
+import type { Plan } from './plans.js';
 
-export type TenantRow = Pick<Tenant, 'id' | 'name' | 'plan'>;
+export interface TenantRow {
+  id: number;
+  name: string;
+  plan: Plan;
+}
 
 /** A tenant as a page of the platform's tenant list shows it. */
 export interface TenantPageRow {
@@ -28,6 +29,12 @@ export interface TenantCountsRow {
   documents: number;
 }
 
+/** One of a tenant's additions (`granted`) or removals against its plan. */
+export interface OverrideRow {
+  entitlement: string;
+  granted: boolean;
+}
+
 /** One override to apply: `granted: null` removes it (back to the plan). */
 export interface OverrideChange {
   entitlement: Entitlement;
@@ -36,35 +43,29 @@ export interface OverrideChange {
 
 /**
  * Tenants and their entitlement overrides, as the owner role (administrator paths), in the
- * current system transaction if there is one (TenantTransactions.ownerManager).
+ * current system transaction if there is one (TenantTransactions.ownerQuery).
  */
 @Injectable()
 export class TenancyRepository {
-  constructor(
-    @InjectDataSource() private readonly db: DataSource,
-    private readonly tx: TenantTransactions,
-  ) {}
+  constructor(private readonly tx: TenantTransactions) {}
 
   /** Whether any tenant exists, across tenants (a first start seeds the demo when none does). */
   async anyTenant(): Promise<boolean> {
-    const rows: Array<{ exists: boolean }> = await this.db.query(
-      'SELECT EXISTS (SELECT 1 FROM tenants) AS exists',
+    const [row] = await this.tx.ownerQuery(
+      sql<{ exists: boolean }>`SELECT EXISTS (SELECT 1 FROM tenants) AS exists`,
     );
-    return rows[0]?.exists === true;
+    return row?.exists === true;
   }
 
   /** Every tenant, oldest first. */
   listTenants(): Promise<TenantRow[]> {
-    return this.tx.ownerManager
-      .getRepository(Tenant)
-      .find({ select: { id: true, name: true, plan: true }, order: { id: 'ASC' } });
+    return this.tx.ownerQuery(sql<TenantRow>`SELECT id, name, plan FROM tenants ORDER BY id`);
   }
 
   /** At most `limit` tenants after the id `after`, oldest first. */
   pageTenants(after: number, limit: number): Promise<TenantPageRow[]> {
-    const page = sql<TenantPageRow>`SELECT id, name, plan, created_at FROM tenants
-      WHERE id > ${after} ORDER BY id LIMIT ${limit}`;
-    return this.tx.ownerManager.query(page.text, page.values);
+    return this.tx.ownerQuery(sql<TenantPageRow>`SELECT id, name, plan, created_at FROM tenants
+      WHERE id > ${after} ORDER BY id LIMIT ${limit}`);
   }
 
   /**
@@ -74,7 +75,7 @@ export class TenancyRepository {
    * tenant's projects (their index is by project). Undefined for an unknown tenant.
    */
   async countsOf(tenantId: number): Promise<TenantCountsRow | undefined> {
-    const counts = sql<TenantCountsRow>`SELECT t.created_at,
+    const [row] = await this.tx.ownerQuery(sql<TenantCountsRow>`SELECT t.created_at,
         (SELECT count(*)::int FROM api_clients c WHERE c.tenant_id = t.id) AS clients,
         (SELECT count(*)::int FROM api_clients c WHERE c.tenant_id = t.id AND c.enabled)
           AS clients_enabled,
@@ -86,62 +87,62 @@ export class TenancyRepository {
         (SELECT count(*)::int FROM documents d
            WHERE d.project_id IN (SELECT p.id FROM projects p WHERE p.tenant_id = t.id))
           AS documents
-      FROM tenants t WHERE t.id = ${tenantId}`;
-    const rows: TenantCountsRow[] = await this.tx.ownerManager.query(counts.text, counts.values);
-    return rows[0];
+      FROM tenants t WHERE t.id = ${tenantId}`);
+    return row;
   }
 
   /** Whether the tenant exists (and now has `name`). In the current system transaction, if any. */
   async rename(tenantId: number, name: string): Promise<boolean> {
-    const result = await this.tx.ownerManager
-      .getRepository(Tenant)
-      .update({ id: tenantId }, { name });
-    return Boolean(result.affected);
+    const rows = await this.tx.ownerQuery(sql`UPDATE tenants SET name = ${name},
+      updated_at = CURRENT_TIMESTAMP WHERE id = ${tenantId} RETURNING id`);
+    return rows.length === 1;
   }
 
   /** Locks the tenant's row for the rest of the current transaction; whether it exists. */
   async lockTenant(tenantId: number): Promise<boolean> {
-    const lock = sql`SELECT id FROM tenants WHERE id = ${tenantId} FOR UPDATE`;
-    const rows: unknown[] = await this.tx.ownerManager.query(lock.text, lock.values);
+    const rows = await this.tx.ownerQuery(sql`SELECT id FROM tenants WHERE id = ${tenantId}
+      FOR UPDATE`);
     return rows.length === 1;
   }
 
   async insertTenant(name: string, plan: Plan): Promise<number> {
-    const tenant = await this.tx.ownerManager.getRepository(Tenant).save({ name, plan });
-    return tenant.id;
+    const [row] = await this.tx.ownerQuery(sql<{ id: number }>`INSERT INTO tenants (name, plan)
+      VALUES (${name}, ${plan}) RETURNING id`);
+    return row!.id;
   }
 
   /** Whether the tenant exists (and now has `plan`). */
   async updatePlan(tenantId: number, plan: Plan): Promise<boolean> {
-    const result = await this.tx.ownerManager
-      .getRepository(Tenant)
-      .update({ id: tenantId }, { plan });
-    return Boolean(result.affected);
+    const rows = await this.tx.ownerQuery(sql`UPDATE tenants SET plan = ${plan},
+      updated_at = CURRENT_TIMESTAMP WHERE id = ${tenantId} RETURNING id`);
+    return rows.length === 1;
   }
 
-  findTenant(tenantId: number): Promise<TenantRow | null> {
-    return this.tx.ownerManager.getRepository(Tenant).findOneBy({ id: tenantId });
+  async findTenant(tenantId: number): Promise<TenantRow | null> {
+    const [row] = await this.tx.ownerQuery(
+      sql<TenantRow>`SELECT id, name, plan FROM tenants WHERE id = ${tenantId}`,
+    );
+    return row ?? null;
   }
 
-  overridesOf(tenantId: number): Promise<EntitlementOverride[]> {
-    return this.tx.ownerManager.getRepository(EntitlementOverride).findBy({ tenantId });
+  overridesOf(tenantId: number): Promise<OverrideRow[]> {
+    return this.tx.ownerQuery(sql<OverrideRow>`SELECT entitlement, granted
+      FROM tenant_entitlement_overrides WHERE tenant_id = ${tenantId}`);
   }
 
   /** Applies the changes in order, in one transaction (the current system one, if any). */
   async changeOverrides(tenantId: number, changes: readonly OverrideChange[]): Promise<void> {
-    const apply = async (m: EntityManager): Promise<void> => {
-      for (const c of changes) {
-        if (c.granted === null) {
-          await m.delete(EntitlementOverride, { tenantId, entitlement: c.entitlement });
-        } else {
-          await m.upsert(
-            EntitlementOverride,
-            { tenantId, entitlement: c.entitlement, granted: c.granted },
-            ['tenantId', 'entitlement'],
-          );
-        }
+    await this.tx.runAsSystem(async () => {
+      for (const { entitlement, granted } of changes) {
+        await this.tx.ownerQuery(
+          granted === null
+            ? sql`DELETE FROM tenant_entitlement_overrides
+                WHERE tenant_id = ${tenantId} AND entitlement = ${entitlement}`
+            : sql`INSERT INTO tenant_entitlement_overrides (tenant_id, entitlement, granted)
+                VALUES (${tenantId}, ${entitlement}, ${granted})
+                ON CONFLICT (tenant_id, entitlement) DO UPDATE SET granted = EXCLUDED.granted`,
+        );
       }
-    };
-    await this.tx.runAsSystem(() => apply(this.tx.ownerManager));
+    });
   }
 }

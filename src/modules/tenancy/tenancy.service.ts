@@ -4,13 +4,9 @@ import {
   NotFoundError,
   ValidationFailedError,
 } from '../../common/http/app-error.js';
-import {
-  type Entitlement,
-  effectiveEntitlements,
-  ENTITLEMENTS,
-  isEntitlement,
-  type Plan,
-} from '../../common/access/entitlements.js';
+import { type Entitlement, ENTITLEMENTS, isEntitlement } from '../../common/access/entitlements.js';
+import { effectiveEntitlements, type Plan } from './plans.js';
+import { TenantDirectory } from '../../common/access/tenant-directory.js';
 import { TenantTransactions } from '../../common/database/tenant-transactions.js';
 import { Cursor, type CursorPage, type ListIdentity } from '../../common/pagination/cursor.js';
 import { type OverrideChange, TenancyRepository, type TenantRow } from './tenancy.repository.js';
@@ -113,7 +109,7 @@ export function entitlementChangesOf(changes: EntitlementChanges): OverrideChang
  * platform API call these same methods), owner role.
  */
 @Injectable()
-export class TenancyService {
+export class TenancyService implements TenantDirectory {
   private readonly changeListeners: Array<() => void> = [];
 
   constructor(
@@ -196,6 +192,11 @@ export class TenancyService {
     const tenant = await this.requireTenant(tenantId);
     const overrides = await this.repository.overridesOf(tenantId);
     return effectiveEntitlements(tenant.plan, overrides);
+  }
+
+  /** Throws 404 `not_found` (tenant) unless the tenant exists (TenantDirectory). */
+  async assertExists(tenantId: number): Promise<void> {
+    await this.requireTenant(tenantId);
   }
 
   async view(tenantId: number): Promise<TenantView> {

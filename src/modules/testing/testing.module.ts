@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { DatabaseModule } from '../../common/database/database.module.js';
 import { TenancyModule } from '../tenancy/tenancy.module.js';
 import { OutboxModule } from '../webhooks/outbox/outbox.module.js';
 import { TestingRepository } from './testing.repository.js';
@@ -6,7 +7,7 @@ import { TestingService } from './testing.service.js';
 
 /** The testing kit's service-side commands (`testing reset`, `testing emit`). */
 @Module({
-  imports: [OutboxModule, TenancyModule],
+  imports: [DatabaseModule, OutboxModule, TenancyModule],
   providers: [TestingRepository, TestingService],
   exports: [TestingService],
 })

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
+import { empty, fragment, join, type Sql, sql } from '../../common/database/statement.js';
 
 /**
  * Tables a reset leaves: `tenants` (ids stay valid, so a suite's audit trail still names them),
@@ -22,18 +23,16 @@ export class TestingRepository {
    * once: a table a later migration adds is emptied too, without a list to keep in step.
    */
   tenantTables(): Promise<string[]> {
+    const tables = sql<{ name: string }>`SELECT c.relname AS name
+        FROM pg_attribute a
+        JOIN pg_class c ON c.oid = a.attrelid
+       WHERE c.relnamespace = current_schema()::regnamespace
+         AND c.relkind IN ('r', 'p')
+         AND a.attname = 'tenant_id' AND NOT a.attisdropped
+         AND c.relname <> ALL (${KEPT})
+       ORDER BY 1`;
     return (this.tables ??= this.db
-      .query(
-        `SELECT c.relname AS name
-           FROM pg_attribute a
-           JOIN pg_class c ON c.oid = a.attrelid
-          WHERE c.relnamespace = current_schema()::regnamespace
-            AND c.relkind IN ('r', 'p')
-            AND a.attname = 'tenant_id' AND NOT a.attisdropped
-            AND c.relname <> ALL ($1)
-          ORDER BY 1`,
-        [KEPT],
-      )
+      .query(tables.text, tables.values)
       .then((rows: Array<{ name: string }>) => rows.map((r) => r.name)));
   }
 
@@ -52,20 +51,18 @@ export class TestingRepository {
     tables: readonly string[],
     tenantIds: readonly number[] | 'all',
   ): Promise<void> {
-    const where = tenantIds === 'all' ? '' : ' WHERE tenant_id = ANY ($1::int[])';
+    const where: Sql =
+      tenantIds === 'all' ? empty : sql` WHERE tenant_id = ANY (${tenantIds}::int[])`;
     const deletes = tables
       .filter((t) => t !== COUNTED_BY_TRIGGER)
-      .map((t, i) => `d${i} AS (DELETE FROM ${identifier(t)}${where})`);
+      .map((t, i) => sql`${fragment(`d${i}`)} AS (DELETE FROM ${identifier(t)}${where})`);
+    const lock = sql`LOCK TABLE ${join(tables.map(identifier), ', ')} IN SHARE ROW EXCLUSIVE MODE`;
+    const reset = sql`WITH ${join(deletes, ', ')} SELECT 1`;
     for (let attempt = 1; ; attempt++) {
       try {
         await this.db.transaction(async (m) => {
-          await m.query(
-            `LOCK TABLE ${tables.map(identifier).join(', ')} IN SHARE ROW EXCLUSIVE MODE`,
-          );
-          await m.query(
-            `WITH ${deletes.join(', ')} SELECT 1`,
-            tenantIds === 'all' ? [] : [tenantIds],
-          );
+          await m.query(lock.text, lock.values);
+          await m.query(reset.text, reset.values);
         });
         return;
       } catch (err) {
@@ -81,6 +78,6 @@ const MAX_ATTEMPTS = 5;
 const COUNTED_BY_TRIGGER = 'project_counts';
 
 /** A table name read from the catalog, quoted. */
-function identifier(name: string): string {
-  return `"${name.replaceAll('"', '""')}"`;
+function identifier(name: string): Sql {
+  return fragment(`"${name.replaceAll('"', '""')}"`);
 }

@@ -3,6 +3,8 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AppConfig } from '../../common/config/app-config.js';
 import { SecretBox } from '../../common/crypto/secret-box.js';
+import { DatabaseModule } from '../../common/database/database.module.js';
+import { AuditModule } from '../audit/audit.module.js';
 import { OutboxModule } from './outbox/outbox.module.js';
 import { MetricsModule } from '../metrics/metrics.module.js';
 import { DeliveriesController } from './deliveries.controller.js';
@@ -22,6 +24,8 @@ import { WebhooksService } from './webhooks.service.js';
 
 @Module({
   imports: [
+    DatabaseModule,
+    AuditModule,
     OutboxModule,
     MetricsModule,
     TypeOrmModule.forFeature([WebhookEntity, WebhookDeliveryEntity, WebhookDeliveryAttemptEntity]),

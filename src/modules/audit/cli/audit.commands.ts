@@ -8,7 +8,7 @@ import {
   tenantOption,
 } from '../../../common/cli/cli-options.js';
 import { AppConfig } from '../../../common/config/app-config.js';
-import { TenancyService } from '../../tenancy/tenancy.service.js';
+import { TenantDirectory } from '../../../common/access/tenant-directory.js';
 import { AuditService } from '../audit.service.js';
 
 interface AuditListOptions {
@@ -20,7 +20,10 @@ interface AuditListOptions {
 @SubCommand({ name: 'list', description: "a tenant's audit trail, newest first" })
 @CliOptions(tenantOption(), { flags: '--limit <n>', description: '1..10000, default 100' })
 export class AuditListCommand extends ResultCommand<AuditListOptions> {
-  constructor(private readonly audit: AuditService) {
+  constructor(
+    private readonly audit: AuditService,
+    private readonly tenants: TenantDirectory,
+  ) {
     super();
   }
 
@@ -28,7 +31,12 @@ export class AuditListCommand extends ResultCommand<AuditListOptions> {
     const tenant = requiredOption('tenant', o.tenant);
     const limit = optionalPositiveInt('limit', o.limit) ?? 100;
     if (limit > 10_000) throw new UsageError('--limit must be at most 10000');
-    const page = await this.audit.list({ tenantId: positiveInt('tenant', tenant) }, limit);
+    const page = await this.audit.list(
+      { tenantId: positiveInt('tenant', tenant) },
+      limit,
+      undefined,
+      this.tenants,
+    );
     return { data: page.data };
   }
 }
@@ -83,7 +91,7 @@ interface AuditPruneOptions {
 export class AuditPruneCommand extends ResultCommand<AuditPruneOptions> {
   constructor(
     private readonly audit: AuditService,
-    private readonly tenants: TenancyService,
+    private readonly tenants: TenantDirectory,
     private readonly config: AppConfig,
   ) {
     super();
@@ -92,7 +100,7 @@ export class AuditPruneCommand extends ResultCommand<AuditPruneOptions> {
   protected async result(o: AuditPruneOptions): Promise<object> {
     const before = parsePruneBound(requiredOption('before', o.before), new Date());
     const tenantId = optionalPositiveInt('tenant', o.tenant) ?? null;
-    if (tenantId !== null) await this.tenants.view(tenantId);
+    if (tenantId !== null) await this.tenants.assertExists(tenantId);
     const deleted = await this.audit.prune(before, tenantId, this.config.RETENTION_BATCH_SIZE);
     return { deleted, before: before.toISOString() };
   }

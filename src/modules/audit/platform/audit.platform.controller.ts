@@ -1,5 +1,6 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { TenantDirectory } from '../../../common/access/tenant-directory.js';
 import { ApiProblemResponses } from '../../../common/http/api-problem-responses.js';
 import { PlatformAuthorized } from '../../platform-keys/platform-access.js';
 import { AuditService } from '../audit.service.js';
@@ -9,7 +10,10 @@ import { AuditListResponse } from './dto/audit.response.js';
 @ApiTags('audit')
 @Controller('audit')
 export class AuditPlatformController {
-  constructor(private readonly audit: AuditService) {}
+  constructor(
+    private readonly audit: AuditService,
+    private readonly tenants: TenantDirectory,
+  ) {}
 
   @Get()
   @PlatformAuthorized('platform:audit')
@@ -31,6 +35,6 @@ export class AuditPlatformController {
   )
   list(@Query() q: AuditListQuery): Promise<AuditListResponse> {
     const { limit, cursor, ...filter } = q;
-    return this.audit.list(filter, limit, cursor);
+    return this.audit.list(filter, limit, cursor, this.tenants);
   }
 }

@@ -11,13 +11,8 @@ import {
   requiredText,
   tenantOption,
 } from '../../../common/cli/cli-options.js';
-import {
-  type Entitlement,
-  isEntitlement,
-  isPlan,
-  type Plan,
-  PLANS,
-} from '../../../common/access/entitlements.js';
+import { type Entitlement, isEntitlement } from '../../../common/access/entitlements.js';
+import { isPlan, type Plan, PLANS } from '../plans.js';
 import { TenancyService } from '../tenancy.service.js';
 
 interface TenantOptions {

@@ -4,7 +4,7 @@ import {
   IdColumn,
   UpdatedAtColumn,
 } from '../../../common/database/entity-columns.js';
-import type { Plan } from '../../../common/access/entitlements.js';
+import type { Plan } from '../plans.js';
 
 @Entity('tenants')
 @Check('tenants_name_check', 'length(name) BETWEEN 1 AND 200')

@@ -13,12 +13,8 @@ import {
   ValidateIf,
   ValidateNested,
 } from 'class-validator';
-import {
-  ENTITLEMENTS,
-  type Entitlement,
-  PLANS,
-  type Plan,
-} from '../../../../common/access/entitlements.js';
+import { ENTITLEMENTS, type Entitlement } from '../../../../common/access/entitlements.js';
+import { PLANS, type Plan } from '../../plans.js';
 import { TENANT_NAME_MAX } from '../../tenancy.service.js';
 
 /** Present means validated: null is refused like any other wrong type. */

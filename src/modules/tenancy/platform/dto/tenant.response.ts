@@ -1,10 +1,6 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
-import {
-  ENTITLEMENTS,
-  type Entitlement,
-  PLANS,
-  type Plan,
-} from '../../../../common/access/entitlements.js';
+import { ENTITLEMENTS, type Entitlement } from '../../../../common/access/entitlements.js';
+import { PLANS, type Plan } from '../../plans.js';
 import { CursorPageResponse } from '../../../../common/pagination/page.response.js';
 
 @ApiSchema({ name: 'TenantListItemView' })
