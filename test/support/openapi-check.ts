@@ -77,8 +77,21 @@ interface Match {
   params: Record<string, string>;
 }
 
+/** Which document each listening test server serves, by origin (`startTestApp` registers them). */
+const servers = new Map<string, 'integration' | 'platform'>();
+
+export function registerServer(baseUrl: string, api: 'integration' | 'platform'): void {
+  servers.set(new URL(baseUrl).origin, api);
+}
+
 function findOperation(method: string, url: URL): Match | undefined {
-  const d = DOCUMENTS.find((x) => url.pathname.startsWith(x.prefix));
+  const api = servers.get(url.origin);
+  // a server serves its own document only: the other one's paths are unknown routes there
+  const d = DOCUMENTS.find(
+    (x) =>
+      url.pathname.startsWith(x.prefix) &&
+      (api === undefined || (api === 'platform') === (x.prefix === '/platform/v1/')),
+  );
   if (!d) return undefined;
   const candidates: Match[] = [];
   for (const [template, item] of Object.entries(d.doc.paths as Json)) {
