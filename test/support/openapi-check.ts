@@ -124,7 +124,15 @@ function scalar(schema: Json | undefined, value: string): unknown {
   return value;
 }
 
-function checkRequest(match: Match, method: string, url: URL, body: unknown, key: string): void {
+function checkRequest(
+  match: Match,
+  method: string,
+  url: URL,
+  body: unknown,
+  key: string,
+  headers: Record<string, string> = {},
+): void {
+  const sent = new Map(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
   for (const p of (match.operation.parameters ?? []) as Json[]) {
     const schema = p.schema as Json | undefined;
     if (!schema) continue;
@@ -137,6 +145,10 @@ function checkRequest(match: Match, method: string, url: URL, body: unknown, key
         schema.type === 'array'
           ? [all.map((v) => scalar(schema.items, v))]
           : all.map((v) => scalar(schema, v));
+    } else if (p.in === 'header') {
+      const value = sent.get(String(p.name).toLowerCase());
+      if (value === undefined) continue;
+      values = [scalar(schema, value)];
     } else continue;
     const fn = validator(ajv, match.id, schema, `${key} param ${p.name}`);
     for (const v of values)
@@ -180,6 +192,7 @@ export interface CheckedExchange {
   method: string;
   url: string;
   requestBody: unknown;
+  requestHeaders?: Record<string, string>;
   status: number;
   headers: Headers;
   body: unknown;
@@ -197,7 +210,9 @@ export function checkAgainstDocument(x: CheckedExchange): void {
     responses[`${String(x.status)[0]}XX`] ??
     responses.default) as Json | undefined;
   if (!response) fail(`undocumented status ${x.status}`, match, x.method, x.body);
-  if (x.status >= 200 && x.status < 300) checkRequest(match, x.method, url, x.requestBody, key);
+  if (x.status >= 200 && x.status < 300) {
+    checkRequest(match, x.method, url, x.requestBody, key, x.requestHeaders);
+  }
   checkHeaders(match, x.method, response, x.headers, `${key} ${x.status}`);
   if (x.text === '' || x.method === 'HEAD') return;
   const mediaType = (x.headers.get('content-type') ?? '').split(';')[0]!.trim();
@@ -213,4 +228,25 @@ export function checkAgainstDocument(x: CheckedExchange): void {
   if (!documented.schema || !mediaType.endsWith('json')) return;
   const fn = validator(strictAjv, match.id, documented.schema, `${key} ${x.status} ${mediaType}`);
   if (!fn(x.body)) fail(`${x.status} body does not match its schema`, match, x.method, fn.errors);
+}
+
+/**
+ * Why the document refuses a request (its parameters, headers and JSON body), or null when it
+ * accepts it: for the negative cases the service must refuse alike.
+ */
+export function documentRefusal(
+  method: string,
+  url: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): string | null {
+  const parsed = new URL(url);
+  const match = findOperation(method, parsed);
+  if (!match) throw new Error(`no operation ${method} ${parsed.pathname} in the documents`);
+  try {
+    checkRequest(match, method, parsed, body, `${method} ${match.template}`, headers);
+    return null;
+  } catch (err) {
+    return err instanceof Error ? err.message : String(err);
+  }
 }
