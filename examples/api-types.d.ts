@@ -726,7 +726,7 @@ export interface components {
             /** @example Validation failed */
             title: string;
             /**
-             * Format: int64
+             * Format: int32
              * @description The HTTP status, repeated.
              * @example 400
              */

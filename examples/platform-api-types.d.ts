@@ -410,7 +410,7 @@ export interface components {
             /** @example Validation failed */
             title: string;
             /**
-             * Format: int64
+             * Format: int32
              * @description The HTTP status, repeated.
              * @example 400
              */

@@ -137,9 +137,11 @@ export const ProblemDetailsSchema = {
         },
         status: {
             type: 'integer',
+            minimum: 400,
+            maximum: 599,
             example: 400,
             description: 'The HTTP status, repeated.',
-            format: 'int64'
+            format: 'int32'
         },
         detail: {
             type: 'string',
