@@ -24,33 +24,79 @@ const DOCUMENTS: Array<{ prefix: string; id: string; doc: Json }> = [
   },
 ];
 
+/** ajv's `discriminator` takes the property name and finds each branch's value itself. */
 function load(file: string): Json {
-  return JSON.parse(readFileSync(join(root, file), 'utf8')) as Json;
+  return JSON.parse(readFileSync(join(root, file), 'utf8'), (key, value: unknown) =>
+    key === 'discriminator' ? { propertyName: (value as Json).propertyName } : value,
+  ) as Json;
 }
 
-/** Closes every object schema that names its properties and says nothing of others. */
-function closed(schema: unknown): unknown {
-  if (Array.isArray(schema)) return schema.map(closed);
+/** The component names a document refers to from inside an `allOf` (its parts, at any depth). */
+function composedParts(doc: unknown, inAllOf = false, out = new Set<string>()): Set<string> {
+  if (Array.isArray(doc)) for (const v of doc) composedParts(v, inAllOf, out);
+  else if (doc && typeof doc === 'object') {
+    for (const [k, v] of Object.entries(doc)) {
+      if (k === '$ref' && inAllOf && typeof v === 'string') out.add(v.split('/').pop()!);
+      else composedParts(v, inAllOf || k === 'allOf', out);
+    }
+  }
+  return out;
+}
+
+/**
+ * Closes every object schema that names its properties and says nothing of others. A part of an
+ * `allOf` stays open (its siblings evaluate the other properties); the `allOf` is closed instead,
+ * and `unevaluatedProperties` there sees what every part evaluated.
+ */
+function closed(
+  schema: unknown,
+  open: ReadonlySet<string> = new Set(),
+  name = '',
+  part = false,
+): unknown {
+  if (Array.isArray(schema)) return schema.map((v) => closed(v, open, '', part));
   if (!schema || typeof schema !== 'object') return schema;
   const out: Json = {};
   for (const [k, v] of Object.entries(schema)) {
-    out[k] = k === 'example' || k === 'examples' ? v : closed(v);
+    out[k] = k === 'example' || k === 'examples' ? v : closed(v, open, '', k === 'allOf');
   }
-  if (out.properties && !('additionalProperties' in out) && !('unevaluatedProperties' in out)) {
+  const closable = out.allOf || (out.properties && !part && !open.has(name));
+  if (closable && !('additionalProperties' in out) && !('unevaluatedProperties' in out)) {
     out.unevaluatedProperties = false;
   }
   return out;
 }
 
+function closedComponents(doc: Json): Json {
+  const open = composedParts(doc);
+  const schemas = Object.fromEntries(
+    Object.entries((doc.components?.schemas ?? {}) as Json).map(([n, v]) => [
+      n,
+      closed(v, open, n),
+    ]),
+  );
+  return { ...doc.components, schemas };
+}
+
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
-const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: true });
+const ajv = new Ajv2020({
+  strict: false,
+  allErrors: true,
+  validateFormats: true,
+  discriminator: true,
+});
 addFormats(ajv);
-const strictAjv = new Ajv2020({ strict: false, allErrors: true, validateFormats: true });
+const strictAjv = new Ajv2020({
+  strict: false,
+  allErrors: true,
+  validateFormats: true,
+  discriminator: true,
+});
 addFormats(strictAjv);
 for (const { id, doc } of DOCUMENTS) {
   // requests against the document as published, answers against its closed reading
   ajv.addSchema({ $id: id, components: doc.components }, id);
-  strictAjv.addSchema({ $id: id, components: closed(doc.components) }, id);
+  strictAjv.addSchema({ $id: id, components: closedComponents(doc) }, id);
 }
 
 const compiled = new Map<string, ValidateFunction>();
@@ -112,7 +158,7 @@ function findOperation(method: string, url: URL): Match | undefined {
 
 function fail(what: string, match: Match, method: string, detail: unknown): never {
   throw new Error(
-    `OpenAPI: ${what} (${method} ${match.template} ${match.operation.operationId}): ${JSON.stringify(detail, null, 1).slice(0, 1500)}`,
+    `OpenAPI: ${what} (${method} ${match.template} ${match.operation.operationId}): ${JSON.stringify(detail, null, 1).slice(0, 4000)}`,
   );
 }
 
@@ -143,7 +189,8 @@ function checkRequest(
       if (all.length === 0) continue;
       values =
         schema.type === 'array'
-          ? [all.map((v) => scalar(schema.items, v))]
+          ? // repeated (the document's form style) or comma-separated, as the service reads them
+            [all.flatMap((v) => v.split(',')).map((v) => scalar(schema.items, v))]
           : all.map((v) => scalar(schema, v));
     } else if (p.in === 'header') {
       const value = sent.get(String(p.name).toLowerCase());
