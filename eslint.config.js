@@ -22,7 +22,13 @@ export default tseslint.config(
     ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.data/**', 'eslint.config.js'],
   },
   // a consumer's own project (CommonJS jest, its own install), run by test/package.e2e-spec.ts
-  { ignores: ['examples/platform-jest-suite/**', 'test/fixtures/type-consumers/**'] },
+  {
+    ignores: [
+      'examples/platform-jest-suite/**',
+      'examples/generated-client/**',
+      'test/fixtures/type-consumers/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

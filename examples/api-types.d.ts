@@ -666,6 +666,7 @@ export interface components {
              */
             client_secret?: string;
             /**
+             * Format: int32
              * @description Lifetime of the token in seconds.
              * @default 3600
              * @example 3600
@@ -686,6 +687,7 @@ export interface components {
              */
             token_type: "Bearer";
             /**
+             * Format: int64
              * @description Seconds until the token expires.
              * @example 3600
              */
@@ -724,6 +726,7 @@ export interface components {
             /** @example Validation failed */
             title: string;
             /**
+             * Format: int32
              * @description The HTTP status, repeated.
              * @example 400
              */
@@ -753,11 +756,13 @@ export interface components {
              */
             entitlement?: string;
             /**
+             * Format: int32
              * @description With `version_conflict` only: the base the request was staged against.
              * @example 41
              */
             base_version_id?: number;
             /**
+             * Format: int32
              * @description With `version_conflict` only: the document's current version.
              * @example 42
              */
@@ -770,7 +775,10 @@ export interface components {
             expires_at?: string;
         };
         WebhookView: {
-            /** @example 12 */
+            /**
+             * Format: int32
+             * @example 12
+             */
             webhookId: number;
             /** @example ERP sync */
             name: string;
@@ -810,6 +818,7 @@ export interface components {
             /** @example ERP sync */
             name: string;
             /**
+             * Format: uri
              * @description Absolute `https` URL without user-info (`http` only when the server sets `WEBHOOK_ALLOW_HTTP=true`). At delivery time its resolved address must be public (no loopback, private, link-local, CGNAT, multicast).
              * @example https://erp.example.com/hooks/grc
              */
@@ -824,7 +833,10 @@ export interface components {
             events: ("external_revision.staged" | "external_revision.accepted" | "external_revision.rejected" | "external_revision.superseded" | "document.version_created" | "document.checked_out" | "document.checked_in" | "document.lock_expired" | "*")[];
         };
         CreatedWebhookView: {
-            /** @example 12 */
+            /**
+             * Format: int32
+             * @example 12
+             */
             webhookId: number;
             /** @example ERP sync */
             name: string;
@@ -861,6 +873,7 @@ export interface components {
             /** @example ERP sync (EU) */
             name?: string;
             /**
+             * Format: uri
              * @description As on creation: absolute `https` URL without user-info, a public address at delivery time. Deliveries not yet sent go to the new URL; one being sent at this moment finishes on the old one.
              * @example https://erp-eu.example.com/hooks/grc
              */
@@ -875,6 +888,7 @@ export interface components {
         };
         RotateWebhookSecretDto: {
             /**
+             * Format: int32
              * @description How long the replaced secret still signs deliveries (next to the new one), in seconds; 0 retires it at once. At most 7 days.
              * @default 86400
              * @example 86400
@@ -882,7 +896,10 @@ export interface components {
             grace_period_seconds?: number;
         };
         RotatedSecretView: {
-            /** @example 12 */
+            /**
+             * Format: int32
+             * @example 12
+             */
             webhookId: number;
             /**
              * @description The new signing secret. Returned only in this response; store it in a secret store.
@@ -897,6 +914,7 @@ export interface components {
         };
         TestEventView: {
             /**
+             * Format: int32
              * @description Listed with the deliveries (`GET /webhook-deliveries`).
              * @example 982
              */
@@ -915,9 +933,15 @@ export interface components {
             status: "active" | "paused" | "revoked";
         };
         DeliveryView: {
-            /** @example 981 */
+            /**
+             * Format: int32
+             * @example 981
+             */
             deliveryId: number;
-            /** @example 12 */
+            /**
+             * Format: int32
+             * @example 12
+             */
             webhookId: number;
             /**
              * @description Also the `webhook-id` header.
@@ -932,7 +956,10 @@ export interface components {
              * @enum {string}
              */
             status: "queued" | "sending" | "succeeded" | "retry" | "failed" | "cancelled";
-            /** @example 1 */
+            /**
+             * Format: int64
+             * @example 1
+             */
             attempts: number;
             /** @example 2026-11-22T10:00:01.000Z */
             last_attempt_at: string | null;
@@ -941,7 +968,10 @@ export interface components {
              * @example 2026-11-22T10:00:01.000Z
              */
             next_attempt_at: string | null;
-            /** @example 200 */
+            /**
+             * Format: int32
+             * @example 200
+             */
             last_response_status: number | null;
             /** @example null */
             last_error: string | null;
@@ -958,15 +988,20 @@ export interface components {
         };
         DeliveryAttemptView: {
             /**
+             * Format: int64
              * @description The attempt number, from 1, in the order they started.
              * @example 1
              */
             attempt: number;
             /** @example 2026-11-22T10:00:01.000Z */
             started_at: string;
-            /** @example 83 */
+            /**
+             * Format: int64
+             * @example 83
+             */
             duration_ms: number;
             /**
+             * Format: int32
              * @description The HTTP status the receiver answered; null when no response arrived.
              * @example 500
              */
@@ -986,7 +1021,10 @@ export interface components {
             data: components["schemas"]["DeliveryAttemptView"][];
         };
         ReplayView: {
-            /** @example 981 */
+            /**
+             * Format: int32
+             * @example 981
+             */
             deliveryId: number;
             /**
              * @example queued
@@ -996,6 +1034,7 @@ export interface components {
         };
         CheckoutRequestDto: {
             /**
+             * Format: int32
              * @description How long the lock lives, in whole minutes.
              * @default 30
              * @example 60
@@ -1003,7 +1042,10 @@ export interface components {
             ttl_minutes?: number;
         };
         CheckoutResponseDto: {
-            /** @example 42 */
+            /**
+             * Format: int32
+             * @example 42
+             */
             documentId: number;
             /**
              * @description One-time lock token, returned only here and stored only as a digest. Send it as the `Lock-Token` header when staging a revision and as `lock_token` to check the document in.
@@ -1024,7 +1066,10 @@ export interface components {
             lock_token: string;
         };
         CheckinResponseDto: {
-            /** @example 42 */
+            /**
+             * Format: int32
+             * @example 42
+             */
             documentId: number;
             /**
              * Format: date-time
@@ -1033,7 +1078,10 @@ export interface components {
             released_at: string;
         };
         ProjectResponse: {
-            /** @example 3 */
+            /**
+             * Format: int32
+             * @example 3
+             */
             projectId: number;
             /** @example ISO 27001 */
             name: string;
@@ -1056,14 +1104,19 @@ export interface components {
             updated_at: string;
         };
         PageInfo: {
-            /** @example 50 */
+            /**
+             * Format: int64
+             * @example 50
+             */
             limit: number;
             /**
+             * Format: int32
              * @description The offset asked for; `null` when the page was addressed by `cursor`.
              * @example 0
              */
             offset: number | null;
             /**
+             * Format: int64
              * @description Projects of the tenant in all pages (as of the same snapshot as `data`).
              * @example 1
              */
@@ -1079,13 +1132,19 @@ export interface components {
             page: components["schemas"]["PageInfo"];
         };
         ProjectFileResponse: {
-            /** @example 12 */
+            /**
+             * Format: int32
+             * @example 12
+             */
             fileId: number;
             /** @example audit.pdf */
             name: string;
             /** @example application/pdf */
             media_type: string;
-            /** @example 1234 */
+            /**
+             * Format: int64
+             * @example 1234
+             */
             size_bytes: number;
             /** @example 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08 */
             sha256: string | null;
@@ -1110,9 +1169,15 @@ export interface components {
             data: components["schemas"]["ProjectFileResponse"][];
         };
         DocumentSummaryResponse: {
-            /** @example 41 */
+            /**
+             * Format: int32
+             * @example 41
+             */
             documentId: number;
-            /** @example 3 */
+            /**
+             * Format: int32
+             * @example 3
+             */
             projectId: number;
             /** @example Access policy */
             title: string;
@@ -1121,7 +1186,10 @@ export interface components {
              * @enum {string}
              */
             status: "active" | "archived";
-            /** @example 118 */
+            /**
+             * Format: int32
+             * @example 118
+             */
             current_version_id: number | null;
             /**
              * Format: date-time
@@ -1143,9 +1211,15 @@ export interface components {
             data: components["schemas"]["DocumentSummaryResponse"][];
         };
         VersionIndexEntryResponse: {
-            /** @example 118 */
+            /**
+             * Format: int32
+             * @example 118
+             */
             versionId: number;
-            /** @example 2 */
+            /**
+             * Format: int64
+             * @example 2
+             */
             number: number;
             /**
              * @description Lowercase hex SHA-256 of the RFC 8785 canonical JSON of the content.
@@ -1164,9 +1238,15 @@ export interface components {
             source: "platform" | "external_revision";
         };
         DocumentResponse: {
-            /** @example 41 */
+            /**
+             * Format: int32
+             * @example 41
+             */
             documentId: number;
-            /** @example 3 */
+            /**
+             * Format: int32
+             * @example 3
+             */
             projectId: number;
             /** @example Access policy */
             title: string;
@@ -1175,7 +1255,10 @@ export interface components {
              * @enum {string}
              */
             status: "active" | "archived";
-            /** @example 118 */
+            /**
+             * Format: int32
+             * @example 118
+             */
             current_version_id: number | null;
             /**
              * Format: date-time
@@ -1204,11 +1287,20 @@ export interface components {
             data: components["schemas"]["VersionIndexEntryResponse"][];
         };
         VersionResponse: {
-            /** @example 118 */
+            /**
+             * Format: int32
+             * @example 118
+             */
             versionId: number;
-            /** @example 41 */
+            /**
+             * Format: int32
+             * @example 41
+             */
             documentId: number;
-            /** @example 2 */
+            /**
+             * Format: int64
+             * @example 2
+             */
             number: number;
             /**
              * @example {
@@ -1251,6 +1343,7 @@ export interface components {
                 [key: string]: unknown;
             };
             /**
+             * Format: int32
              * @description Version the proposal is based on; defaults to the current version. Must be a version of this document (else 400 `validation_failed`) and the current one (else 400 `version_conflict`).
              * @example 41
              */
@@ -1267,11 +1360,18 @@ export interface components {
             source_reference?: string;
         };
         StagedRevisionDto: {
-            /** @example 12 */
+            /**
+             * Format: int32
+             * @example 12
+             */
             revisionId: number;
-            /** @example 7 */
+            /**
+             * Format: int32
+             * @example 7
+             */
             documentId: number;
             /**
+             * Format: int32
              * @description The version the candidate was staged against.
              * @example 41
              */
@@ -1292,11 +1392,18 @@ export interface components {
             created_at: string;
         };
         RevisionSummaryDto: {
-            /** @example 12 */
+            /**
+             * Format: int32
+             * @example 12
+             */
             revisionId: number;
-            /** @example 7 */
+            /**
+             * Format: int32
+             * @example 7
+             */
             documentId: number;
             /**
+             * Format: int32
              * @description The version the candidate was staged against.
              * @example 41
              */
@@ -1326,6 +1433,7 @@ export interface components {
              */
             decided_by: string | null;
             /**
+             * Format: int32
              * @description The version an accepted candidate became.
              * @example null
              */
@@ -1342,11 +1450,18 @@ export interface components {
             data: components["schemas"]["RevisionSummaryDto"][];
         };
         RevisionDetailDto: {
-            /** @example 12 */
+            /**
+             * Format: int32
+             * @example 12
+             */
             revisionId: number;
-            /** @example 7 */
+            /**
+             * Format: int32
+             * @example 7
+             */
             documentId: number;
             /**
+             * Format: int32
              * @description The version the candidate was staged against.
              * @example 41
              */
@@ -1376,6 +1491,7 @@ export interface components {
              */
             decided_by: string | null;
             /**
+             * Format: int32
              * @description The version an accepted candidate became.
              * @example null
              */
@@ -1395,11 +1511,20 @@ export interface components {
         };
         /** @description Data of the `external_revision.*` events. */
         ExternalRevisionEventData: {
-            /** @example 44 */
+            /**
+             * Format: int32
+             * @example 44
+             */
             revisionId: number;
-            /** @example 7 */
+            /**
+             * Format: int32
+             * @example 7
+             */
             documentId: number;
-            /** @example 3 */
+            /**
+             * Format: int32
+             * @example 3
+             */
             projectId: number;
             /**
              * @example staged
@@ -1407,11 +1532,13 @@ export interface components {
              */
             status: "staged" | "accepted" | "rejected" | "superseded";
             /**
+             * Format: int32
              * @description The version the candidate is based on.
              * @example 12
              */
             base_version_id: number;
             /**
+             * Format: int32
              * @description The version created by accepting the candidate; null unless accepted.
              * @example null
              */
@@ -1430,7 +1557,10 @@ export interface components {
              * @example 2026-11-22T10:00:00.000Z
              */
             timestamp: string;
-            /** @example 1 */
+            /**
+             * Format: int32
+             * @example 1
+             */
             tenant_id: number;
             /**
              * @description Discriminates the payload. (enum property replaced by openapi-typescript)
@@ -1452,7 +1582,10 @@ export interface components {
              * @example 2026-11-22T10:00:00.000Z
              */
             timestamp: string;
-            /** @example 1 */
+            /**
+             * Format: int32
+             * @example 1
+             */
             tenant_id: number;
             /**
              * @description Discriminates the payload. (enum property replaced by openapi-typescript)
@@ -1474,7 +1607,10 @@ export interface components {
              * @example 2026-11-22T10:00:00.000Z
              */
             timestamp: string;
-            /** @example 1 */
+            /**
+             * Format: int32
+             * @example 1
+             */
             tenant_id: number;
             /**
              * @description Discriminates the payload. (enum property replaced by openapi-typescript)
@@ -1496,7 +1632,10 @@ export interface components {
              * @example 2026-11-22T10:00:00.000Z
              */
             timestamp: string;
-            /** @example 1 */
+            /**
+             * Format: int32
+             * @example 1
+             */
             tenant_id: number;
             /**
              * @description Discriminates the payload. (enum property replaced by openapi-typescript)
@@ -1507,13 +1646,23 @@ export interface components {
         };
         /** @description Data of `document.version_created`. */
         DocumentVersionCreatedData: {
-            /** @example 7 */
+            /**
+             * Format: int32
+             * @example 7
+             */
             documentId: number;
-            /** @example 3 */
+            /**
+             * Format: int32
+             * @example 3
+             */
             projectId: number;
-            /** @example 13 */
+            /**
+             * Format: int32
+             * @example 13
+             */
             versionId: number;
             /**
+             * Format: int64
              * @description The version number (1, 2, …).
              * @example 4
              */
@@ -1534,7 +1683,10 @@ export interface components {
              * @example 2026-11-22T10:00:00.000Z
              */
             timestamp: string;
-            /** @example 1 */
+            /**
+             * Format: int32
+             * @example 1
+             */
             tenant_id: number;
             /**
              * @description Discriminates the payload. (enum property replaced by openapi-typescript)
@@ -1545,7 +1697,10 @@ export interface components {
         };
         /** @description Data of `document.checked_out`. */
         DocumentCheckedOutData: {
-            /** @example 7 */
+            /**
+             * Format: int32
+             * @example 7
+             */
             documentId: number;
             /**
              * Format: date-time
@@ -1566,7 +1721,10 @@ export interface components {
              * @example 2026-11-22T10:00:00.000Z
              */
             timestamp: string;
-            /** @example 1 */
+            /**
+             * Format: int32
+             * @example 1
+             */
             tenant_id: number;
             /**
              * @description Discriminates the payload. (enum property replaced by openapi-typescript)
@@ -1577,7 +1735,10 @@ export interface components {
         };
         /** @description Data of `document.checked_in`. */
         DocumentCheckedInData: {
-            /** @example 7 */
+            /**
+             * Format: int32
+             * @example 7
+             */
             documentId: number;
             /**
              * Format: date-time
@@ -1598,7 +1759,10 @@ export interface components {
              * @example 2026-11-22T10:00:00.000Z
              */
             timestamp: string;
-            /** @example 1 */
+            /**
+             * Format: int32
+             * @example 1
+             */
             tenant_id: number;
             /**
              * @description Discriminates the payload. (enum property replaced by openapi-typescript)
@@ -1609,7 +1773,10 @@ export interface components {
         };
         /** @description Data of `document.lock_expired`. */
         DocumentLockExpiredData: {
-            /** @example 7 */
+            /**
+             * Format: int32
+             * @example 7
+             */
             documentId: number;
             /**
              * Format: date-time
@@ -1630,7 +1797,10 @@ export interface components {
              * @example 2026-11-22T10:00:00.000Z
              */
             timestamp: string;
-            /** @example 1 */
+            /**
+             * Format: int32
+             * @example 1
+             */
             tenant_id: number;
             /**
              * @description Discriminates the payload. (enum property replaced by openapi-typescript)
@@ -1642,6 +1812,7 @@ export interface components {
         /** @description Data of `webhook.test`. */
         WebhookTestData: {
             /**
+             * Format: int32
              * @description The webhook the test was sent to.
              * @example 12
              */
@@ -1660,7 +1831,10 @@ export interface components {
              * @example 2026-11-22T10:00:00.000Z
              */
             timestamp: string;
-            /** @example 1 */
+            /**
+             * Format: int32
+             * @example 1
+             */
             tenant_id: number;
             /**
              * @description Discriminates the payload. (enum property replaced by openapi-typescript)
@@ -3940,7 +4114,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description At most 255 characters; remembered for 24 hours per credential and document. */
+                /** @description 1 to 255 characters; remembered for 24 hours per credential and document. */
                 "Idempotency-Key"?: string;
                 /** @description The `glk_…` token of the live lock, required while the document is checked out. */
                 "Lock-Token"?: string;

@@ -410,6 +410,7 @@ export interface components {
             /** @example Validation failed */
             title: string;
             /**
+             * Format: int32
              * @description The HTTP status, repeated.
              * @example 400
              */
@@ -439,11 +440,13 @@ export interface components {
              */
             entitlement?: string;
             /**
+             * Format: int32
              * @description With `version_conflict` only: the base the request was staged against.
              * @example 41
              */
             base_version_id?: number;
             /**
+             * Format: int32
              * @description With `version_conflict` only: the document's current version.
              * @example 42
              */
@@ -481,29 +484,44 @@ export interface components {
         };
         TenantCountsView: {
             /**
+             * Format: int64
              * @description API clients, disabled ones included.
              * @example 3
              */
             clients: number;
-            /** @example 2 */
+            /**
+             * Format: int64
+             * @example 2
+             */
             clients_enabled: number;
             /**
+             * Format: int64
              * @description Personal access tokens, revoked and expired included.
              * @example 1
              */
             pats: number;
             /**
+             * Format: int64
              * @description Neither revoked nor expired.
              * @example 1
              */
             pats_active: number;
-            /** @example 4 */
+            /**
+             * Format: int64
+             * @example 4
+             */
             projects: number;
-            /** @example 37 */
+            /**
+             * Format: int64
+             * @example 37
+             */
             documents: number;
         };
         TenantView: {
-            /** @example 2 */
+            /**
+             * Format: int32
+             * @example 2
+             */
             tenant_id: number;
             /** @example Acme */
             name: string;
@@ -538,7 +556,10 @@ export interface components {
             counts: components["schemas"]["TenantCountsView"];
         };
         TenantListItemView: {
-            /** @example 2 */
+            /**
+             * Format: int32
+             * @example 2
+             */
             tenant_id: number;
             /** @example Acme */
             name: string;
@@ -660,6 +681,7 @@ export interface components {
         };
         DisabledClientView: {
             /**
+             * Format: int32
              * @description The tenant the client belongs to.
              * @example 2
              */
@@ -682,6 +704,7 @@ export interface components {
         };
         RotatedClientSecretView: {
             /**
+             * Format: int32
              * @description The tenant the client belongs to.
              * @example 2
              */
@@ -694,6 +717,7 @@ export interface components {
              */
             client_secret: string;
             /**
+             * Format: int64
              * @description Access tokens revoked by this rotation (0 unless `revoke_tokens` was `true`).
              * @example 0
              */
@@ -721,6 +745,7 @@ export interface components {
              */
             allowed_ips?: string[];
             /**
+             * Format: int32
              * @description Days until the token expires.
              * @default 90
              * @example 30
@@ -728,7 +753,10 @@ export interface components {
             expires_in_days?: number;
         };
         CreatedPatView: {
-            /** @example 1 */
+            /**
+             * Format: int32
+             * @example 1
+             */
             pat_id: number;
             /**
              * @description Returned in this response only (kept as a digest); store it in a secret store.
@@ -739,7 +767,10 @@ export interface components {
             expires_at: string;
         };
         PatView: {
-            /** @example 1 */
+            /**
+             * Format: int32
+             * @example 1
+             */
             pat_id: number;
             /** @example portal */
             name: string;
@@ -769,11 +800,15 @@ export interface components {
         };
         RevokedPatView: {
             /**
+             * Format: int32
              * @description The tenant the token belongs to.
              * @example 2
              */
             tenant_id: number;
-            /** @example 1 */
+            /**
+             * Format: int32
+             * @example 1
+             */
             pat_id: number;
             /**
              * @description The first revocation time: revoking again changes nothing.
@@ -782,11 +817,18 @@ export interface components {
             revoked_at: string;
         };
         PlatformReviewQueueItem: {
-            /** @example 12 */
+            /**
+             * Format: int32
+             * @example 12
+             */
             revisionId: number;
-            /** @example 7 */
+            /**
+             * Format: int32
+             * @example 7
+             */
             documentId: number;
             /**
+             * Format: int32
              * @description The version the candidate was staged against.
              * @example 41
              */
@@ -816,6 +858,7 @@ export interface components {
              */
             decided_by: string | null;
             /**
+             * Format: int32
              * @description The version an accepted candidate became.
              * @example null
              */
@@ -823,6 +866,7 @@ export interface components {
             /** @example null */
             decision_note: string | null;
             /**
+             * Format: int32
              * @description The tenant (company) whose candidate it is.
              * @example 3
              */
@@ -857,7 +901,10 @@ export interface components {
             } | unknown[] | string | number | boolean | null;
         };
         PlatformReviewVersion: {
-            /** @example 41 */
+            /**
+             * Format: int32
+             * @example 41
+             */
             versionId: number;
             /**
              * @example {
@@ -881,11 +928,18 @@ export interface components {
             html: string | null;
         };
         PlatformReview: {
-            /** @example 12 */
+            /**
+             * Format: int32
+             * @example 12
+             */
             revisionId: number;
-            /** @example 7 */
+            /**
+             * Format: int32
+             * @example 7
+             */
             documentId: number;
             /**
+             * Format: int32
              * @description The version the candidate was staged against.
              * @example 41
              */
@@ -915,6 +969,7 @@ export interface components {
              */
             decided_by: string | null;
             /**
+             * Format: int32
              * @description The version an accepted candidate became.
              * @example null
              */
@@ -922,6 +977,7 @@ export interface components {
             /** @example null */
             decision_note: string | null;
             /**
+             * Format: int32
              * @description The tenant (company) whose candidate it is.
              * @example 3
              */
@@ -932,6 +988,7 @@ export interface components {
             /** @description RFC 6902 JSON Patch from the base version's content to the candidate's: applied to `base.content` it gives `candidate.content`. Arrays are compared index by index. */
             diff: components["schemas"]["PlatformJsonPatchOperation"][];
             /**
+             * Format: int32
              * @description The document's current version now.
              * @example 42
              */
@@ -950,9 +1007,15 @@ export interface components {
             note?: string;
         };
         PlatformReviewDecision: {
-            /** @example 12 */
+            /**
+             * Format: int32
+             * @example 12
+             */
             revisionId: number;
-            /** @example 3 */
+            /**
+             * Format: int32
+             * @example 3
+             */
             tenant_id: number;
             /**
              * @example accepted
@@ -960,6 +1023,7 @@ export interface components {
              */
             status: "staged" | "accepted" | "rejected" | "superseded";
             /**
+             * Format: int32
              * @description The version an accepted candidate became (null for a rejection).
              * @example 42
              */
@@ -967,9 +1031,13 @@ export interface components {
         };
         /** @description One line of the audit trail. No secret is ever recorded in one. */
         AuditItem: {
-            /** @example 27 */
+            /**
+             * Format: int32
+             * @example 27
+             */
             id: number;
             /**
+             * Format: int32
              * @description The tenant; null for lines before a tenant was known (a refused token request).
              * @example 1
              */
@@ -1035,11 +1103,20 @@ export interface components {
         };
         /** @description Data of the `external_revision.*` events. */
         ExternalRevisionEventData: {
-            /** @example 44 */
+            /**
+             * Format: int32
+             * @example 44
+             */
             revisionId: number;
-            /** @example 7 */
+            /**
+             * Format: int32
+             * @example 7
+             */
             documentId: number;
-            /** @example 3 */
+            /**
+             * Format: int32
+             * @example 3
+             */
             projectId: number;
             /**
              * @example staged
@@ -1047,11 +1124,13 @@ export interface components {
              */
             status: "staged" | "accepted" | "rejected" | "superseded";
             /**
+             * Format: int32
              * @description The version the candidate is based on.
              * @example 12
              */
             base_version_id: number;
             /**
+             * Format: int32
              * @description The version created by accepting the candidate; null unless accepted.
              * @example null
              */
@@ -1070,7 +1149,10 @@ export interface components {
              * @example 2026-11-22T10:00:00.000Z
              */
             timestamp: string;
-            /** @example 1 */
+            /**
+             * Format: int32
+             * @example 1
+             */
             tenant_id: number;
             /**
              * @description Discriminates the payload. (enum property replaced by openapi-typescript)
@@ -1092,7 +1174,10 @@ export interface components {
              * @example 2026-11-22T10:00:00.000Z
              */
             timestamp: string;
-            /** @example 1 */
+            /**
+             * Format: int32
+             * @example 1
+             */
             tenant_id: number;
             /**
              * @description Discriminates the payload. (enum property replaced by openapi-typescript)
@@ -1114,7 +1199,10 @@ export interface components {
              * @example 2026-11-22T10:00:00.000Z
              */
             timestamp: string;
-            /** @example 1 */
+            /**
+             * Format: int32
+             * @example 1
+             */
             tenant_id: number;
             /**
              * @description Discriminates the payload. (enum property replaced by openapi-typescript)
@@ -1136,7 +1224,10 @@ export interface components {
              * @example 2026-11-22T10:00:00.000Z
              */
             timestamp: string;
-            /** @example 1 */
+            /**
+             * Format: int32
+             * @example 1
+             */
             tenant_id: number;
             /**
              * @description Discriminates the payload. (enum property replaced by openapi-typescript)
@@ -1147,13 +1238,23 @@ export interface components {
         };
         /** @description Data of `document.version_created`. */
         DocumentVersionCreatedData: {
-            /** @example 7 */
+            /**
+             * Format: int32
+             * @example 7
+             */
             documentId: number;
-            /** @example 3 */
+            /**
+             * Format: int32
+             * @example 3
+             */
             projectId: number;
-            /** @example 13 */
+            /**
+             * Format: int32
+             * @example 13
+             */
             versionId: number;
             /**
+             * Format: int64
              * @description The version number (1, 2, …).
              * @example 4
              */
@@ -1174,7 +1275,10 @@ export interface components {
              * @example 2026-11-22T10:00:00.000Z
              */
             timestamp: string;
-            /** @example 1 */
+            /**
+             * Format: int32
+             * @example 1
+             */
             tenant_id: number;
             /**
              * @description Discriminates the payload. (enum property replaced by openapi-typescript)
@@ -1185,7 +1289,10 @@ export interface components {
         };
         /** @description Data of `document.checked_out`. */
         DocumentCheckedOutData: {
-            /** @example 7 */
+            /**
+             * Format: int32
+             * @example 7
+             */
             documentId: number;
             /**
              * Format: date-time
@@ -1206,7 +1313,10 @@ export interface components {
              * @example 2026-11-22T10:00:00.000Z
              */
             timestamp: string;
-            /** @example 1 */
+            /**
+             * Format: int32
+             * @example 1
+             */
             tenant_id: number;
             /**
              * @description Discriminates the payload. (enum property replaced by openapi-typescript)
@@ -1217,7 +1327,10 @@ export interface components {
         };
         /** @description Data of `document.checked_in`. */
         DocumentCheckedInData: {
-            /** @example 7 */
+            /**
+             * Format: int32
+             * @example 7
+             */
             documentId: number;
             /**
              * Format: date-time
@@ -1238,7 +1351,10 @@ export interface components {
              * @example 2026-11-22T10:00:00.000Z
              */
             timestamp: string;
-            /** @example 1 */
+            /**
+             * Format: int32
+             * @example 1
+             */
             tenant_id: number;
             /**
              * @description Discriminates the payload. (enum property replaced by openapi-typescript)
@@ -1249,7 +1365,10 @@ export interface components {
         };
         /** @description Data of `document.lock_expired`. */
         DocumentLockExpiredData: {
-            /** @example 7 */
+            /**
+             * Format: int32
+             * @example 7
+             */
             documentId: number;
             /**
              * Format: date-time
@@ -1270,7 +1389,10 @@ export interface components {
              * @example 2026-11-22T10:00:00.000Z
              */
             timestamp: string;
-            /** @example 1 */
+            /**
+             * Format: int32
+             * @example 1
+             */
             tenant_id: number;
             /**
              * @description Discriminates the payload. (enum property replaced by openapi-typescript)
@@ -1282,6 +1404,7 @@ export interface components {
         /** @description Data of `webhook.test`. */
         WebhookTestData: {
             /**
+             * Format: int32
              * @description The webhook the test was sent to.
              * @example 12
              */
@@ -1300,7 +1423,10 @@ export interface components {
              * @example 2026-11-22T10:00:00.000Z
              */
             timestamp: string;
-            /** @example 1 */
+            /**
+             * Format: int32
+             * @example 1
+             */
             tenant_id: number;
             /**
              * @description Discriminates the payload. (enum property replaced by openapi-typescript)
@@ -1328,9 +1454,15 @@ export interface components {
             status?: "active" | "archived";
         };
         PlatformProjectResponse: {
-            /** @example 3 */
+            /**
+             * Format: int32
+             * @example 3
+             */
             projectId: number;
-            /** @example 7 */
+            /**
+             * Format: int32
+             * @example 7
+             */
             tenant_id: number;
             /**
              * @description The platform's own id of the row, unique per tenant and kind.
@@ -1375,11 +1507,20 @@ export interface components {
             };
         };
         PlatformDocumentResponse: {
-            /** @example 41 */
+            /**
+             * Format: int32
+             * @example 41
+             */
             documentId: number;
-            /** @example 3 */
+            /**
+             * Format: int32
+             * @example 3
+             */
             projectId: number;
-            /** @example 7 */
+            /**
+             * Format: int32
+             * @example 7
+             */
             tenant_id: number;
             /**
              * @description The platform's own id of the row, unique per tenant and kind.
@@ -1393,7 +1534,10 @@ export interface components {
              * @enum {string}
              */
             status: "active" | "archived";
-            /** @example 118 */
+            /**
+             * Format: int32
+             * @example 118
+             */
             current_version_id: number;
             /**
              * @description The current version's content hash: what `If-Match` carries.
@@ -1429,13 +1573,25 @@ export interface components {
             };
         };
         PlatformVersionResponse: {
-            /** @example 119 */
+            /**
+             * Format: int32
+             * @example 119
+             */
             versionId: number;
-            /** @example 41 */
+            /**
+             * Format: int32
+             * @example 41
+             */
             documentId: number;
-            /** @example 7 */
+            /**
+             * Format: int32
+             * @example 7
+             */
             tenant_id: number;
-            /** @example 5 */
+            /**
+             * Format: int64
+             * @example 5
+             */
             number: number;
             /** @example 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08 */
             content_hash: string;
@@ -1461,7 +1617,10 @@ export interface components {
              * @example application/pdf
              */
             media_type: string;
-            /** @example 482113 */
+            /**
+             * Format: int64
+             * @example 482113
+             */
             size_bytes: number;
             /**
              * @description SHA-256 of the bytes, 64 hex digits (stored lowercase). Absent: null (the metadata is replaced as a whole).
@@ -1475,11 +1634,20 @@ export interface components {
             storage_path: string;
         };
         PlatformFileResponse: {
-            /** @example 12 */
+            /**
+             * Format: int32
+             * @example 12
+             */
             fileId: number;
-            /** @example 3 */
+            /**
+             * Format: int32
+             * @example 3
+             */
             projectId: number;
-            /** @example 7 */
+            /**
+             * Format: int32
+             * @example 7
+             */
             tenant_id: number;
             /**
              * @description The platform's own id of the row, unique per tenant and kind.
@@ -1490,7 +1658,10 @@ export interface components {
             name: string;
             /** @example application/pdf */
             media_type: string;
-            /** @example 482113 */
+            /**
+             * Format: int64
+             * @example 482113
+             */
             size_bytes: number;
             /** @example 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08 */
             sha256: string | null;
@@ -1567,7 +1738,10 @@ export interface components {
              * @example application/pdf
              */
             media_type: string;
-            /** @example 482113 */
+            /**
+             * Format: int64
+             * @example 482113
+             */
             size_bytes: number;
             /**
              * @description SHA-256 of the bytes, 64 hex digits (stored lowercase). Absent: null (the metadata is replaced as a whole).
@@ -1590,15 +1764,25 @@ export interface components {
             external_id: string;
         };
         ImportCountsResponse: {
-            /** @example 1 */
+            /**
+             * Format: int64
+             * @example 1
+             */
             projects: number;
-            /** @example 10000 */
+            /**
+             * Format: int64
+             * @example 10000
+             */
             documents: number;
-            /** @example 12 */
+            /**
+             * Format: int64
+             * @example 12
+             */
             files: number;
         };
         ImportLineErrorResponse: {
             /**
+             * Format: int64
              * @description Counted from 1.
              * @example 17
              */

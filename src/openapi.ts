@@ -1,4 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
+import { applyServiceConstraints } from './openapi-constraints.js';
+import { addIntegrationLinks } from './openapi-links.js';
 import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { SCOPES } from './common/access/scopes.js';
 import {
@@ -172,6 +174,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     operationIdFactory: (controllerKey: string, methodKey: string) =>
       `${controllerKey.replace(/Controller$/, '')}_${methodKey}`,
   });
+  applyServiceConstraints(document);
   const schemas = (document.components ??= {}).schemas ?? {};
   schemas[WEBHOOK_EVENT_SCHEMA] = {
     description: 'Any payload the service sends; `type` tells which.',
@@ -196,6 +199,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
       operation.parameters &&= dropImplicitHeaders(operation.parameters);
     }
   }
+  addIntegrationLinks(document);
   return document;
 }
 

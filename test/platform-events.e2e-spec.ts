@@ -65,7 +65,11 @@ describe('platform events', () => {
       type,
       timestamp: new Date().toISOString(),
       tenant_id: tenantId,
-      data: { documentId, released_at: new Date().toISOString() },
+      // the data of the type, as the service writes it: the answers are checked against the document
+      data:
+        type === 'document.checked_out'
+          ? { documentId, expires_at: new Date(Date.now() + 60_000).toISOString() }
+          : { documentId, released_at: new Date().toISOString() },
     };
     await db.query(
       `INSERT INTO events (event_id, tenant_id, type, payload) VALUES ($1, $2, $3, $4::jsonb)`,

@@ -1,4 +1,5 @@
 import type { INestApplication } from '@nestjs/common';
+import { applyServiceConstraints } from '../openapi-constraints.js';
 import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { PLATFORM_KEY_SCHEME } from '../modules/platform-keys/platform-access.js';
 
@@ -59,6 +60,7 @@ export function buildPlatformOpenApiDocument(app: INestApplication): OpenAPIObje
     operationIdFactory: (controllerKey: string, methodKey: string) =>
       `${controllerKey.replace(/(Platform)?Controller$/, '')}_${methodKey}`,
   });
+  applyServiceConstraints(document);
   for (const item of Object.values(document.paths)) {
     for (const method of ['get', 'put', 'post', 'delete', 'patch'] as const) {
       const operation = item[method];

@@ -11,6 +11,7 @@ import type { AppConfig } from '../../src/common/config/app-config.js';
 import { loadConfig } from '../../src/common/config/load-config.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 import { call, type ApiResponse } from './http.js';
+import { registerServer } from './openapi-check.js';
 import { leakedSecrets, rememberSecret } from './secrets.js';
 
 export interface TestApp {
@@ -75,12 +76,14 @@ export async function startTestApp(
   const app = await createApp(config, { logDestination: sink });
   await app.listen(0, '127.0.0.1');
   const baseUrl = (await app.getUrl()).replace('[::1]', '127.0.0.1');
+  registerServer(baseUrl, 'integration');
   let platformApp: INestApplication | undefined;
   let platformUrl = '';
   if (config.PLATFORM_API_PORT !== false) {
     platformApp = await createPlatformApp(app, config, { logDestination: sink });
     await platformApp.listen(0, '127.0.0.1');
     platformUrl = (await platformApp.getUrl()).replace('[::1]', '127.0.0.1');
+    registerServer(platformUrl, 'platform');
   }
   return {
     app,

@@ -1,3 +1,4 @@
+import { checkAgainstDocument } from './openapi-check.js';
 import { rememberSecretsIn } from './secrets.js';
 
 export interface ApiResponse {
@@ -51,5 +52,24 @@ export async function call(
     // not JSON; keep the text
   }
   rememberSecretsIn(parsed);
+  checkAgainstDocument({
+    method,
+    url,
+    requestBody: options.body ?? jsonOrUndefined(options.rawBody),
+    requestHeaders: headers,
+    status: res.status,
+    headers: res.headers,
+    body: parsed,
+    text,
+  });
   return { status: res.status, headers: res.headers, body: parsed, text };
+}
+
+function jsonOrUndefined(text: string | undefined): unknown {
+  if (text === undefined) return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
 }

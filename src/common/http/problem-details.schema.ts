@@ -21,7 +21,13 @@ export class ProblemDetails {
   @ApiProperty({ example: 'Validation failed' })
   title!: string;
 
-  @ApiProperty({ type: 'integer', example: 400, description: 'The HTTP status, repeated.' })
+  @ApiProperty({
+    type: 'integer',
+    minimum: 400,
+    maximum: 599,
+    example: 400,
+    description: 'The HTTP status, repeated.',
+  })
   status!: number;
 
   @ApiProperty({ example: 'limit: limit must not be greater than 100' })

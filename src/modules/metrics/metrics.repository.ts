@@ -1,4 +1,6 @@
 import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
 import { sql } from '../../common/database/statement.js';
 import { TenantTransactions } from '../../common/database/tenant-transactions.js';
 
@@ -29,7 +31,10 @@ interface PgPoolCounts {
  */
 @Injectable()
 export class MetricsRepository {
-  constructor(private readonly tx: TenantTransactions) {}
+  constructor(
+    private readonly tx: TenantTransactions,
+    @InjectDataSource() private readonly db: DataSource,
+  ) {}
 
   /** Send chains under a live lease (one attempt at a time each). */
   async attemptsInFlight(): Promise<number> {
@@ -41,8 +46,10 @@ export class MetricsRepository {
 
   /** The most attempts in flight to any one active webhook's endpoint (0 when none). */
   async busiestEndpointInFlight(): Promise<number> {
-    const [row]: Array<{ n: number | null }> = await this.db.query(
-      `SELECT max(in_flight)::int AS n FROM webhooks WHERE status = 'active'`,
+    const [row] = await this.tx.ownerQuery(
+      sql<{
+        n: number | null;
+      }>`SELECT max(in_flight)::int AS n FROM webhooks WHERE status = 'active'`,
     );
     return row?.n ?? 0;
   }

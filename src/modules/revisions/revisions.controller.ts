@@ -22,6 +22,7 @@ import {
 } from './dto/revision.response.js';
 import { StageRevisionRequest } from './dto/stage-revision.request.js';
 import { RevisionsService } from './revisions.service.js';
+import { IDEMPOTENCY_KEY_MAX } from './staging-headers.js';
 import type { JsonText } from '../../common/http/json-text.js';
 
 @ApiTags('revisions')
@@ -64,7 +65,8 @@ export class RevisionsController {
   @ApiHeader({
     name: 'Idempotency-Key',
     required: false,
-    description: 'At most 255 characters; remembered for 24 hours per credential and document.',
+    description: `1 to ${IDEMPOTENCY_KEY_MAX} characters; remembered for 24 hours per credential and document.`,
+    schema: { type: 'string', minLength: 1, maxLength: IDEMPOTENCY_KEY_MAX },
   })
   @ApiBody({
     type: StageRevisionRequest,

@@ -12,7 +12,12 @@ export class OAuthTokenResponse {
   @ApiProperty({ enum: ['Bearer'], example: 'Bearer' })
   token_type!: 'Bearer';
 
-  @ApiProperty({ description: 'Seconds until the token expires.', example: 3600 })
+  @ApiProperty({
+    type: 'integer',
+    minimum: 0,
+    description: 'Seconds until the token expires.',
+    example: 3600,
+  })
   expires_in!: number;
 
   @ApiProperty({

@@ -36,7 +36,7 @@ export class VersionIndexEntryResponse {
   @ApiProperty({ example: 118 })
   versionId!: number;
 
-  @ApiProperty({ example: 2 })
+  @ApiProperty({ type: 'integer', minimum: 1, example: 2 })
   number!: number;
 
   @ApiProperty({
@@ -85,7 +85,7 @@ export class VersionResponse {
   @ApiProperty({ example: 41 })
   documentId!: number;
 
-  @ApiProperty({ example: 2 })
+  @ApiProperty({ type: 'integer', minimum: 1, example: 2 })
   number!: number;
 
   @ApiProperty({

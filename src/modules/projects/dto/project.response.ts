@@ -1,5 +1,6 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { CursorPageResponse } from '../../../common/pagination/page.response.js';
+import { MAX_OFFSET } from '../../../common/http/params.js';
 
 // Classes are named *Request / *Response; @ApiSchema keeps each published schema name (the
 // OpenAPI contract clients generate types from) as it was.
@@ -26,11 +27,13 @@ export class ProjectResponse {
 
 @ApiSchema({ name: 'PageInfo' })
 export class PageInfoResponse {
-  @ApiProperty({ example: 50 })
+  @ApiProperty({ type: 'integer', minimum: 1, example: 50 })
   limit!: number;
 
   @ApiProperty({
-    type: Number,
+    minimum: 0,
+    maximum: MAX_OFFSET,
+    type: 'integer',
     nullable: true,
     example: 0,
     description: 'The offset asked for; `null` when the page was addressed by `cursor`.',
@@ -38,6 +41,8 @@ export class PageInfoResponse {
   offset!: number | null;
 
   @ApiProperty({
+    type: 'integer',
+    minimum: 0,
     example: 1,
     description: 'Projects of the tenant in all pages (as of the same snapshot as `data`).',
   })
@@ -73,7 +78,7 @@ export class ProjectFileResponse {
   @ApiProperty({ example: 'application/pdf' })
   media_type!: string;
 
-  @ApiProperty({ example: 1234 })
+  @ApiProperty({ type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER, example: 1234 })
   size_bytes!: number;
 
   @ApiProperty({

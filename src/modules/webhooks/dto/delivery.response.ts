@@ -26,7 +26,7 @@ export class DeliveryResponse {
   })
   status!: string;
 
-  @ApiProperty({ example: 1 })
+  @ApiProperty({ type: 'integer', minimum: 0, example: 1 })
   attempts!: number;
 
   @ApiProperty({ example: '2026-11-22T10:00:01.000Z', nullable: true, type: String })
@@ -40,7 +40,7 @@ export class DeliveryResponse {
   })
   next_attempt_at!: string | null;
 
-  @ApiProperty({ example: 200, nullable: true, type: Number })
+  @ApiProperty({ minimum: 100, maximum: 599, example: 200, nullable: true, type: 'integer' })
   last_response_status!: number | null;
 
   @ApiProperty({ example: null, nullable: true, type: String })
@@ -59,6 +59,8 @@ export class DeliveryListResponse extends CursorPageResponse {
 @ApiSchema({ name: 'DeliveryAttemptView' })
 export class DeliveryAttemptResponse {
   @ApiProperty({
+    type: 'integer',
+    minimum: 1,
     example: 1,
     description: 'The attempt number, from 1, in the order they started.',
   })
@@ -67,13 +69,15 @@ export class DeliveryAttemptResponse {
   @ApiProperty({ example: '2026-11-22T10:00:01.000Z' })
   started_at!: string;
 
-  @ApiProperty({ example: 83 })
+  @ApiProperty({ type: 'integer', minimum: 0, example: 83 })
   duration_ms!: number;
 
   @ApiProperty({
+    minimum: 100,
+    maximum: 599,
     example: 500,
     nullable: true,
-    type: Number,
+    type: 'integer',
     description: 'The HTTP status the receiver answered; null when no response arrived.',
   })
   response_status!: number | null;

@@ -14,6 +14,7 @@ import {
   MinLength,
   ValidateIf,
 } from 'class-validator';
+import { MinFields } from '../../../common/http/min-fields.js';
 import { EVENT_TYPES } from '../../events/event-types.js';
 import { WEBHOOK_STATUSES, type WebhookStatus } from '../entities/webhook.entity.js';
 
@@ -49,6 +50,7 @@ export class CreateWebhookRequest {
       'Absolute `https` URL without user-info (`http` only when the server sets `WEBHOOK_ALLOW_HTTP=true`). ' +
       'At delivery time its resolved address must be public (no loopback, private, link-local, CGNAT, multicast).',
     maxLength: 2048,
+    format: 'uri',
   })
   @IsString()
   @MaxLength(2048)
@@ -72,6 +74,7 @@ const IfPresent = () => ValidateIf((_object: unknown, value: unknown) => value !
  * one (checked by the service). Status changes only through the status route.
  */
 @ApiSchema({ name: 'UpdateWebhookDto' })
+@MinFields(1)
 export class UpdateWebhookRequest {
   @ApiPropertyOptional({ example: 'ERP sync (EU)', minLength: 1, maxLength: 100 })
   @IfPresent()
@@ -87,6 +90,7 @@ export class UpdateWebhookRequest {
       'As on creation: absolute `https` URL without user-info, a public address at delivery time. ' +
       'Deliveries not yet sent go to the new URL; one being sent at this moment finishes on the old one.',
     maxLength: 2048,
+    format: 'uri',
   })
   @IfPresent()
   @IsString()

@@ -78,6 +78,8 @@ export class RotatedClientSecretResponse {
   client_secret!: string;
 
   @ApiProperty({
+    type: 'integer',
+    minimum: 0,
     example: 0,
     description: 'Access tokens revoked by this rotation (0 unless `revoke_tokens` was `true`).',
   })

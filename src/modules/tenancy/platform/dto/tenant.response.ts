@@ -38,22 +38,37 @@ export class EntitlementOverrideResponse {
 
 @ApiSchema({ name: 'TenantCountsView' })
 export class TenantCountsResponse {
-  @ApiProperty({ example: 3, description: 'API clients, disabled ones included.' })
+  @ApiProperty({
+    type: 'integer',
+    minimum: 0,
+    example: 3,
+    description: 'API clients, disabled ones included.',
+  })
   clients!: number;
 
-  @ApiProperty({ example: 2 })
+  @ApiProperty({ type: 'integer', minimum: 0, example: 2 })
   clients_enabled!: number;
 
-  @ApiProperty({ example: 1, description: 'Personal access tokens, revoked and expired included.' })
+  @ApiProperty({
+    type: 'integer',
+    minimum: 0,
+    example: 1,
+    description: 'Personal access tokens, revoked and expired included.',
+  })
   pats!: number;
 
-  @ApiProperty({ example: 1, description: 'Neither revoked nor expired.' })
+  @ApiProperty({
+    type: 'integer',
+    minimum: 0,
+    example: 1,
+    description: 'Neither revoked nor expired.',
+  })
   pats_active!: number;
 
-  @ApiProperty({ example: 4 })
+  @ApiProperty({ type: 'integer', minimum: 0, example: 4 })
   projects!: number;
 
-  @ApiProperty({ example: 37 })
+  @ApiProperty({ type: 'integer', minimum: 0, example: 37 })
   documents!: number;
 }
 

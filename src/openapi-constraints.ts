@@ -1,0 +1,247 @@
+import {
+  DECORATORS,
+  type OpenAPIObject,
+  type ParameterObject,
+  type ReferenceObject,
+  type SchemaObject,
+} from '@nestjs/swagger';
+import { getMetadataStorage } from 'class-validator';
+import { minFieldsOf } from './common/http/min-fields.js';
+import { MAX_ID } from './common/http/params.js';
+
+/**
+ * Makes a generated document say what the service enforces, from the same sources the service
+ * enforces it with, so the two cannot drift:
+ * - every schema of a class the validation pipe checks takes the class-validator constraints of its
+ *   properties (types, lengths, counts, ranges, patterns, enums), replacing hand-written ones;
+ * - every request body is closed (`additionalProperties: false`): the pipe refuses unknown fields;
+ * - ids are 32-bit positive integers (path ids through `ParseIdPipe`, response ids from `serial`
+ *   columns), and no other field may stay a bare `number`: a DTO says `type: 'integer'`.
+ */
+
+interface ValidatorMetadata {
+  type: string;
+  name?: string;
+  target: unknown;
+  propertyName: string;
+  constraints?: unknown[];
+  each?: boolean;
+}
+
+type Schema = SchemaObject & { type?: string | string[] };
+
+const INT32_MAX = 2_147_483_647;
+const INT32_MIN = -2_147_483_648;
+
+function schemaName(target: object): string {
+  const named = Reflect.getOwnMetadata(DECORATORS.API_SCHEMA, target) as
+    Array<{ name?: string }> | undefined;
+  return named?.at(-1)?.name ?? (target as { name: string }).name;
+}
+
+/** The validation metadata of every class, by its published schema name. */
+function validatedClasses(): Map<string, { target: object; metas: ValidatorMetadata[] }> {
+  const storage = getMetadataStorage() as unknown as {
+    validationMetadatas: Map<object, ValidatorMetadata[]>;
+  };
+  const byName = new Map<string, { target: object; metas: ValidatorMetadata[] }>();
+  for (const [target, metadatas] of storage.validationMetadatas) {
+    // a subclass's schema holds its parents' properties: collect along the prototype chain
+    const inherited: ValidatorMetadata[] = [];
+    for (let t: unknown = target; typeof t === 'function' && t !== Function.prototype;) {
+      inherited.push(...(storage.validationMetadatas.get(t) ?? []));
+      t = Object.getPrototypeOf(t);
+    }
+    byName.set(schemaName(target), { target, metas: inherited.length > 0 ? inherited : metadatas });
+  }
+  return byName;
+}
+
+function typesOf(schema: Schema): string[] {
+  return Array.isArray(schema.type) ? schema.type : schema.type ? [schema.type] : [];
+}
+
+/** Replaces `from` by `to` in the schema's type, keeping `null` beside it. */
+function retype(schema: Schema, to: string): void {
+  const types = typesOf(schema);
+  schema.type = types.includes('null') ? [to, 'null'] : to;
+}
+
+function integerFormat(schema: Schema): void {
+  const min = schema.minimum ?? Number.NEGATIVE_INFINITY;
+  const max = schema.maximum ?? Number.POSITIVE_INFINITY;
+  schema.format = min >= INT32_MIN && max <= INT32_MAX ? 'int32' : 'int64';
+}
+
+/** One constraint on the schema of the value it checks (the property, or its items). */
+function applyConstraint(schema: Schema, meta: ValidatorMetadata): void {
+  const [first] = meta.constraints ?? [];
+  switch (meta.name ?? meta.type) {
+    case 'isInt':
+      retype(schema, 'integer');
+      break;
+    case 'isString':
+      retype(schema, 'string');
+      break;
+    case 'isBoolean':
+      retype(schema, 'boolean');
+      break;
+    case 'min':
+      schema.minimum = first as number;
+      break;
+    case 'max':
+      schema.maximum = first as number;
+      break;
+    case 'minLength':
+      schema.minLength = first as number;
+      break;
+    case 'maxLength':
+      schema.maxLength = first as number;
+      break;
+    case 'isNotEmpty':
+      if (typesOf(schema).includes('string')) schema.minLength = Math.max(schema.minLength ?? 0, 1);
+      break;
+    case 'arrayNotEmpty':
+      schema.minItems = Math.max(schema.minItems ?? 0, 1);
+      break;
+    case 'arrayMinSize':
+      schema.minItems = first as number;
+      break;
+    case 'arrayMaxSize':
+      schema.maxItems = first as number;
+      break;
+    case 'arrayUnique':
+      schema.uniqueItems = true;
+      break;
+    case 'isIn':
+      schema.enum = [...(first as unknown[])];
+      break;
+    case 'matches':
+      // a flag (`i`, `u`, …) has no JSON Schema spelling: such a pattern stays in the prose
+      if (first instanceof RegExp && first.flags === '') schema.pattern = first.source;
+      break;
+    default:
+  }
+}
+
+function applyProperty(property: Schema, metas: ValidatorMetadata[]): void {
+  // a `$ref` or composed property is another schema's business
+  if (!property.type && !property.items) return;
+  for (const meta of metas) {
+    const target =
+      meta.each && property.items && !('$ref' in property.items)
+        ? (property.items as Schema)
+        : property;
+    applyConstraint(target, meta);
+  }
+  for (const s of [property, property.items as Schema | undefined]) {
+    if (s && typesOf(s).includes('integer')) integerFormat(s);
+  }
+}
+
+function applyValidators(schemas: Record<string, Schema>): void {
+  for (const [name, { target, metas }] of validatedClasses()) {
+    const schema = schemas[name];
+    if (!schema?.properties) continue;
+    const minFields = minFieldsOf(target);
+    if (minFields !== undefined) schema.minProperties = minFields;
+    const byProperty = new Map<string, ValidatorMetadata[]>();
+    for (const m of metas)
+      byProperty.set(m.propertyName, [...(byProperty.get(m.propertyName) ?? []), m]);
+    for (const [property, own] of byProperty) {
+      const propertySchema = schema.properties[property] as Schema | undefined;
+      if (propertySchema) applyProperty(propertySchema, own);
+    }
+  }
+}
+
+const refName = (s: unknown): string | undefined =>
+  s && typeof s === 'object' && '$ref' in s
+    ? String((s as ReferenceObject).$ref).replace('#/components/schemas/', '')
+    : undefined;
+
+/** The component schemas a schema reaches through `$ref`, `items` and compositions. */
+function reachable(schema: unknown, schemas: Record<string, Schema>, seen: Set<string>): void {
+  if (!schema || typeof schema !== 'object') return;
+  const name = refName(schema);
+  if (name) {
+    if (seen.has(name)) return;
+    seen.add(name);
+    reachable(schemas[name], schemas, seen);
+    return;
+  }
+  const s = schema as Schema;
+  for (const child of [
+    ...Object.values(s.properties ?? {}),
+    s.items,
+    ...(s.allOf ?? []),
+    ...(s.oneOf ?? []),
+    ...(s.anyOf ?? []),
+  ]) {
+    reachable(child, schemas, seen);
+  }
+}
+
+type Operation = NonNullable<OpenAPIObject['paths'][string]['get']>;
+
+function operations(document: OpenAPIObject): Operation[] {
+  return Object.values(document.paths).flatMap((item) =>
+    (['get', 'put', 'post', 'delete', 'patch'] as const).flatMap((m) => item[m] ?? []),
+  );
+}
+
+/** The pipe's `forbidNonWhitelisted`: an unknown field of a request body (at any depth) is a 400. */
+function closeRequestBodies(document: OpenAPIObject, schemas: Record<string, Schema>): void {
+  const seen = new Set<string>();
+  for (const operation of operations(document)) {
+    const body = operation.requestBody;
+    if (!body || '$ref' in body) continue;
+    for (const media of Object.values(body.content)) reachable(media.schema, schemas, seen);
+  }
+  for (const name of seen) {
+    const schema = schemas[name];
+    if (schema?.properties) schema.additionalProperties = false;
+  }
+}
+
+const ID_NAME = /(^|_)id$|Id$/;
+
+const ID_SCHEMA = { type: 'integer', format: 'int32', minimum: 1, maximum: MAX_ID } as const;
+
+/** Path ids (`ParseIdPipe`) and id fields are 1..2147483647; no other field stays a `number`. */
+function integerIds(document: OpenAPIObject, schemas: Record<string, Schema>): void {
+  for (const operation of operations(document)) {
+    for (const p of (operation.parameters ?? []) as ParameterObject[]) {
+      const s = p.schema as Schema | undefined;
+      if (p.in === 'path' && s && ['number', 'integer'].includes(String(s.type))) {
+        p.schema = { ...s, ...ID_SCHEMA };
+      }
+    }
+  }
+  const bare: string[] = [];
+  for (const [name, schema] of Object.entries(schemas)) {
+    for (const [property, raw] of Object.entries(schema.properties ?? {})) {
+      const s = raw as Schema;
+      const types = typesOf(s);
+      if (ID_NAME.test(property) && (types.includes('number') || types.includes('integer'))) {
+        retype(s, 'integer');
+        Object.assign(s, { format: ID_SCHEMA.format, minimum: 1, maximum: MAX_ID });
+      } else if (types.includes('number')) {
+        bare.push(`${name}.${property}`);
+      } else if (types.includes('integer') && !s.format) {
+        integerFormat(s);
+      }
+    }
+  }
+  if (bare.length > 0) {
+    throw new Error(`say type: 'integer' (or what they are) for: ${bare.join(', ')}`);
+  }
+}
+
+/** Applies the service's own rules to a document `SwaggerModule.createDocument` built. */
+export function applyServiceConstraints(document: OpenAPIObject): void {
+  const schemas = (document.components?.schemas ?? {}) as Record<string, Schema>;
+  applyValidators(schemas);
+  closeRequestBodies(document, schemas);
+  integerIds(document, schemas);
+}

@@ -1,0 +1,299 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+
+/**
+ * Every answer the e2e suites receive through `call()` is checked against the published OpenAPI
+ * documents: its status must be one the operation documents, its documented headers must match
+ * their schemas, and its body must match the schema of its media type with no field the schema
+ * does not name (object schemas are read as closed here: the documents leave responses open so
+ * that clients tolerate fields added later, but the service must not send an undocumented one).
+ * A request the service accepted (2xx) must be valid by the document too.
+ */
+
+type Json = Record<string, any>;
+
+const root = join(import.meta.dirname, '..', '..');
+const DOCUMENTS: Array<{ prefix: string; id: string; doc: Json }> = [
+  { prefix: '/api/v1/', id: 'https://grc.test/openapi.json', doc: load('openapi.json') },
+  {
+    prefix: '/platform/v1/',
+    id: 'https://grc.test/platform.json',
+    doc: load('openapi.platform.json'),
+  },
+];
+
+/** ajv's `discriminator` takes the property name and finds each branch's value itself. */
+function load(file: string): Json {
+  return JSON.parse(readFileSync(join(root, file), 'utf8'), (key, value: unknown) =>
+    key === 'discriminator' ? { propertyName: (value as Json).propertyName } : value,
+  ) as Json;
+}
+
+/** The component names a document refers to from inside an `allOf` (its parts, at any depth). */
+function composedParts(doc: unknown, inAllOf = false, out = new Set<string>()): Set<string> {
+  if (Array.isArray(doc)) for (const v of doc) composedParts(v, inAllOf, out);
+  else if (doc && typeof doc === 'object') {
+    for (const [k, v] of Object.entries(doc)) {
+      if (k === '$ref' && inAllOf && typeof v === 'string') out.add(v.split('/').pop()!);
+      else composedParts(v, inAllOf || k === 'allOf', out);
+    }
+  }
+  return out;
+}
+
+/**
+ * Closes every object schema that names its properties and says nothing of others. A part of an
+ * `allOf` stays open (its siblings evaluate the other properties); the `allOf` is closed instead,
+ * and `unevaluatedProperties` there sees what every part evaluated.
+ */
+function closed(
+  schema: unknown,
+  open: ReadonlySet<string> = new Set(),
+  name = '',
+  part = false,
+): unknown {
+  if (Array.isArray(schema)) return schema.map((v) => closed(v, open, '', part));
+  if (!schema || typeof schema !== 'object') return schema;
+  const out: Json = {};
+  for (const [k, v] of Object.entries(schema)) {
+    out[k] = k === 'example' || k === 'examples' ? v : closed(v, open, '', k === 'allOf');
+  }
+  const closable = out.allOf || (out.properties && !part && !open.has(name));
+  if (closable && !('additionalProperties' in out) && !('unevaluatedProperties' in out)) {
+    out.unevaluatedProperties = false;
+  }
+  return out;
+}
+
+function closedComponents(doc: Json): Json {
+  const open = composedParts(doc);
+  const schemas = Object.fromEntries(
+    Object.entries((doc.components?.schemas ?? {}) as Json).map(([n, v]) => [
+      n,
+      closed(v, open, n),
+    ]),
+  );
+  return { ...doc.components, schemas };
+}
+
+const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
+const ajv = new Ajv2020({
+  strict: false,
+  allErrors: true,
+  validateFormats: true,
+  discriminator: true,
+});
+addFormats(ajv);
+const strictAjv = new Ajv2020({
+  strict: false,
+  allErrors: true,
+  validateFormats: true,
+  discriminator: true,
+});
+addFormats(strictAjv);
+for (const { id, doc } of DOCUMENTS) {
+  // requests against the document as published, answers against its closed reading
+  ajv.addSchema({ $id: id, components: doc.components }, id);
+  strictAjv.addSchema({ $id: id, components: closedComponents(doc) }, id);
+}
+
+const compiled = new Map<string, ValidateFunction>();
+
+function validator(engine: Ajv2020, id: string, schema: unknown, key: string): ValidateFunction {
+  const cacheKey = `${engine === ajv ? 'req' : 'res'} ${key}`;
+  let fn = compiled.get(cacheKey);
+  if (!fn) {
+    // a schema that refers to components resolves them in its document
+    const own = engine === strictAjv ? closed(schema) : schema;
+    const rebased = JSON.parse(
+      JSON.stringify(own).replaceAll('"#/components/', `"${id}#/components/`),
+    );
+    fn = engine.compile(rebased as object);
+    compiled.set(cacheKey, fn);
+  }
+  return fn;
+}
+
+interface Match {
+  id: string;
+  template: string;
+  operation: Json;
+  params: Record<string, string>;
+}
+
+/** Which document each listening test server serves, by origin (`startTestApp` registers them). */
+const servers = new Map<string, 'integration' | 'platform'>();
+
+export function registerServer(baseUrl: string, api: 'integration' | 'platform'): void {
+  servers.set(new URL(baseUrl).origin, api);
+}
+
+function findOperation(method: string, url: URL): Match | undefined {
+  const api = servers.get(url.origin);
+  // a server serves its own document only: the other one's paths are unknown routes there
+  const d = DOCUMENTS.find(
+    (x) =>
+      url.pathname.startsWith(x.prefix) &&
+      (api === undefined || (api === 'platform') === (x.prefix === '/platform/v1/')),
+  );
+  if (!d) return undefined;
+  const candidates: Match[] = [];
+  for (const [template, item] of Object.entries(d.doc.paths as Json)) {
+    const names: string[] = [];
+    const pattern = template.replace(/\{([^}]+)\}/g, (_, name: string) => {
+      names.push(name);
+      return '([^/]+)';
+    });
+    const m = new RegExp(`^${pattern}$`).exec(url.pathname);
+    const operation = (item as Json)[method.toLowerCase()] as Json | undefined;
+    if (!m || !operation) continue;
+    const params = Object.fromEntries(names.map((n, i) => [n, decodeURIComponent(m[i + 1] ?? '')]));
+    candidates.push({ id: d.id, template, operation, params });
+  }
+  // a literal segment wins over a template one
+  return candidates.sort((a, b) => Object.keys(a.params).length - Object.keys(b.params).length)[0];
+}
+
+function fail(what: string, match: Match, method: string, detail: unknown): never {
+  throw new Error(
+    `OpenAPI: ${what} (${method} ${match.template} ${match.operation.operationId}): ${JSON.stringify(detail, null, 1).slice(0, 4000)}`,
+  );
+}
+
+function scalar(schema: Json | undefined, value: string): unknown {
+  const type = Array.isArray(schema?.type) ? schema.type[0] : schema?.type;
+  if ((type === 'integer' || type === 'number') && /^-?\d+(\.\d+)?$/.test(value))
+    return Number(value);
+  if (type === 'boolean' && (value === 'true' || value === 'false')) return value === 'true';
+  return value;
+}
+
+function checkRequest(
+  match: Match,
+  method: string,
+  url: URL,
+  body: unknown,
+  key: string,
+  headers: Record<string, string> = {},
+): void {
+  const sent = new Map(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
+  for (const p of (match.operation.parameters ?? []) as Json[]) {
+    const schema = p.schema as Json | undefined;
+    if (!schema) continue;
+    let values: unknown[] = [];
+    if (p.in === 'path') values = [scalar(schema, match.params[p.name] ?? '')];
+    else if (p.in === 'query') {
+      const all = url.searchParams.getAll(p.name);
+      if (all.length === 0) continue;
+      values =
+        schema.type === 'array'
+          ? // repeated (the document's form style) or comma-separated, as the service reads them
+            [all.flatMap((v) => v.split(',')).map((v) => scalar(schema.items, v))]
+          : all.map((v) => scalar(schema, v));
+    } else if (p.in === 'header') {
+      const value = sent.get(String(p.name).toLowerCase());
+      if (value === undefined) continue;
+      values = [scalar(schema, value)];
+    } else continue;
+    const fn = validator(ajv, match.id, schema, `${key} param ${p.name}`);
+    for (const v of values)
+      if (!fn(v))
+        fail(
+          `accepted ${p.in} parameter ${p.name} is invalid by the document`,
+          match,
+          method,
+          fn.errors,
+        );
+  }
+  const schema = match.operation.requestBody?.content?.['application/json']?.schema;
+  if (schema && body !== undefined) {
+    const fn = validator(ajv, match.id, schema, `${key} body`);
+    if (!fn(body))
+      fail('accepted request body is invalid by the document', match, method, fn.errors);
+  }
+}
+
+function checkHeaders(
+  match: Match,
+  method: string,
+  response: Json,
+  headers: Headers,
+  key: string,
+): void {
+  for (const [name, header] of Object.entries((response.headers ?? {}) as Json)) {
+    const value = headers.get(name);
+    if (value === null) {
+      if (header.required) fail(`required header ${name} is missing`, match, method, {});
+      continue;
+    }
+    if (!header.schema) continue;
+    const fn = validator(strictAjv, match.id, header.schema, `${key} header ${name}`);
+    if (!fn(scalar(header.schema, value)))
+      fail(`header ${name} does not match`, match, method, fn.errors);
+  }
+}
+
+export interface CheckedExchange {
+  method: string;
+  url: string;
+  requestBody: unknown;
+  requestHeaders?: Record<string, string>;
+  status: number;
+  headers: Headers;
+  body: unknown;
+  text: string;
+}
+
+/** Throws when the exchange breaks the document (see the module comment); a path it does not list is left alone. */
+export function checkAgainstDocument(x: CheckedExchange): void {
+  const url = new URL(x.url);
+  const match = findOperation(x.method, url);
+  if (!match) return;
+  const key = `${x.method} ${match.template}`;
+  const responses = match.operation.responses as Json;
+  const response = (responses[String(x.status)] ??
+    responses[`${String(x.status)[0]}XX`] ??
+    responses.default) as Json | undefined;
+  if (!response) fail(`undocumented status ${x.status}`, match, x.method, x.body);
+  if (x.status >= 200 && x.status < 300) {
+    checkRequest(match, x.method, url, x.requestBody, key, x.requestHeaders);
+  }
+  checkHeaders(match, x.method, response, x.headers, `${key} ${x.status}`);
+  if (x.text === '' || x.method === 'HEAD') return;
+  const mediaType = (x.headers.get('content-type') ?? '').split(';')[0]!.trim();
+  const content = (response.content ?? {}) as Json;
+  const documented = content[mediaType] as Json | undefined;
+  if (!documented)
+    fail(
+      `undocumented body of ${mediaType || 'no media type'} for ${x.status}`,
+      match,
+      x.method,
+      Object.keys(content),
+    );
+  if (!documented.schema || !mediaType.endsWith('json')) return;
+  const fn = validator(strictAjv, match.id, documented.schema, `${key} ${x.status} ${mediaType}`);
+  if (!fn(x.body)) fail(`${x.status} body does not match its schema`, match, x.method, fn.errors);
+}
+
+/**
+ * Why the document refuses a request (its parameters, headers and JSON body), or null when it
+ * accepts it: for the negative cases the service must refuse alike.
+ */
+export function documentRefusal(
+  method: string,
+  url: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): string | null {
+  const parsed = new URL(url);
+  const match = findOperation(method, parsed);
+  if (!match) throw new Error(`no operation ${method} ${parsed.pathname} in the documents`);
+  try {
+    checkRequest(match, method, parsed, body, `${method} ${match.template}`, headers);
+    return null;
+  } catch (err) {
+    return err instanceof Error ? err.message : String(err);
+  }
+}
