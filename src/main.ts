@@ -14,6 +14,7 @@ import {
 } from './common/database/embedded-database.js';
 import { runMigrations } from './common/database/migrate.js';
 import { gracefulClose } from './common/http/graceful-close.js';
+import { releaseStartupGarbage } from './common/http/young-garbage.js';
 import { logStream } from './common/logging/log-format.js';
 import { LOG_HYGIENE } from './common/logging/logging.module.js';
 import { API_PREFIX } from './openapi.js';
@@ -121,6 +122,8 @@ async function main(): Promise<void> {
     process.on('disconnect', () => (listening ? onSignal : early)('parent exited'));
 
   let side: SideListeners;
+  // before the first request: no one waits on it (a few hundred ms of the start)
+  releaseStartupGarbage();
   try {
     await app.listen(config.PORT, anyAddress());
     side = await startSideListeners(app, config, platformApp);
