@@ -7,6 +7,7 @@ import { Logger } from 'nestjs-pino';
 import { pino } from 'pino';
 import { createApp } from './app.setup.js';
 import { ConfigError, loadConfig } from './common/config/load-config.js';
+import { keepMallocSettingsFromChildren } from './common/config/service-malloc-env.js';
 import { ensureLocalSecretKey } from './common/config/local-secret-key.js';
 import {
   type EmbeddedDatabase,
@@ -45,6 +46,8 @@ type StopSignal = (typeof STOP_SIGNALS)[number];
 const SHUTDOWN_REQUESTS_MS = 10_000;
 
 async function main(): Promise<void> {
+  // read by glibc when this process started; the embedded PostgreSQL gets its own
+  keepMallocSettingsFromChildren();
   const config = loadConfig();
   const log = pino(
     { level: config.LOG_LEVEL, base: { component: 'bootstrap' }, ...LOG_HYGIENE },
