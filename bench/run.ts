@@ -30,7 +30,7 @@ import {
 } from './harness.js';
 import { BIG, type BigTenant, seedBigTenant } from './big-tenant.js';
 import { CpuMeter } from './cpu-meter.js';
-import { startScriptFlags } from './service-flags.js';
+import { startScriptEnv, startScriptFlags } from './service-flags.js';
 import {
   type Adapter,
   ADAPTER_ORDER,
@@ -1001,6 +1001,8 @@ async function main(): Promise<void> {
   log(`work directory ${work}; adapters ${ADAPTERS.join(', ')}`);
   const db = await prepareDatabase(work);
   const serviceEnv = {
+    // npm start's environment (glibc's malloc settings) as well as its flags
+    ...startScriptEnv(ROOT),
     ...db.env,
     SEED_DEMO: 'false',
     WEBHOOK_ALLOW_HTTP: 'true',

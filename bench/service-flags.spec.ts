@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from '@jest/globals';
-import { nodeFlagsOf, startScriptFlags } from './service-flags.js';
+import { envOf, nodeFlagsOf, startScriptEnv, startScriptFlags } from './service-flags.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 
@@ -25,6 +25,17 @@ describe('the heap flags the service runs with', () => {
 
   it('reads only the flags before the script', () => {
     expect(nodeFlagsOf('node --a=1 --b dist/x.js --not-a-flag')).toEqual(['--a=1', '--b']);
+    expect(nodeFlagsOf('A=1 B_=x node --a=1 dist/x.js')).toEqual(['--a=1']);
     expect(() => nodeFlagsOf('tsx src/main.ts')).toThrow(/not a node command line/);
+  });
+
+  it("reads the environment set before node, and npm start's is glibc's malloc settings", () => {
+    expect(envOf('A=1 B_=x node --a=1 C=2 dist/x.js')).toEqual({ A: '1', B_: 'x' });
+    expect(envOf('node dist/x.js')).toEqual({});
+    expect(startScriptEnv(ROOT)).toEqual({
+      MALLOC_ARENA_MAX: '2',
+      MALLOC_MMAP_THRESHOLD_: '131072',
+      MALLOC_TRIM_THRESHOLD_: '131072',
+    });
   });
 });

@@ -12,6 +12,7 @@ import {
   ConfigError,
   loadConfig,
 } from './common/config/load-config.js';
+import { keepMallocSettingsFromChildren } from './common/config/service-malloc-env.js';
 import { ensureLocalSecretKey } from './common/config/local-secret-key.js';
 import {
   type EmbeddedDatabase,
@@ -19,6 +20,7 @@ import {
 } from './common/database/embedded-database.js';
 import { runMigrations } from './common/database/migrate.js';
 import { gracefulClose } from './common/http/graceful-close.js';
+import { releaseStartupGarbage } from './common/http/young-garbage.js';
 import { logStream } from './common/logging/log-format.js';
 import { LOG_HYGIENE } from './common/logging/logging.module.js';
 import { API_PREFIX } from './openapi.js';
@@ -50,6 +52,8 @@ type StopSignal = (typeof STOP_SIGNALS)[number];
 const SHUTDOWN_REQUESTS_MS = 10_000;
 
 async function main(): Promise<void> {
+  // read by glibc when this process started; the embedded PostgreSQL gets its own
+  keepMallocSettingsFromChildren();
   // replaced (never changed) once embedded mode knows its database URL and webhook key
   let config = loadConfig();
   const log = pino(
@@ -131,6 +135,8 @@ async function main(): Promise<void> {
     process.on('disconnect', () => (listening ? onSignal : early)('parent exited'));
 
   let side: SideListeners;
+  // before the first request: no one waits on it (a few hundred ms of the start)
+  releaseStartupGarbage();
   try {
     await app.listen(config.PORT, anyAddress());
     side = await startSideListeners(app, config, platformApp);

@@ -50,7 +50,9 @@ interface Variant {
 function variants(): Variant[] {
   const spec = process.env.MEMORY_VARIANTS ?? 'current=||{}';
   return spec.split(';').map((v) => {
-    const [name, rest] = v.split('=', 2) as [string, string];
+    // the name ends at the first `=`; flags after it may hold `=` too
+    const at = v.indexOf('=');
+    const [name, rest] = [v.slice(0, at), v.slice(at + 1)];
     const [script, args, env] = rest.split('|');
     return {
       name,
@@ -155,6 +157,11 @@ describe('memory profile: big bodies', () => {
     const concurrency = Number(process.env.MEMORY_CONCURRENCY ?? 4);
     const rounds = Number(process.env.MEMORY_ROUNDS ?? 3);
     const report: string[] = [];
+    // printed as it goes too: a variant that fails to start does not lose the others' lines
+    const push = (line: string): void => {
+      report.push(line);
+      process.stderr.write(`MEMORY ${line}\n`);
+    };
     const repeats = Number(process.env.MEMORY_REPEAT ?? 1);
     for (let repeat = 0; repeat < repeats; repeat++) {
       for (const v of variants()) {
@@ -190,7 +197,7 @@ describe('memory profile: big bodies', () => {
           }
           await sleep(2_000);
           const rest = Math.round(statusKib(service.pid, 'VmRSS') / 1024);
-          report.push(`${v.name}#${repeat} rest rss ${rest} MiB`);
+          push(`${v.name}#${repeat} rest rss ${rest} MiB`);
           for (const name of shapes) {
             const bodyFile = join(dir, `${name}.json`);
             await writeFile(bodyFile, SHAPES[name]!());
@@ -210,6 +217,9 @@ describe('memory profile: big bodies', () => {
             });
             clearInterval(watcher);
             const to = Date.now();
+            // what stays resident once the flood is over (it adds up shape after shape)
+            await sleep(3_000);
+            const after = Math.round(statusKib(service.pid, 'VmRSS') / 1024);
             await rm(bodyFile);
             // the sampled thread figures of the flood, each at its peak
             const samples = readFileSync(samplesFile, 'utf8')
@@ -228,11 +238,11 @@ describe('memory profile: big bodies', () => {
                 `code ${max(ss, (s) => s.spaces['code'] ?? 0)} ext ${max(ss, (s) => s.external)} ab ${max(ss, (s) => s.arrayBuffers)} ` +
                 `malloc ${max(ss, (s) => s.malloced)}`,
             );
-            report.push(
-              `${v.name}#${repeat} ${name}: ${JSON.stringify(statuses)} ${to - from} ms peak rss ${Math.round(peak / 1024)} MiB threads ${threads}\n    ${parts.join('\n    ')}`,
+            push(
+              `${v.name}#${repeat} ${name}: ${JSON.stringify(statuses)} ${to - from} ms peak rss ${Math.round(peak / 1024)} MiB, 3 s after ${after}, threads ${threads}\n    ${parts.join('\n    ')}`,
             );
           }
-          report.push(
+          push(
             `${v.name}#${repeat} VmHWM ${Math.round(statusKib(service.pid, 'VmHWM') / 1024)} MiB`,
           );
         } finally {

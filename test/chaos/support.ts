@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { resolve } from 'node:path';
+import { startScriptEnv } from '../../bench/service-flags.js';
 
 /** What a receiver path does: answer a status after a delay (ms, or a random [min, max]), or hang. */
 export type Behaviour = { status: number; delayMs?: number | [number, number] } | 'hang';
@@ -96,13 +98,17 @@ export const newSecretKey = (): string => randomBytes(32).toString('base64');
 
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-/** Env of a spawned service: workers on, loopback receivers allowed, no rate limits, quiet logs. */
+/**
+ * Env of a spawned service: `npm start`'s own (glibc's malloc settings), workers on, loopback
+ * receivers allowed, no rate limits, quiet logs.
+ */
 export function serviceEnv(
   databaseUrl: string | undefined,
   secretKey: string,
   extra: Record<string, string> = {},
 ): Record<string, string> {
   return {
+    ...startScriptEnv(resolve(import.meta.dirname, '../..')),
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
     WEBHOOK_SECRET_KEY: secretKey,
     WORKERS_ENABLED: 'true',

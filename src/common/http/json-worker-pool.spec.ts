@@ -37,4 +37,23 @@ describe('JsonWorker', () => {
     expect(next).toEqual({ id: 2, failed: 'answered' });
     expect(await pool.run(job(1))).toEqual({ id: 3, failed: 'answered' });
   });
+
+  it('ends its worker once idle and starts a new one for the next job', async () => {
+    const pool = new JsonWorker(scriptFile(), 50);
+    expect(await pool.run(job(1))).toEqual({ id: 1, failed: 'answered' });
+    expect(pool.alive).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(pool.alive).toBe(false);
+    expect(await pool.run(job(1))).toEqual({ id: 2, failed: 'answered' });
+    expect(pool.starts).toBe(2);
+  });
+
+  it('keeps its worker while jobs follow each other within the idle time', async () => {
+    const pool = new JsonWorker(scriptFile(), 5_000);
+    for (let i = 1; i <= 3; i += 1) {
+      expect(await pool.run(job(1))).toEqual({ id: i, failed: 'answered' });
+    }
+    expect(pool.starts).toBe(1);
+    expect(pool.alive).toBe(true);
+  });
 });

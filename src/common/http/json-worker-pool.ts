@@ -60,28 +60,50 @@ interface Pending {
 interface Running {
   worker: Worker;
   pending: Map<number, Pending>;
+  /** Ends the worker once it has been idle for the idle time; cleared by the next job. */
+  idle: NodeJS.Timeout | null;
 }
 
 /** A job not answered in this time ends its worker (a body never takes near it). */
 const JOB_TIMEOUT_MS = 30_000;
 
 /**
+ * An idle worker exits after this: its isolate (heap, code, stacks; 25-30 MB of the process's RSS
+ * at rest) is held only while big bodies keep coming. Starting one again costs its thread tens of
+ * ms, not the event loop (bench/README.md, "Memory at rest").
+ */
+const IDLE_EXIT_MS = 2_000;
+
+/**
  * One worker thread that decodes big JSON bodies (json-prepare.ts) one after the other, started on
- * the first and restarted after a failure. One is enough: big bodies take turns in the process
- * anyway (request-body.ts), and the machine's other core serves the event loop.
+ * the first, restarted after a failure, and ended once idle for `idleMs`. One is enough: big
+ * bodies take turns in the process anyway (request-body.ts), and the machine's other core serves
+ * the event loop.
  */
 export class JsonWorker {
   private running: Running | null = null;
   private nextId = 1;
   private readonly log = new Logger('JsonWorker');
-  /** Jobs answered, for tests and metrics. */
+  /** Jobs answered, and workers started, for tests and metrics. */
   answered = 0;
+  starts = 0;
 
-  constructor(private readonly script: string = workerScript()) {}
+  constructor(
+    private readonly script: string = workerScript(),
+    private readonly idleMs: number = IDLE_EXIT_MS,
+  ) {}
+
+  /** Whether a worker thread exists now (started and not yet ended). */
+  get alive(): boolean {
+    return this.running !== null;
+  }
 
   run(job: Omit<JsonJob, 'id'>): Promise<JsonJobAnswer> {
     const id = this.nextId++;
-    const { worker, pending } = this.started();
+    const running = this.started();
+    const { worker, pending } = running;
+    if (running.idle) clearTimeout(running.idle);
+    running.idle = null;
     return new Promise<JsonJobAnswer>((resolve, reject) => {
       // a job in progress keeps the process alive; an idle worker does not
       if (pending.size === 0) worker.ref();
@@ -110,16 +132,22 @@ export class JsonWorker {
           },
         }),
     );
-    const running: Running = { worker, pending: new Map() };
+    this.starts += 1;
+    const running: Running = { worker, pending: new Map(), idle: null };
     const { pending } = running;
     worker.on('message', (answer: JsonJobAnswer) => {
       const job = pending.get(answer.id);
       pending.delete(answer.id);
       this.answered += 1;
-      if (pending.size === 0) worker.unref();
+      if (pending.size === 0) {
+        worker.unref();
+        running.idle = setTimeout(() => this.endIdle(running), this.idleMs);
+        running.idle.unref();
+      }
       job?.resolve(answer);
     });
     const fail = (err: Error): void => {
+      if (running.idle) clearTimeout(running.idle);
       if (this.running === running) this.running = null;
       for (const job of pending.values()) job.reject(err);
       pending.clear();
@@ -134,6 +162,13 @@ export class JsonWorker {
     worker.unref();
     this.running = running;
     return running;
+  }
+
+  /** Ends a worker with no job: the next job starts a new one. */
+  private endIdle(running: Running): void {
+    if (running.pending.size > 0 || this.running !== running) return;
+    this.running = null;
+    void running.worker.terminate();
   }
 }
 

@@ -6,6 +6,7 @@ import { ValidationFailedError } from './app-error.js';
 import { BodyError } from './body-decoding.js';
 import type { JsonLimits } from './json-limits.js';
 import { decodeBigJson } from './json-prepare.js';
+import { releaseWorkerGarbage } from './young-garbage.js';
 import type { JsonJob, JsonJobAnswer } from './json-worker-pool.js';
 
 /**
@@ -19,6 +20,7 @@ parentPort?.on('message', (job: JsonJob) => {
   // the canonical texts are moved, not copied (each has its memory to itself: jsonbBytes)
   const moved = 'decoded' in answer ? answer.decoded.prepared.map((m) => m.jsonb.buffer) : [];
   parentPort!.postMessage(answer, moved as ArrayBuffer[]);
+  releaseWorkerGarbage();
 });
 
 function run(job: JsonJob): JsonJobAnswer {
