@@ -88,7 +88,8 @@ describe('OpenTelemetry tracing', () => {
     );
     services.push(service);
     const f = await createRevisionFixture(t.app, { plan: 'enterprise' });
-    await createWebhook(t.baseUrl, f.caller.auth, receiver.url('/traced'));
+    // a path that carries the receiver's own secret, as many webhook URLs do
+    await createWebhook(t.baseUrl, f.caller.auth, receiver.url('/traced/hook-s3cr3t'));
 
     const traceId = randomBytes(16).toString('hex');
     const callerSpanId = randomBytes(8).toString('hex');
@@ -103,7 +104,11 @@ describe('OpenTelemetry tracing', () => {
     const revisionId = res.body.revisionId as number;
 
     // the receiver gets a traceparent of the same trace (the attempt's HTTP client span)
-    const delivery = await waitFor(() => receiver.on('/traced')[0], 20_000, 'the delivery');
+    const delivery = await waitFor(
+      () => receiver.on('/traced/hook-s3cr3t')[0],
+      20_000,
+      'the delivery',
+    );
     expect(delivery.headers['traceparent']).toMatch(new RegExp(`^00-${traceId}-[0-9a-f]{16}-01$`));
 
     const inTrace = (): ReceivedSpan[] => otlp.spans.filter((s) => s.traceId === traceId);
@@ -141,6 +146,9 @@ describe('OpenTelemetry tracing', () => {
     const client = inTrace().find((s) => s.parentSpanId === attempt.spanId);
     expect(client).toBeDefined();
     expect(delivery.headers['traceparent']).toBe(`00-${traceId}-${client!.spanId}-01`);
+    // the endpoint's path (its secret) stays out of every span: the origin names the receiver
+    expect(JSON.stringify(otlp.spans)).not.toContain('s3cr3t');
+    expect(client!.attributes['url.full']).toBe(`${new URL(receiver.url('/')).origin}/`);
 
     // every log line of the request carries the trace: its completion line included
     const requestLines = logLines(service.output()).filter(

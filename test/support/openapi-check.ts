@@ -130,6 +130,14 @@ export function registerServer(baseUrl: string, api: 'integration' | 'platform')
   servers.set(new URL(baseUrl).origin, api);
 }
 
+function decoded(segment: string): string | undefined {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return undefined;
+  }
+}
+
 function findOperation(method: string, url: URL): Match | undefined {
   const api = servers.get(url.origin);
   // a server serves its own document only: the other one's paths are unknown routes there
@@ -149,7 +157,10 @@ function findOperation(method: string, url: URL): Match | undefined {
     const m = new RegExp(`^${pattern}$`).exec(url.pathname);
     const operation = (item as Json)[method.toLowerCase()] as Json | undefined;
     if (!m || !operation) continue;
-    const params = Object.fromEntries(names.map((n, i) => [n, decodeURIComponent(m[i + 1] ?? '')]));
+    const values = names.map((_, i) => decoded(m[i + 1] ?? ''));
+    // not valid percent-encoding: no operation's parameter, the service refuses it before routing
+    if (values.some((v) => v === undefined)) continue;
+    const params = Object.fromEntries(names.map((n, i) => [n, values[i]!]));
     candidates.push({ id: d.id, template, operation, params });
   }
   // a literal segment wins over a template one

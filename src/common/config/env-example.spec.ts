@@ -16,11 +16,20 @@ function exampleSettings(): { shown: Map<string, string>; commented: Set<string>
   return { shown, commented };
 }
 
+/** The OpenTelemetry SDK reads its own standard variables; the service's config never sees them. */
+const isOtel = (name: string): boolean => name.startsWith('OTEL_');
+
 describe('.env.example', () => {
   it('names every setting the config reads, and nothing else', () => {
     const { shown, commented } = exampleSettings();
-    const named = [...shown.keys(), ...commented].sort();
+    const named = [...shown.keys(), ...commented].filter((n) => !isOtel(n)).sort();
     expect(named).toEqual([...CONFIG_KEYS].sort());
+  });
+
+  it('shows tracing only as commented standard OTEL_* variables, so it stays off by default', () => {
+    const { shown, commented } = exampleSettings();
+    expect([...shown.keys()].filter(isOtel)).toEqual([]);
+    expect([...commented].filter(isOtel)).toContain('OTEL_EXPORTER_OTLP_ENDPOINT');
   });
 
   it('shows the defaults: its values load to the config of an empty environment', () => {

@@ -1,4 +1,5 @@
-import { closeSync, openSync } from 'node:fs';
+import { type EventEmitter, once } from 'node:events';
+import { openSync } from 'node:fs';
 import { Writable } from 'node:stream';
 import { describe, expect, it } from '@jest/globals';
 import { pino } from 'pino';
@@ -109,12 +110,11 @@ describe('outputDestination', () => {
       // an error without a listener would throw here (sync) or as an uncaught error (async)
       expect(() => out.write('a line\n')).not.toThrow();
       await new Promise((r) => setTimeout(r, 100));
+      // SonicBoom closes the fd itself, asynchronously: closing it here as well would close
+      // whatever the number belongs to by then (another test's socket, in the same worker)
+      const closed = once(out as unknown as EventEmitter, 'close');
       (out as unknown as { destroy(): void }).destroy();
-      try {
-        closeSync(fd);
-      } catch {
-        // SonicBoom may have closed it
-      }
+      await closed;
     },
   );
 });

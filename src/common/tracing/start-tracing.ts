@@ -36,7 +36,15 @@ export function startTracing(): void {
       new NestInstrumentation(),
       // statements of a request or a delivery attempt; not the workers' idle polling
       new PgInstrumentation({ requireParentSpan: true }),
-      new UndiciInstrumentation(),
+      // a receiver's path and query often carry its own secret (`/services/…/<token>`, `?code=`):
+      // spans name the origin only
+      new UndiciInstrumentation({
+        startSpanHook: (request) => ({
+          'url.full': `${request.origin}/`,
+          'url.path': '/',
+          'url.query': '',
+        }),
+      }),
     ],
   });
   sdk.start();
