@@ -91,7 +91,11 @@ describe('platform API: accepting candidates of one document at once', () => {
     try {
       await waitFor(
         async () => {
-          const [row] = await ds.query(
+          // asked on the holder's own connection: behind PgBouncer's five server connections the
+          // holder and the four waiting accepts take them all, so a new query would queue too;
+          // a transaction sees one snapshot of the activity unless it clears it
+          await holder.query('SELECT pg_stat_clear_snapshot()');
+          const [row] = await holder.query(
             `SELECT count(*)::int AS n FROM pg_stat_activity
             WHERE datname = current_database() AND wait_event_type = 'Lock'`,
           );
