@@ -6,27 +6,13 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { type BrowserContext, chromium } from 'playwright-core';
+import { CHROMIUM, CHROMIUM_ARGS } from './support/chromium.js';
 
 // `npm run docs` (scripts/build-docs.mjs), then every operation looked up in the built pages
 jest.setTimeout(180_000);
 
 const ROOT = resolve(import.meta.dirname, '..');
 const OUT = join(ROOT, 'docs-html');
-
-// Debian's Chromium (.ci/run installs it), as in swagger-ui.e2e-spec.ts
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless=new',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  // nothing but loopback may be reached, even by a stray request of the page
-  '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE localhost, EXCLUDE 127.0.0.1',
-];
 
 interface Operation {
   operationId: string;

@@ -6,21 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { startTestApp, type TestApp } from './support/app.js';
 import { createPlatformKey, type TestPlatformKey } from './support/platform-factories.js';
-
-// Debian's Chromium (.ci/run installs it); Playwright's own browser downloads are not reachable
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless=new',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  // nothing but loopback may be reached, even by a stray request of the page
-  '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE localhost, EXCLUDE 127.0.0.1',
-];
+import { CHROMIUM, CHROMIUM_ARGS } from './support/chromium.js';
 
 function isLoopback(url: string): boolean {
   const { protocol, hostname } = new URL(url);
