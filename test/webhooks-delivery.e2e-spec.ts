@@ -380,9 +380,7 @@ describe('two delivery workers on one database', () => {
   beforeAll(async () => {
     receiver = await startReceiver();
     // A generous time-out: an attempt timed out on a loaded machine is legitimately sent again
-    // (at-least-once), which is not what this test is about. The endpoint's limit (256) is above
-    // what one process may give one tenant (32 chains of at most 16 rows = 512 rows), so 1,000
-    // rows due at once cannot all go to one process: the other one must take the rest.
+    // (at-least-once), which is not what this test is about.
     const env = {
       ...WORKER_ENV,
       WEBHOOK_TIMEOUT_MS: '15000',
@@ -401,10 +399,14 @@ describe('two delivery workers on one database', () => {
   it('deliver 1,000 events exactly once each', async () => {
     const a = await createCaller(one.app);
     const created = await createWebhook(one.baseUrl, a.auth, receiver.url('/pair'), ['*']);
-    // 100 ms an answer keeps a chain of 16 in flight for 1.6 s: long enough that the first
-    // process to claim is still busy when the other one wakes (on the notification or its 1 s
-    // poll), short enough that each chain ends within its 2 s window.
-    receiver.reply('/pair', { status: 200, delayMs: 100 });
+    // The receiver answers nothing until both processes have claimed. The first claim takes at
+    // most its tenant's share of one process (32 chains), a chain asks for more rows only after
+    // its first answer, and a full share claims no more: so the other process always finds rows
+    // due on its next wake-up (a notification or its 1 s poll), however loaded the machine.
+    // Without the gate a chain could take the webhook's next rows before the other one woke.
+    let openGate!: () => void;
+    const gate = new Promise<void>((resolve) => (openGate = resolve));
+    receiver.reply('/pair', { status: 200, delayMs: 20, after: gate });
     const setStatus = async (status: string) =>
       expect(
         (
@@ -423,6 +425,12 @@ describe('two delivery workers on one database', () => {
     }
     expect(receiver.on('/pair')).toHaveLength(0);
     await setStatus('active');
+    const worker = (t: TestApp) => t.app.get(DeliveryWorker).stats;
+    await waitFor(
+      () => worker(one).chains > 0 && worker(two).chains > 0,
+      10_000,
+      'both processes claim',
+    ).finally(openGate);
     await waitFor(() => receiver.on('/pair').length >= 1_000, 25_000, '1,000 deliveries');
     await waitFor(
       async () => {

@@ -18,11 +18,17 @@ export interface ReceivedRequest {
 
 /**
  * What a receiver path answers: a status (with optional headers and body, `ok` by default,
- * optionally after a delay), or `hang` (never answers).
+ * optionally only once `after` has settled, then after a delay), or `hang` (never answers).
  */
 export type Reply =
   | number
-  | { status: number; headers?: Record<string, string>; body?: string | Buffer; delayMs?: number }
+  | {
+      status: number;
+      headers?: Record<string, string>;
+      body?: string | Buffer;
+      delayMs?: number;
+      after?: Promise<unknown>;
+    }
   | 'hang';
 
 /** A real HTTP receiver on 127.0.0.1 that records every request and answers per path. */
@@ -84,13 +90,20 @@ export async function startReceiver(): Promise<Receiver> {
         headers: extra,
         body: answerBody = 'ok',
         delayMs,
-      } = typeof reply === 'number' ? { status: reply, delayMs: undefined } : reply;
+        after,
+      } = typeof reply === 'number'
+        ? { status: reply, delayMs: undefined, after: undefined }
+        : reply;
       const answer = () => {
         res.writeHead(status, { 'content-type': 'text/plain', ...extra });
         res.end(answerBody);
       };
-      if (delayMs === undefined) answer();
-      else setTimeout(answer, delayMs);
+      const answerLater = () => {
+        if (delayMs === undefined) answer();
+        else setTimeout(answer, delayMs);
+      };
+      if (after === undefined) answerLater();
+      else void after.finally(answerLater);
     });
   });
   server.keepAliveTimeout = 60_000;
