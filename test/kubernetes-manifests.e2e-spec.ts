@@ -199,4 +199,32 @@ describe('Kubernetes manifests (deploy/kubernetes)', () => {
     expect(job.spec!.template.spec!.restartPolicy).toBe('Never');
     expect(job.spec!.template.spec!.securityContext?.runAsNonRoot).toBe(true);
   });
+
+  it('Prometheus scrapes the metrics Service’s pods as the job the alert rules select', () => {
+    const monitoring = resolve(import.meta.dirname, '../deploy/monitoring');
+    const [config] = documents(
+      join(monitoring, 'prometheus/kubernetes-scrape.yaml'),
+    ) as unknown as [
+      {
+        scrape_configs: Array<{
+          job_name: string;
+          relabel_configs: Array<{ source_labels: string[]; regex?: string; action?: string }>;
+        }>;
+      },
+    ];
+    const rules = readFileSync(join(monitoring, 'prometheus/alerts.yaml'), 'utf8');
+    const jobs = new Set([...rules.matchAll(/job="([^"]+)"/g)].map((m) => m[1]));
+    expect([...jobs]).toEqual([config.scrape_configs[0]!.job_name]);
+    const kept = (label: string) =>
+      config.scrape_configs[0]!.relabel_configs.find(
+        (r) => r.action === 'keep' && r.source_labels.includes(label),
+      )?.regex;
+    const metrics = one<Service>('Service', 'grc-integration-api-metrics');
+    expect(kept('__meta_kubernetes_service_name')).toBe(metrics.metadata!.name);
+    expect(kept('__meta_kubernetes_endpoint_port_name')).toBe(metrics.spec!.ports![0]!.name);
+    // no annotations inviting a generic pod scrape, which would label the series another job
+    expect(
+      Object.keys(pod.metadata!.annotations ?? {}).filter((k) => k.startsWith('prometheus.io')),
+    ).toEqual([]);
+  });
 });
