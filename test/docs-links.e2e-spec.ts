@@ -1,4 +1,5 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from '@jest/globals';
@@ -18,6 +19,32 @@ describe('documentation links', () => {
     const files = [join(ROOT, 'README.md'), ...markdownFiles(join(ROOT, 'docs'))];
     expect(files.length).toBeGreaterThan(20);
     expect(brokenLinks(ROOT, files)).toEqual([]);
+  });
+
+  it('no tracked file names the design notes the repository does not have', () => {
+    // written apart, so this file does not name them itself
+    const absent = ['CONTRACT', 'SPEC'].map((n) => `${n}.md`);
+    expect(absent.filter((f) => existsSync(join(ROOT, f)))).toEqual([]);
+    // README, docs, sources (and so the built package and its declarations), OpenAPI documents
+    let named = '';
+    try {
+      named = execFileSync('git', ['grep', '-l', '-I', '-F', ...absent.flatMap((f) => ['-e', f])], {
+        cwd: ROOT,
+        encoding: 'utf8',
+      });
+    } catch (err) {
+      // git grep exits 1 when nothing matches
+      if ((err as { status?: number }).status !== 1) throw err;
+    }
+    expect(named.split('\n').filter(Boolean)).toEqual([]);
+  });
+
+  it('the OpenAPI documents (and so Swagger UI) name only Markdown files the repository has', () => {
+    for (const doc of ['openapi.json', 'openapi.platform.json']) {
+      const text = readFileSync(join(ROOT, doc), 'utf8');
+      const named = [...text.matchAll(/[\w./-]+\.md\b/g)].map((m) => m[0]);
+      expect(named.filter((f) => !existsSync(join(ROOT, f)))).toEqual([]);
+    }
   });
 
   it('keeps README.md a front page of at most 300 lines, the guides in docs/', () => {

@@ -11,7 +11,7 @@ import {
   symlinkSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { createTestDatabase, type TestDatabase } from './support/database.js';
 
@@ -157,6 +157,18 @@ describe('the package from its npm pack tarball, in a CommonJS jest suite outsid
     }
     // no source maps: they would point at sources the package does not ship
     expect(files.filter((f) => f.endsWith('.map'))).toEqual([]);
+    // and no shipped file points at a map (or any file) the tarball does not have
+    const installed = join(consumer, 'node_modules/grc-integration-api');
+    const dangling = files
+      .filter((f) => /\.(c|m)?js$|\.d\.(c|m)?ts$/.test(f))
+      .flatMap((f) => {
+        const text = readFileSync(join(installed, f.slice('package/'.length)), 'utf8');
+        return [...text.matchAll(/^\/\/# sourceMappingURL=(\S+)$/gm)]
+          .map((m) => join(dirname(f), m[1]!))
+          .filter((target) => !files.includes(target))
+          .map((target) => `${f} -> ${target}`);
+      });
+    expect(dangling).toEqual([]);
     expect(files.some((f) => f.startsWith('package/dist/migrations/'))).toBe(true);
     expect(files.filter((f) => /^package\/(dist\/)?(test|bench)\//.test(f))).toEqual([]);
     const manifest = JSON.parse(
