@@ -6,14 +6,6 @@ const RAW_STATEMENT =
   '/^\\s*(SELECT\\s|INSERT\\s+INTO\\s|UPDATE\\s+\\S+\\s+SET\\s|DELETE\\s+FROM\\s|WITH\\s|LOCK\\s+TABLE\\s)/';
 const RAW_STATEMENT_MESSAGE =
   'Build statements with the typed `sql` tag (src/common/database/statement.ts) in a repository, not as strings.';
-/**
- * Files still sending statements as strings, allowed by name until their owners convert them
- * (the webhook delivery repositories are being rewritten as this rule lands).
- */
-const RAW_STATEMENT_ALLOWLIST = [
-  'src/modules/webhooks/repository/delivery-claims.repository.ts',
-  'src/modules/webhooks/repository/delivery-results.repository.ts',
-];
 /** Text that is not a statement: `fragment(…)`, the statement layer's own constant SQL pieces. */
 const NOT_FRAGMENT = ':not(CallExpression[callee.name="fragment"] > .arguments)';
 
@@ -66,12 +58,7 @@ export default tseslint.config(
     // values are bound parameters and which compose; never as plain strings with `$n`. The
     // statement layer itself (src/common/database) sends its few fixed statements as text.
     files: ['src/**/*.ts', 'src/**/*.cts'],
-    ignores: [
-      'src/common/database/**',
-      '**/*.spec.ts',
-      // not yet converted, being reworked by their contexts' owners: remove each once it is
-      ...RAW_STATEMENT_ALLOWLIST,
-    ],
+    ignores: ['src/common/database/**', '**/*.spec.ts'],
     rules: {
       'no-restricted-syntax': [
         'error',

@@ -1989,11 +1989,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookListView"];
                 };
             };
-            /**
-             * @description `validation_failed`: `limit` is outside 1..1000, or the cursor is malformed or not of this list and tenant.
-             *
-             *     `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take. `malformed_request`: the request line or path could not be parsed, or the head sends `Host`, `Authorization`, `Content-Type` or `Content-Length` twice or a transfer coding other than `chunked` alone (the connection is closed).
-             */
+            /** @description `validation_failed`: `limit` is outside 1..1000, or the cursor is malformed or not of this list and tenant. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2002,7 +1998,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`. */
+            /** @description `unauthenticated`: no bearer token: no `Authorization` header, or one of another scheme such as `Basic`. `invalid_token`: the bearer token is unknown, malformed, expired or revoked. */
             401: {
                 headers: {
                     /** @description e.g. `Bearer realm="api", error="invalid_token"` */
@@ -2024,11 +2020,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /**
-             * @description `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
-             *
-             *     `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
-             */
+            /** @description `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -2039,11 +2031,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /**
-             * @description `internal_error`: unexpected; the body carries no internals. Quote `request_id`.
-             *
-             *     `internal_error`: unexpected; the body carries no internals. Quote `request_id`.
-             */
+            /** @description `internal_error`: unexpected; the body carries no stack, SQL, secrets or other internals. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -2075,11 +2063,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreatedWebhookView"];
                 };
             };
-            /**
-             * @description `validation_failed`: invalid `name`, `endpoint_url` (not an absolute https URL, or with user-info) or `events` (empty, or an unknown event type), or an unknown field.
-             *
-             *     `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take. `malformed_request`: the request line or path could not be parsed, or the head sends `Host`, `Authorization`, `Content-Type` or `Content-Length` twice or a transfer coding other than `chunked` alone (the connection is closed).
-             */
+            /** @description `validation_failed`: invalid `name`, `endpoint_url` (not an absolute https URL, or with user-info) or `events` (empty, or an unknown event type), or an unknown field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2088,7 +2072,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`. */
+            /** @description `unauthenticated`: no bearer token: no `Authorization` header, or one of another scheme such as `Basic`. `invalid_token`: the bearer token is unknown, malformed, expired or revoked. */
             401: {
                 headers: {
                     /** @description e.g. `Bearer realm="api", error="invalid_token"` */
@@ -2137,11 +2121,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /**
-             * @description `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
-             *
-             *     `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
-             */
+            /** @description `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -2152,11 +2132,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /**
-             * @description `internal_error`: unexpected; the body carries no internals. Quote `request_id`.
-             *
-             *     `internal_error`: unexpected; the body carries no internals. Quote `request_id`.
-             */
+            /** @description `internal_error`: unexpected; the body carries no stack, SQL, secrets or other internals. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -2186,11 +2162,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookView"];
                 };
             };
-            /**
-             * @description `validation_failed`: webhookId is not a positive integer.
-             *
-             *     `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take. `malformed_request`: the request line or path could not be parsed, or the head sends `Host`, `Authorization`, `Content-Type` or `Content-Length` twice or a transfer coding other than `chunked` alone (the connection is closed).
-             */
+            /** @description `validation_failed`: webhookId is not a positive integer. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2199,7 +2171,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`. */
+            /** @description `unauthenticated`: no bearer token: no `Authorization` header, or one of another scheme such as `Basic`. `invalid_token`: the bearer token is unknown, malformed, expired or revoked. */
             401: {
                 headers: {
                     /** @description e.g. `Bearer realm="api", error="invalid_token"` */
@@ -2230,11 +2202,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /**
-             * @description `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
-             *
-             *     `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
-             */
+            /** @description `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -2245,11 +2213,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /**
-             * @description `internal_error`: unexpected; the body carries no internals. Quote `request_id`.
-             *
-             *     `internal_error`: unexpected; the body carries no internals. Quote `request_id`.
-             */
+            /** @description `internal_error`: unexpected; the body carries no stack, SQL, secrets or other internals. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -2283,11 +2247,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookView"];
                 };
             };
-            /**
-             * @description `validation_failed`: an empty body, an invalid `name`, `endpoint_url` or `events` (as on creation), an unknown field (`status`, `secret` included), or webhookId is not a positive integer.
-             *
-             *     `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take. `malformed_request`: the request line or path could not be parsed, or the head sends `Host`, `Authorization`, `Content-Type` or `Content-Length` twice or a transfer coding other than `chunked` alone (the connection is closed).
-             */
+            /** @description `validation_failed`: an empty body, an invalid `name`, `endpoint_url` or `events` (as on creation), an unknown field (`status`, `secret` included), or webhookId is not a positive integer. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2296,7 +2256,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`. */
+            /** @description `unauthenticated`: no bearer token: no `Authorization` header, or one of another scheme such as `Basic`. `invalid_token`: the bearer token is unknown, malformed, expired or revoked. */
             401: {
                 headers: {
                     /** @description e.g. `Bearer realm="api", error="invalid_token"` */
@@ -2327,7 +2287,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description `webhook_revoked`: the webhook is revoked. */
+            /** @description `webhook_revoked`: the webhook is revoked, for good. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2354,11 +2314,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /**
-             * @description `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
-             *
-             *     `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
-             */
+            /** @description `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -2369,11 +2325,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /**
-             * @description `internal_error`: unexpected; the body carries no internals. Quote `request_id`.
-             *
-             *     `internal_error`: unexpected; the body carries no internals. Quote `request_id`.
-             */
+            /** @description `internal_error`: unexpected; the body carries no stack, SQL, secrets or other internals. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -2407,11 +2359,7 @@ export interface operations {
                     "application/json": components["schemas"]["RotatedSecretView"];
                 };
             };
-            /**
-             * @description `validation_failed`: `grace_period_seconds` is not an integer in 0..604800, an unknown field, or webhookId is not a positive integer.
-             *
-             *     `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take. `malformed_request`: the request line or path could not be parsed, or the head sends `Host`, `Authorization`, `Content-Type` or `Content-Length` twice or a transfer coding other than `chunked` alone (the connection is closed).
-             */
+            /** @description `validation_failed`: `grace_period_seconds` is not an integer in 0..604800, an unknown field, or webhookId is not a positive integer. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2420,7 +2368,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`. */
+            /** @description `unauthenticated`: no bearer token: no `Authorization` header, or one of another scheme such as `Basic`. `invalid_token`: the bearer token is unknown, malformed, expired or revoked. */
             401: {
                 headers: {
                     /** @description e.g. `Bearer realm="api", error="invalid_token"` */
@@ -2451,7 +2399,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description `webhook_revoked`: the webhook is revoked. */
+            /** @description `webhook_revoked`: the webhook is revoked, for good. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2478,11 +2426,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /**
-             * @description `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
-             *
-             *     `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
-             */
+            /** @description `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -2493,11 +2437,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /**
-             * @description `internal_error`: unexpected; the body carries no internals. Quote `request_id`.
-             *
-             *     `internal_error`: unexpected; the body carries no internals. Quote `request_id`.
-             */
+            /** @description `internal_error`: unexpected; the body carries no stack, SQL, secrets or other internals. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -2527,11 +2467,7 @@ export interface operations {
                     "application/json": components["schemas"]["TestEventView"];
                 };
             };
-            /**
-             * @description `validation_failed`: webhookId is not a positive integer.
-             *
-             *     `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take. `malformed_request`: the request line or path could not be parsed, or the head sends `Host`, `Authorization`, `Content-Type` or `Content-Length` twice or a transfer coding other than `chunked` alone (the connection is closed).
-             */
+            /** @description `validation_failed`: webhookId is not a positive integer. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2540,7 +2476,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`. */
+            /** @description `unauthenticated`: no bearer token: no `Authorization` header, or one of another scheme such as `Basic`. `invalid_token`: the bearer token is unknown, malformed, expired or revoked. */
             401: {
                 headers: {
                     /** @description e.g. `Bearer realm="api", error="invalid_token"` */
@@ -2571,7 +2507,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description `webhook_revoked`: the webhook is revoked. */
+            /** @description `webhook_revoked`: the webhook is revoked, for good. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2580,11 +2516,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /**
-             * @description `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
-             *
-             *     `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
-             */
+            /** @description `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -2595,11 +2527,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /**
-             * @description `internal_error`: unexpected; the body carries no internals. Quote `request_id`.
-             *
-             *     `internal_error`: unexpected; the body carries no internals. Quote `request_id`.
-             */
+            /** @description `internal_error`: unexpected; the body carries no stack, SQL, secrets or other internals. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -2633,11 +2561,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookView"];
                 };
             };
-            /**
-             * @description `validation_failed`: `status` is not one of active, paused, revoked, or webhookId is not a positive integer.
-             *
-             *     `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take. `malformed_request`: the request line or path could not be parsed, or the head sends `Host`, `Authorization`, `Content-Type` or `Content-Length` twice or a transfer coding other than `chunked` alone (the connection is closed).
-             */
+            /** @description `validation_failed`: `status` is not one of active, paused, revoked, or webhookId is not a positive integer. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2646,7 +2570,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`. */
+            /** @description `unauthenticated`: no bearer token: no `Authorization` header, or one of another scheme such as `Basic`. `invalid_token`: the bearer token is unknown, malformed, expired or revoked. */
             401: {
                 headers: {
                     /** @description e.g. `Bearer realm="api", error="invalid_token"` */
@@ -2704,11 +2628,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /**
-             * @description `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
-             *
-             *     `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
-             */
+            /** @description `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -2719,11 +2639,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /**
-             * @description `internal_error`: unexpected; the body carries no internals. Quote `request_id`.
-             *
-             *     `internal_error`: unexpected; the body carries no internals. Quote `request_id`.
-             */
+            /** @description `internal_error`: unexpected; the body carries no stack, SQL, secrets or other internals. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -2761,11 +2677,7 @@ export interface operations {
                     "application/json": components["schemas"]["DeliveryListView"];
                 };
             };
-            /**
-             * @description `validation_failed`: `limit` not an integer in 1..100 (never clamped), `webhookId` not a positive integer, a `status` or `event_type` that is not one of the listed values, a repeated `webhookId` or `event_type`, or a cursor that is malformed or not of this list, these filters and tenant.
-             *
-             *     `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take. `malformed_request`: the request line or path could not be parsed, or the head sends `Host`, `Authorization`, `Content-Type` or `Content-Length` twice or a transfer coding other than `chunked` alone (the connection is closed).
-             */
+            /** @description `validation_failed`: `limit` not an integer in 1..100 (never clamped), `webhookId` not a positive integer, a `status` or `event_type` that is not one of the listed values, a repeated `webhookId` or `event_type`, or a cursor that is malformed or not of this list, these filters and tenant. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2774,7 +2686,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`. */
+            /** @description `unauthenticated`: no bearer token: no `Authorization` header, or one of another scheme such as `Basic`. `invalid_token`: the bearer token is unknown, malformed, expired or revoked. */
             401: {
                 headers: {
                     /** @description e.g. `Bearer realm="api", error="invalid_token"` */
@@ -2796,11 +2708,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /**
-             * @description `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
-             *
-             *     `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
-             */
+            /** @description `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -2811,11 +2719,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /**
-             * @description `internal_error`: unexpected; the body carries no internals. Quote `request_id`.
-             *
-             *     `internal_error`: unexpected; the body carries no internals. Quote `request_id`.
-             */
+            /** @description `internal_error`: unexpected; the body carries no stack, SQL, secrets or other internals. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -2845,11 +2749,7 @@ export interface operations {
                     "application/json": components["schemas"]["DeliveryView"];
                 };
             };
-            /**
-             * @description `validation_failed`: deliveryId is not a positive integer.
-             *
-             *     `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take. `malformed_request`: the request line or path could not be parsed, or the head sends `Host`, `Authorization`, `Content-Type` or `Content-Length` twice or a transfer coding other than `chunked` alone (the connection is closed).
-             */
+            /** @description `validation_failed`: deliveryId is not a positive integer. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2858,7 +2758,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`. */
+            /** @description `unauthenticated`: no bearer token: no `Authorization` header, or one of another scheme such as `Basic`. `invalid_token`: the bearer token is unknown, malformed, expired or revoked. */
             401: {
                 headers: {
                     /** @description e.g. `Bearer realm="api", error="invalid_token"` */
@@ -2889,11 +2789,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /**
-             * @description `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
-             *
-             *     `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
-             */
+            /** @description `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -2904,11 +2800,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /**
-             * @description `internal_error`: unexpected; the body carries no internals. Quote `request_id`.
-             *
-             *     `internal_error`: unexpected; the body carries no internals. Quote `request_id`.
-             */
+            /** @description `internal_error`: unexpected; the body carries no stack, SQL, secrets or other internals. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -2938,11 +2830,7 @@ export interface operations {
                     "application/json": components["schemas"]["DeliveryAttemptListView"];
                 };
             };
-            /**
-             * @description `validation_failed`: deliveryId is not a positive integer.
-             *
-             *     `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take. `malformed_request`: the request line or path could not be parsed, or the head sends `Host`, `Authorization`, `Content-Type` or `Content-Length` twice or a transfer coding other than `chunked` alone (the connection is closed).
-             */
+            /** @description `validation_failed`: deliveryId is not a positive integer. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2951,7 +2839,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`. */
+            /** @description `unauthenticated`: no bearer token: no `Authorization` header, or one of another scheme such as `Basic`. `invalid_token`: the bearer token is unknown, malformed, expired or revoked. */
             401: {
                 headers: {
                     /** @description e.g. `Bearer realm="api", error="invalid_token"` */
@@ -2982,11 +2870,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /**
-             * @description `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
-             *
-             *     `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
-             */
+            /** @description `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -2997,11 +2881,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /**
-             * @description `internal_error`: unexpected; the body carries no internals. Quote `request_id`.
-             *
-             *     `internal_error`: unexpected; the body carries no internals. Quote `request_id`.
-             */
+            /** @description `internal_error`: unexpected; the body carries no stack, SQL, secrets or other internals. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -3031,11 +2911,7 @@ export interface operations {
                     "application/json": components["schemas"]["ReplayView"];
                 };
             };
-            /**
-             * @description `validation_failed`: deliveryId is not a positive integer.
-             *
-             *     `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take. `malformed_request`: the request line or path could not be parsed, or the head sends `Host`, `Authorization`, `Content-Type` or `Content-Length` twice or a transfer coding other than `chunked` alone (the connection is closed).
-             */
+            /** @description `validation_failed`: deliveryId is not a positive integer. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3044,7 +2920,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`. */
+            /** @description `unauthenticated`: no bearer token: no `Authorization` header, or one of another scheme such as `Basic`. `invalid_token`: the bearer token is unknown, malformed, expired or revoked. */
             401: {
                 headers: {
                     /** @description e.g. `Bearer realm="api", error="invalid_token"` */
@@ -3084,11 +2960,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /**
-             * @description `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
-             *
-             *     `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
-             */
+            /** @description `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -3099,11 +2971,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /**
-             * @description `internal_error`: unexpected; the body carries no internals. Quote `request_id`.
-             *
-             *     `internal_error`: unexpected; the body carries no internals. Quote `request_id`.
-             */
+            /** @description `internal_error`: unexpected; the body carries no stack, SQL, secrets or other internals. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -3138,11 +3006,7 @@ export interface operations {
                     "application/json": components["schemas"]["CheckoutResponseDto"];
                 };
             };
-            /**
-             * @description `validation_failed`: `ttl_minutes` not an integer in 5..240, or an unknown field.
-             *
-             *     `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take. `malformed_request`: the request line or path could not be parsed, or the head sends `Host`, `Authorization`, `Content-Type` or `Content-Length` twice or a transfer coding other than `chunked` alone (the connection is closed).
-             */
+            /** @description `validation_failed`: `ttl_minutes` not an integer in 5..240, or an unknown field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3151,7 +3015,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`. */
+            /** @description `unauthenticated`: no bearer token: no `Authorization` header, or one of another scheme such as `Basic`. `invalid_token`: the bearer token is unknown, malformed, expired or revoked. */
             401: {
                 headers: {
                     /** @description e.g. `Bearer realm="api", error="invalid_token"` */
@@ -3200,7 +3064,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description `document_locked`: a live lock exists; the problem body adds its `expires_at`, never its token. */
+            /** @description `document_locked`: a live lock exists; the body adds its `expires_at`, never its token. */
             423: {
                 headers: {
                     [name: string]: unknown;
@@ -3209,11 +3073,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /**
-             * @description `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
-             *
-             *     `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
-             */
+            /** @description `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -3224,11 +3084,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /**
-             * @description `internal_error`: unexpected; the body carries no internals. Quote `request_id`.
-             *
-             *     `internal_error`: unexpected; the body carries no internals. Quote `request_id`.
-             */
+            /** @description `internal_error`: unexpected; the body carries no stack, SQL, secrets or other internals. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -3263,11 +3119,7 @@ export interface operations {
                     "application/json": components["schemas"]["CheckinResponseDto"];
                 };
             };
-            /**
-             * @description `validation_failed`: `lock_token` missing or not a string, or an unknown field.
-             *
-             *     `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take. `malformed_request`: the request line or path could not be parsed, or the head sends `Host`, `Authorization`, `Content-Type` or `Content-Length` twice or a transfer coding other than `chunked` alone (the connection is closed).
-             */
+            /** @description `validation_failed`: `lock_token` missing or not a string, or an unknown field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3276,7 +3128,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`. */
+            /** @description `unauthenticated`: no bearer token: no `Authorization` header, or one of another scheme such as `Basic`. `invalid_token`: the bearer token is unknown, malformed, expired or revoked. */
             401: {
                 headers: {
                     /** @description e.g. `Bearer realm="api", error="invalid_token"` */
@@ -3307,7 +3159,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description `lock_token_invalid`: the token is not the live lock of this document (wrong, malformed, expired or already used). */
+            /** @description `lock_token_invalid`: the lock token is not the live lock of the document (wrong, malformed, expired or already used). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3334,11 +3186,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /**
-             * @description `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
-             *
-             *     `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
-             */
+            /** @description `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -3349,11 +3197,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /**
-             * @description `internal_error`: unexpected; the body carries no internals. Quote `request_id`.
-             *
-             *     `internal_error`: unexpected; the body carries no internals. Quote `request_id`.
-             */
+            /** @description `internal_error`: unexpected; the body carries no stack, SQL, secrets or other internals. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -3386,11 +3230,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProjectListResponse"];
                 };
             };
-            /**
-             * @description `validation_failed`: limit not an integer in 1..100, offset not an integer in 0..2147483647 (never clamped), offset > 0 with a cursor, a cursor that is malformed or not of this list and tenant, or a query parameter this route does not take.
-             *
-             *     `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take. `malformed_request`: the request line or path could not be parsed, or the head sends `Host`, `Authorization`, `Content-Type` or `Content-Length` twice or a transfer coding other than `chunked` alone (the connection is closed).
-             */
+            /** @description `validation_failed`: limit not an integer in 1..100, offset not an integer in 0..2147483647 (never clamped), offset > 0 with a cursor, a cursor that is malformed or not of this list and tenant, or a query parameter this route does not take. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3399,7 +3239,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`. */
+            /** @description `unauthenticated`: no bearer token: no `Authorization` header, or one of another scheme such as `Basic`. `invalid_token`: the bearer token is unknown, malformed, expired or revoked. */
             401: {
                 headers: {
                     /** @description e.g. `Bearer realm="api", error="invalid_token"` */
@@ -3421,11 +3261,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /**
-             * @description `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
-             *
-             *     `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
-             */
+            /** @description `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -3436,11 +3272,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /**
-             * @description `internal_error`: unexpected; the body carries no internals. Quote `request_id`.
-             *
-             *     `internal_error`: unexpected; the body carries no internals. Quote `request_id`.
-             */
+            /** @description `internal_error`: unexpected; the body carries no stack, SQL, secrets or other internals. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -3470,11 +3302,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProjectResponse"];
                 };
             };
-            /**
-             * @description `project_not_found`: the project is unknown or belongs to another tenant (answered alike: 400, not 404, on the project routes); `validation_failed`: projectId is not a positive integer.
-             *
-             *     `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take. `malformed_request`: the request line or path could not be parsed, or the head sends `Host`, `Authorization`, `Content-Type` or `Content-Length` twice or a transfer coding other than `chunked` alone (the connection is closed).
-             */
+            /** @description `project_not_found`: the project is unknown or belongs to another tenant (answered alike: 400, not 404, on the project routes); `validation_failed`: projectId is not a positive integer. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3483,7 +3311,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`. */
+            /** @description `unauthenticated`: no bearer token: no `Authorization` header, or one of another scheme such as `Basic`. `invalid_token`: the bearer token is unknown, malformed, expired or revoked. */
             401: {
                 headers: {
                     /** @description e.g. `Bearer realm="api", error="invalid_token"` */
@@ -3505,11 +3333,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /**
-             * @description `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
-             *
-             *     `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
-             */
+            /** @description `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -3520,11 +3344,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /**
-             * @description `internal_error`: unexpected; the body carries no internals. Quote `request_id`.
-             *
-             *     `internal_error`: unexpected; the body carries no internals. Quote `request_id`.
-             */
+            /** @description `internal_error`: unexpected; the body carries no stack, SQL, secrets or other internals. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -3559,11 +3379,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProjectFileListResponse"];
                 };
             };
-            /**
-             * @description `project_not_found`: the project is unknown or belongs to another tenant (answered alike: 400, not 404, on the project routes); `validation_failed`: projectId is not a positive integer. Also `validation_failed` for `limit` outside 1..1000 or a cursor that is malformed or not of this list and tenant.
-             *
-             *     `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take. `malformed_request`: the request line or path could not be parsed, or the head sends `Host`, `Authorization`, `Content-Type` or `Content-Length` twice or a transfer coding other than `chunked` alone (the connection is closed).
-             */
+            /** @description `project_not_found`: the project is unknown or belongs to another tenant (answered alike: 400, not 404, on the project routes); `validation_failed`: projectId is not a positive integer. Also `validation_failed` for `limit` outside 1..1000 or a cursor that is malformed or not of this list and tenant. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3572,7 +3388,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`. */
+            /** @description `unauthenticated`: no bearer token: no `Authorization` header, or one of another scheme such as `Basic`. `invalid_token`: the bearer token is unknown, malformed, expired or revoked. */
             401: {
                 headers: {
                     /** @description e.g. `Bearer realm="api", error="invalid_token"` */
@@ -3594,11 +3410,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /**
-             * @description `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
-             *
-             *     `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
-             */
+            /** @description `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -3609,11 +3421,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /**
-             * @description `internal_error`: unexpected; the body carries no internals. Quote `request_id`.
-             *
-             *     `internal_error`: unexpected; the body carries no internals. Quote `request_id`.
-             */
+            /** @description `internal_error`: unexpected; the body carries no stack, SQL, secrets or other internals. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -3648,11 +3456,7 @@ export interface operations {
                     "application/json": components["schemas"]["DocumentListResponse"];
                 };
             };
-            /**
-             * @description `project_not_found`: the project is unknown or belongs to another tenant; `validation_failed`: projectId is not a positive integer, `limit` is outside 1..1000, or the cursor is malformed or not of this list and tenant.
-             *
-             *     `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take. `malformed_request`: the request line or path could not be parsed, or the head sends `Host`, `Authorization`, `Content-Type` or `Content-Length` twice or a transfer coding other than `chunked` alone (the connection is closed).
-             */
+            /** @description `project_not_found`: the project is unknown or belongs to another tenant; `validation_failed`: projectId is not a positive integer, `limit` is outside 1..1000, or the cursor is malformed or not of this list and tenant. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3661,7 +3465,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`. */
+            /** @description `unauthenticated`: no bearer token: no `Authorization` header, or one of another scheme such as `Basic`. `invalid_token`: the bearer token is unknown, malformed, expired or revoked. */
             401: {
                 headers: {
                     /** @description e.g. `Bearer realm="api", error="invalid_token"` */
@@ -3683,11 +3487,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /**
-             * @description `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
-             *
-             *     `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
-             */
+            /** @description `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -3698,11 +3498,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /**
-             * @description `internal_error`: unexpected; the body carries no internals. Quote `request_id`.
-             *
-             *     `internal_error`: unexpected; the body carries no internals. Quote `request_id`.
-             */
+            /** @description `internal_error`: unexpected; the body carries no stack, SQL, secrets or other internals. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -3732,11 +3528,7 @@ export interface operations {
                     "application/json": components["schemas"]["DocumentResponse"];
                 };
             };
-            /**
-             * @description `validation_failed`: an identifier is not a positive integer.
-             *
-             *     `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take. `malformed_request`: the request line or path could not be parsed, or the head sends `Host`, `Authorization`, `Content-Type` or `Content-Length` twice or a transfer coding other than `chunked` alone (the connection is closed).
-             */
+            /** @description `validation_failed`: an identifier is not a positive integer. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3745,7 +3537,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`. */
+            /** @description `unauthenticated`: no bearer token: no `Authorization` header, or one of another scheme such as `Basic`. `invalid_token`: the bearer token is unknown, malformed, expired or revoked. */
             401: {
                 headers: {
                     /** @description e.g. `Bearer realm="api", error="invalid_token"` */
@@ -3776,11 +3568,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /**
-             * @description `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
-             *
-             *     `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
-             */
+            /** @description `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -3791,11 +3579,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /**
-             * @description `internal_error`: unexpected; the body carries no internals. Quote `request_id`.
-             *
-             *     `internal_error`: unexpected; the body carries no internals. Quote `request_id`.
-             */
+            /** @description `internal_error`: unexpected; the body carries no stack, SQL, secrets or other internals. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -3830,11 +3614,7 @@ export interface operations {
                     "application/json": components["schemas"]["VersionListResponse"];
                 };
             };
-            /**
-             * @description `validation_failed`: documentId is not a positive integer, `limit` is outside 1..1000, or the cursor is malformed or not of this list and tenant.
-             *
-             *     `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take. `malformed_request`: the request line or path could not be parsed, or the head sends `Host`, `Authorization`, `Content-Type` or `Content-Length` twice or a transfer coding other than `chunked` alone (the connection is closed).
-             */
+            /** @description `validation_failed`: documentId is not a positive integer, `limit` is outside 1..1000, or the cursor is malformed or not of this list and tenant. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3843,7 +3623,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`. */
+            /** @description `unauthenticated`: no bearer token: no `Authorization` header, or one of another scheme such as `Basic`. `invalid_token`: the bearer token is unknown, malformed, expired or revoked. */
             401: {
                 headers: {
                     /** @description e.g. `Bearer realm="api", error="invalid_token"` */
@@ -3874,11 +3654,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /**
-             * @description `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
-             *
-             *     `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
-             */
+            /** @description `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -3889,11 +3665,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /**
-             * @description `internal_error`: unexpected; the body carries no internals. Quote `request_id`.
-             *
-             *     `internal_error`: unexpected; the body carries no internals. Quote `request_id`.
-             */
+            /** @description `internal_error`: unexpected; the body carries no stack, SQL, secrets or other internals. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -3938,11 +3710,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /**
-             * @description `validation_failed`: an identifier is not a positive integer.
-             *
-             *     `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take. `malformed_request`: the request line or path could not be parsed, or the head sends `Host`, `Authorization`, `Content-Type` or `Content-Length` twice or a transfer coding other than `chunked` alone (the connection is closed).
-             */
+            /** @description `validation_failed`: an identifier is not a positive integer. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3951,7 +3719,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`. */
+            /** @description `unauthenticated`: no bearer token: no `Authorization` header, or one of another scheme such as `Basic`. `invalid_token`: the bearer token is unknown, malformed, expired or revoked. */
             401: {
                 headers: {
                     /** @description e.g. `Bearer realm="api", error="invalid_token"` */
@@ -3982,11 +3750,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /**
-             * @description `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
-             *
-             *     `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
-             */
+            /** @description `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -3997,11 +3761,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /**
-             * @description `internal_error`: unexpected; the body carries no internals. Quote `request_id`.
-             *
-             *     `internal_error`: unexpected; the body carries no internals. Quote `request_id`.
-             */
+            /** @description `internal_error`: unexpected; the body carries no stack, SQL, secrets or other internals. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -4036,11 +3796,7 @@ export interface operations {
                     "application/json": components["schemas"]["RevisionListDto"];
                 };
             };
-            /**
-             * @description `validation_failed`: documentId is not a positive integer, `limit` is outside 1..1000, or the cursor is malformed or not of this list and tenant.
-             *
-             *     `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take. `malformed_request`: the request line or path could not be parsed, or the head sends `Host`, `Authorization`, `Content-Type` or `Content-Length` twice or a transfer coding other than `chunked` alone (the connection is closed).
-             */
+            /** @description `validation_failed`: documentId is not a positive integer, `limit` is outside 1..1000, or the cursor is malformed or not of this list and tenant. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4049,7 +3805,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`. */
+            /** @description `unauthenticated`: no bearer token: no `Authorization` header, or one of another scheme such as `Basic`. `invalid_token`: the bearer token is unknown, malformed, expired or revoked. */
             401: {
                 headers: {
                     /** @description e.g. `Bearer realm="api", error="invalid_token"` */
@@ -4080,11 +3836,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /**
-             * @description `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
-             *
-             *     `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
-             */
+            /** @description `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -4095,11 +3847,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /**
-             * @description `internal_error`: unexpected; the body carries no internals. Quote `request_id`.
-             *
-             *     `internal_error`: unexpected; the body carries no internals. Quote `request_id`.
-             */
+            /** @description `internal_error`: unexpected; the body carries no stack, SQL, secrets or other internals. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -4143,11 +3891,7 @@ export interface operations {
                     "application/json": components["schemas"]["StagedRevisionDto"];
                 };
             };
-            /**
-             * @description `validation_failed` (body, path or headers invalid; `base_version_id` not a version of this document) or `version_conflict` (stale base or If-Match; `detail` names the base and the current version).
-             *
-             *     `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take. `malformed_request`: the request line or path could not be parsed, or the head sends `Host`, `Authorization`, `Content-Type` or `Content-Length` twice or a transfer coding other than `chunked` alone (the connection is closed).
-             */
+            /** @description `validation_failed` (body, path or headers invalid; `base_version_id` not a version of this document) or `version_conflict` (stale base or If-Match; `detail` names the base and the current version). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4156,7 +3900,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`. */
+            /** @description `unauthenticated`: no bearer token: no `Authorization` header, or one of another scheme such as `Basic`. `invalid_token`: the bearer token is unknown, malformed, expired or revoked. */
             401: {
                 headers: {
                     /** @description e.g. `Bearer realm="api", error="invalid_token"` */
@@ -4187,7 +3931,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description `idempotency_key_reused`: the key was used with another request. */
+            /** @description `idempotency_key_reused`: the `Idempotency-Key` was used with another request on this route. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4223,11 +3967,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /**
-             * @description `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
-             *
-             *     `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
-             */
+            /** @description `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -4238,11 +3978,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /**
-             * @description `internal_error`: unexpected; the body carries no internals. Quote `request_id`.
-             *
-             *     `internal_error`: unexpected; the body carries no internals. Quote `request_id`.
-             */
+            /** @description `internal_error`: unexpected; the body carries no stack, SQL, secrets or other internals. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -4273,11 +4009,7 @@ export interface operations {
                     "application/json": components["schemas"]["RevisionDetailDto"];
                 };
             };
-            /**
-             * @description `validation_failed`: an identifier is not a positive integer.
-             *
-             *     `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take. `malformed_request`: the request line or path could not be parsed, or the head sends `Host`, `Authorization`, `Content-Type` or `Content-Length` twice or a transfer coding other than `chunked` alone (the connection is closed).
-             */
+            /** @description `validation_failed`: an identifier is not a positive integer. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4286,7 +4018,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`. */
+            /** @description `unauthenticated`: no bearer token: no `Authorization` header, or one of another scheme such as `Basic`. `invalid_token`: the bearer token is unknown, malformed, expired or revoked. */
             401: {
                 headers: {
                     /** @description e.g. `Bearer realm="api", error="invalid_token"` */
@@ -4317,11 +4049,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /**
-             * @description `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
-             *
-             *     `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
-             */
+            /** @description `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -4332,11 +4060,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /**
-             * @description `internal_error`: unexpected; the body carries no internals. Quote `request_id`.
-             *
-             *     `internal_error`: unexpected; the body carries no internals. Quote `request_id`.
-             */
+            /** @description `internal_error`: unexpected; the body carries no stack, SQL, secrets or other internals. */
             500: {
                 headers: {
                     [name: string]: unknown;

@@ -1843,7 +1843,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`. */
+            /** @description `unauthenticated`: no bearer token: no `Authorization` header, or one of another scheme such as `Basic`. `invalid_token`: the bearer token is unknown, malformed, expired or revoked. */
             401: {
                 headers: {
                     /** @description e.g. `Bearer realm="api", error="invalid_token"` */
@@ -1876,7 +1876,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description `internal_error`: unexpected; the body carries no internals. Quote `request_id`. */
+            /** @description `internal_error`: unexpected; the body carries no stack, SQL, secrets or other internals. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -1920,7 +1920,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`. */
+            /** @description `unauthenticated`: no bearer token: no `Authorization` header, or one of another scheme such as `Basic`. `invalid_token`: the bearer token is unknown, malformed, expired or revoked. */
             401: {
                 headers: {
                     /** @description e.g. `Bearer realm="api", error="invalid_token"` */
@@ -1953,7 +1953,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description `internal_error`: unexpected; the body carries no internals. Quote `request_id`. */
+            /** @description `internal_error`: unexpected; the body carries no stack, SQL, secrets or other internals. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -1992,7 +1992,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`. */
+            /** @description `unauthenticated`: no bearer token: no `Authorization` header, or one of another scheme such as `Basic`. `invalid_token`: the bearer token is unknown, malformed, expired or revoked. */
             401: {
                 headers: {
                     /** @description e.g. `Bearer realm="api", error="invalid_token"` */
@@ -2034,7 +2034,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description `internal_error`: unexpected; the body carries no internals. Quote `request_id`. */
+            /** @description `internal_error`: unexpected; the body carries no stack, SQL, secrets or other internals. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -2080,7 +2080,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`. */
+            /** @description `unauthenticated`: no bearer token: no `Authorization` header, or one of another scheme such as `Basic`. `invalid_token`: the bearer token is unknown, malformed, expired or revoked. */
             401: {
                 headers: {
                     /** @description e.g. `Bearer realm="api", error="invalid_token"` */
@@ -2122,7 +2122,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description `internal_error`: unexpected; the body carries no internals. Quote `request_id`. */
+            /** @description `internal_error`: unexpected; the body carries no stack, SQL, secrets or other internals. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -2166,7 +2166,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`. */
+            /** @description `unauthenticated`: no bearer token: no `Authorization` header, or one of another scheme such as `Basic`. `invalid_token`: the bearer token is unknown, malformed, expired or revoked. */
             401: {
                 headers: {
                     /** @description e.g. `Bearer realm="api", error="invalid_token"` */
@@ -2208,7 +2208,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description `internal_error`: unexpected; the body carries no internals. Quote `request_id`. */
+            /** @description `internal_error`: unexpected; the body carries no stack, SQL, secrets or other internals. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -2254,7 +2254,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`. */
+            /** @description `unauthenticated`: no bearer token: no `Authorization` header, or one of another scheme such as `Basic`. `invalid_token`: the bearer token is unknown, malformed, expired or revoked. */
             401: {
                 headers: {
                     /** @description e.g. `Bearer realm="api", error="invalid_token"` */
@@ -2296,7 +2296,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description `internal_error`: unexpected; the body carries no internals. Quote `request_id`. */
+            /** @description `internal_error`: unexpected; the body carries no stack, SQL, secrets or other internals. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -2338,7 +2338,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`. */
+            /** @description `unauthenticated`: no bearer token: no `Authorization` header, or one of another scheme such as `Basic`. `invalid_token`: the bearer token is unknown, malformed, expired or revoked. */
             401: {
                 headers: {
                     /** @description e.g. `Bearer realm="api", error="invalid_token"` */
@@ -2380,7 +2380,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description `internal_error`: unexpected; the body carries no internals. Quote `request_id`. */
+            /** @description `internal_error`: unexpected; the body carries no stack, SQL, secrets or other internals. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -2426,7 +2426,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`. */
+            /** @description `unauthenticated`: no bearer token: no `Authorization` header, or one of another scheme such as `Basic`. `invalid_token`: the bearer token is unknown, malformed, expired or revoked. */
             401: {
                 headers: {
                     /** @description e.g. `Bearer realm="api", error="invalid_token"` */
@@ -2457,7 +2457,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description `client_disabled`: the client is disabled (for good). */
+            /** @description `client_disabled`: a new secret asked for a disabled client (administration only). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2477,7 +2477,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description `internal_error`: unexpected; the body carries no internals. Quote `request_id`. */
+            /** @description `internal_error`: unexpected; the body carries no stack, SQL, secrets or other internals. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -2521,7 +2521,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`. */
+            /** @description `unauthenticated`: no bearer token: no `Authorization` header, or one of another scheme such as `Basic`. `invalid_token`: the bearer token is unknown, malformed, expired or revoked. */
             401: {
                 headers: {
                     /** @description e.g. `Bearer realm="api", error="invalid_token"` */
@@ -2563,7 +2563,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description `internal_error`: unexpected; the body carries no internals. Quote `request_id`. */
+            /** @description `internal_error`: unexpected; the body carries no stack, SQL, secrets or other internals. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -2609,7 +2609,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`. */
+            /** @description `unauthenticated`: no bearer token: no `Authorization` header, or one of another scheme such as `Basic`. `invalid_token`: the bearer token is unknown, malformed, expired or revoked. */
             401: {
                 headers: {
                     /** @description e.g. `Bearer realm="api", error="invalid_token"` */
@@ -2651,7 +2651,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description `internal_error`: unexpected; the body carries no internals. Quote `request_id`. */
+            /** @description `internal_error`: unexpected; the body carries no stack, SQL, secrets or other internals. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -2693,7 +2693,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`. */
+            /** @description `unauthenticated`: no bearer token: no `Authorization` header, or one of another scheme such as `Basic`. `invalid_token`: the bearer token is unknown, malformed, expired or revoked. */
             401: {
                 headers: {
                     /** @description e.g. `Bearer realm="api", error="invalid_token"` */
@@ -2735,7 +2735,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description `internal_error`: unexpected; the body carries no internals. Quote `request_id`. */
+            /** @description `internal_error`: unexpected; the body carries no stack, SQL, secrets or other internals. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -2783,7 +2783,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`. */
+            /** @description `unauthenticated`: no bearer token: no `Authorization` header, or one of another scheme such as `Basic`. `invalid_token`: the bearer token is unknown, malformed, expired or revoked. */
             401: {
                 headers: {
                     /** @description e.g. `Bearer realm="api", error="invalid_token"` */
@@ -2816,7 +2816,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description `internal_error`: unexpected; the body carries no internals. Quote `request_id`. */
+            /** @description `internal_error`: unexpected; the body carries no stack, SQL, secrets or other internals. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -2856,7 +2856,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`. */
+            /** @description `unauthenticated`: no bearer token: no `Authorization` header, or one of another scheme such as `Basic`. `invalid_token`: the bearer token is unknown, malformed, expired or revoked. */
             401: {
                 headers: {
                     /** @description e.g. `Bearer realm="api", error="invalid_token"` */
@@ -2898,7 +2898,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description `internal_error`: unexpected; the body carries no internals. Quote `request_id`. */
+            /** @description `internal_error`: unexpected; the body carries no stack, SQL, secrets or other internals. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -2945,7 +2945,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`. */
+            /** @description `unauthenticated`: no bearer token: no `Authorization` header, or one of another scheme such as `Basic`. `invalid_token`: the bearer token is unknown, malformed, expired or revoked. */
             401: {
                 headers: {
                     /** @description e.g. `Bearer realm="api", error="invalid_token"` */
@@ -3014,7 +3014,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description `internal_error`: unexpected; the body carries no internals. Quote `request_id`. */
+            /** @description `internal_error`: unexpected; the body carries no stack, SQL, secrets or other internals. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -3061,7 +3061,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`. */
+            /** @description `unauthenticated`: no bearer token: no `Authorization` header, or one of another scheme such as `Basic`. `invalid_token`: the bearer token is unknown, malformed, expired or revoked. */
             401: {
                 headers: {
                     /** @description e.g. `Bearer realm="api", error="invalid_token"` */
@@ -3092,7 +3092,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description `revision_not_staged`: the candidate is already accepted, rejected or superseded. */
+            /** @description `revision_not_staged`: accept or reject of a revision that is already accepted, rejected or superseded. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3130,7 +3130,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description `internal_error`: unexpected; the body carries no internals. Quote `request_id`. */
+            /** @description `internal_error`: unexpected; the body carries no stack, SQL, secrets or other internals. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -3171,11 +3171,7 @@ export interface operations {
                     "application/json": components["schemas"]["AuditListResponse"];
                 };
             };
-            /**
-             * @description `validation_failed`: `limit` not an integer in 1..1000, `tenantId` not a positive integer, `action` empty or over 100 characters, `since` or `until` not a date or a date-time with its zone, or a cursor that is not of this list and these filters.
-             *
-             *     `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take. `malformed_request`: the request line or path could not be parsed, or the head sends `Host`, `Authorization`, `Content-Type` or `Content-Length` twice or a transfer coding other than `chunked` alone (the connection is closed).
-             */
+            /** @description `validation_failed`: `limit` not an integer in 1..1000, `tenantId` not a positive integer, `action` empty or over 100 characters, `since` or `until` not a date or a date-time with its zone, or a cursor that is not of this list and these filters. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3184,7 +3180,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`. */
+            /** @description `unauthenticated`: no bearer token: no `Authorization` header, or one of another scheme such as `Basic`. `invalid_token`: the bearer token is unknown, malformed, expired or revoked. */
             401: {
                 headers: {
                     /** @description e.g. `Bearer realm="api", error="invalid_token"` */
@@ -3215,11 +3211,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /**
-             * @description `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
-             *
-             *     `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
-             */
+            /** @description `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -3230,11 +3222,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /**
-             * @description `internal_error`: unexpected; the body carries no internals. Quote `request_id`.
-             *
-             *     `internal_error`: unexpected; the body carries no internals. Quote `request_id`.
-             */
+            /** @description `internal_error`: unexpected; the body carries no stack, SQL, secrets or other internals. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -3283,11 +3271,7 @@ export interface operations {
                     "text/event-stream": string;
                 };
             };
-            /**
-             * @description `validation_failed`: `after` or `Last-Event-ID` not a cursor of this feed, `limit` not an integer in 1..1000, a `types` value not an event type, `tenantId` not a positive integer.
-             *
-             *     `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take. `malformed_request`: the request line or path could not be parsed, or the head sends `Host`, `Authorization`, `Content-Type` or `Content-Length` twice or a transfer coding other than `chunked` alone (the connection is closed).
-             */
+            /** @description `validation_failed`: `after` or `Last-Event-ID` not a cursor of this feed, `limit` not an integer in 1..1000, a `types` value not an event type, `tenantId` not a positive integer. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3296,7 +3280,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`. */
+            /** @description `unauthenticated`: no bearer token: no `Authorization` header, or one of another scheme such as `Basic`. `invalid_token`: the bearer token is unknown, malformed, expired or revoked. */
             401: {
                 headers: {
                     /** @description e.g. `Bearer realm="api", error="invalid_token"` */
@@ -3327,11 +3311,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /**
-             * @description `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
-             *
-             *     `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
-             */
+            /** @description `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -3342,11 +3322,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /**
-             * @description `internal_error`: unexpected; the body carries no internals. Quote `request_id`.
-             *
-             *     `internal_error`: unexpected; the body carries no internals. Quote `request_id`.
-             */
+            /** @description `internal_error`: unexpected; the body carries no stack, SQL, secrets or other internals. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -3405,7 +3381,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`. */
+            /** @description `unauthenticated`: no bearer token: no `Authorization` header, or one of another scheme such as `Basic`. `invalid_token`: the bearer token is unknown, malformed, expired or revoked. */
             401: {
                 headers: {
                     /** @description e.g. `Bearer realm="api", error="invalid_token"` */
@@ -3465,7 +3441,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description `internal_error`: unexpected; the body carries no internals. Quote `request_id`. */
+            /** @description `internal_error`: unexpected; the body carries no stack, SQL, secrets or other internals. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -3524,7 +3500,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`. */
+            /** @description `unauthenticated`: no bearer token: no `Authorization` header, or one of another scheme such as `Basic`. `invalid_token`: the bearer token is unknown, malformed, expired or revoked. */
             401: {
                 headers: {
                     /** @description e.g. `Bearer realm="api", error="invalid_token"` */
@@ -3584,7 +3560,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description `internal_error`: unexpected; the body carries no internals. Quote `request_id`. */
+            /** @description `internal_error`: unexpected; the body carries no stack, SQL, secrets or other internals. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -3633,7 +3609,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`. */
+            /** @description `unauthenticated`: no bearer token: no `Authorization` header, or one of another scheme such as `Basic`. `invalid_token`: the bearer token is unknown, malformed, expired or revoked. */
             401: {
                 headers: {
                     /** @description e.g. `Bearer realm="api", error="invalid_token"` */
@@ -3702,7 +3678,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description `internal_error`: unexpected; the body carries no internals. Quote `request_id`. */
+            /** @description `internal_error`: unexpected; the body carries no stack, SQL, secrets or other internals. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -3761,7 +3737,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`. */
+            /** @description `unauthenticated`: no bearer token: no `Authorization` header, or one of another scheme such as `Basic`. `invalid_token`: the bearer token is unknown, malformed, expired or revoked. */
             401: {
                 headers: {
                     /** @description e.g. `Bearer realm="api", error="invalid_token"` */
@@ -3821,7 +3797,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description `internal_error`: unexpected; the body carries no internals. Quote `request_id`. */
+            /** @description `internal_error`: unexpected; the body carries no stack, SQL, secrets or other internals. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -3865,7 +3841,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`. */
+            /** @description `unauthenticated`: no bearer token: no `Authorization` header, or one of another scheme such as `Basic`. `invalid_token`: the bearer token is unknown, malformed, expired or revoked. */
             401: {
                 headers: {
                     /** @description e.g. `Bearer realm="api", error="invalid_token"` */
@@ -3907,7 +3883,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description `internal_error`: unexpected; the body carries no internals. Quote `request_id`. */
+            /** @description `internal_error`: unexpected; the body carries no stack, SQL, secrets or other internals. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -3955,7 +3931,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`. */
+            /** @description `unauthenticated`: no bearer token: no `Authorization` header, or one of another scheme such as `Basic`. `invalid_token`: the bearer token is unknown, malformed, expired or revoked. */
             401: {
                 headers: {
                     /** @description e.g. `Bearer realm="api", error="invalid_token"` */
@@ -4006,7 +3982,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description `internal_error`: unexpected; the body carries no internals. Quote `request_id`. */
+            /** @description `internal_error`: unexpected; the body carries no stack, SQL, secrets or other internals. */
             500: {
                 headers: {
                     [name: string]: unknown;

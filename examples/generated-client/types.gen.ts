@@ -847,12 +847,10 @@ export type WebhooksListData = {
 export type WebhooksListErrors = {
     /**
      * `validation_failed`: `limit` is outside 1..1000, or the cursor is malformed or not of this list and tenant.
-     *
-     * `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take. `malformed_request`: the request line or path could not be parsed, or the head sends `Host`, `Authorization`, `Content-Type` or `Content-Length` twice or a transfer coding other than `chunked` alone (the connection is closed).
      */
     400: ProblemDetails;
     /**
-     * Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`.
+     * `unauthenticated`: no bearer token: no `Authorization` header, or one of another scheme such as `Basic`. `invalid_token`: the bearer token is unknown, malformed, expired or revoked.
      */
     401: ProblemDetails;
     /**
@@ -861,14 +859,10 @@ export type WebhooksListErrors = {
     403: ProblemDetails;
     /**
      * `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
-     *
-     * `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
      */
     429: ProblemDetails;
     /**
-     * `internal_error`: unexpected; the body carries no internals. Quote `request_id`.
-     *
-     * `internal_error`: unexpected; the body carries no internals. Quote `request_id`.
+     * `internal_error`: unexpected; the body carries no stack, SQL, secrets or other internals.
      */
     500: ProblemDetails;
 };
@@ -891,12 +885,10 @@ export type WebhooksCreateData = {
 export type WebhooksCreateErrors = {
     /**
      * `validation_failed`: invalid `name`, `endpoint_url` (not an absolute https URL, or with user-info) or `events` (empty, or an unknown event type), or an unknown field.
-     *
-     * `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take. `malformed_request`: the request line or path could not be parsed, or the head sends `Host`, `Authorization`, `Content-Type` or `Content-Length` twice or a transfer coding other than `chunked` alone (the connection is closed).
      */
     400: ProblemDetails;
     /**
-     * Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`.
+     * `unauthenticated`: no bearer token: no `Authorization` header, or one of another scheme such as `Basic`. `invalid_token`: the bearer token is unknown, malformed, expired or revoked.
      */
     401: ProblemDetails;
     /**
@@ -917,14 +909,10 @@ export type WebhooksCreateErrors = {
     415: ProblemDetails;
     /**
      * `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
-     *
-     * `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
      */
     429: ProblemDetails;
     /**
-     * `internal_error`: unexpected; the body carries no internals. Quote `request_id`.
-     *
-     * `internal_error`: unexpected; the body carries no internals. Quote `request_id`.
+     * `internal_error`: unexpected; the body carries no stack, SQL, secrets or other internals.
      */
     500: ProblemDetails;
 };
@@ -949,12 +937,10 @@ export type WebhooksGetData = {
 export type WebhooksGetErrors = {
     /**
      * `validation_failed`: webhookId is not a positive integer.
-     *
-     * `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take. `malformed_request`: the request line or path could not be parsed, or the head sends `Host`, `Authorization`, `Content-Type` or `Content-Length` twice or a transfer coding other than `chunked` alone (the connection is closed).
      */
     400: ProblemDetails;
     /**
-     * Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`.
+     * `unauthenticated`: no bearer token: no `Authorization` header, or one of another scheme such as `Basic`. `invalid_token`: the bearer token is unknown, malformed, expired or revoked.
      */
     401: ProblemDetails;
     /**
@@ -967,14 +953,10 @@ export type WebhooksGetErrors = {
     404: ProblemDetails;
     /**
      * `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
-     *
-     * `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
      */
     429: ProblemDetails;
     /**
-     * `internal_error`: unexpected; the body carries no internals. Quote `request_id`.
-     *
-     * `internal_error`: unexpected; the body carries no internals. Quote `request_id`.
+     * `internal_error`: unexpected; the body carries no stack, SQL, secrets or other internals.
      */
     500: ProblemDetails;
 };
@@ -999,12 +981,10 @@ export type WebhooksUpdateData = {
 export type WebhooksUpdateErrors = {
     /**
      * `validation_failed`: an empty body, an invalid `name`, `endpoint_url` or `events` (as on creation), an unknown field (`status`, `secret` included), or webhookId is not a positive integer.
-     *
-     * `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take. `malformed_request`: the request line or path could not be parsed, or the head sends `Host`, `Authorization`, `Content-Type` or `Content-Length` twice or a transfer coding other than `chunked` alone (the connection is closed).
      */
     400: ProblemDetails;
     /**
-     * Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`.
+     * `unauthenticated`: no bearer token: no `Authorization` header, or one of another scheme such as `Basic`. `invalid_token`: the bearer token is unknown, malformed, expired or revoked.
      */
     401: ProblemDetails;
     /**
@@ -1016,7 +996,7 @@ export type WebhooksUpdateErrors = {
      */
     404: ProblemDetails;
     /**
-     * `webhook_revoked`: the webhook is revoked.
+     * `webhook_revoked`: the webhook is revoked, for good.
      */
     409: ProblemDetails;
     /**
@@ -1029,14 +1009,10 @@ export type WebhooksUpdateErrors = {
     415: ProblemDetails;
     /**
      * `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
-     *
-     * `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
      */
     429: ProblemDetails;
     /**
-     * `internal_error`: unexpected; the body carries no internals. Quote `request_id`.
-     *
-     * `internal_error`: unexpected; the body carries no internals. Quote `request_id`.
+     * `internal_error`: unexpected; the body carries no stack, SQL, secrets or other internals.
      */
     500: ProblemDetails;
 };
@@ -1061,12 +1037,10 @@ export type WebhooksRotateSecretData = {
 export type WebhooksRotateSecretErrors = {
     /**
      * `validation_failed`: `grace_period_seconds` is not an integer in 0..604800, an unknown field, or webhookId is not a positive integer.
-     *
-     * `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take. `malformed_request`: the request line or path could not be parsed, or the head sends `Host`, `Authorization`, `Content-Type` or `Content-Length` twice or a transfer coding other than `chunked` alone (the connection is closed).
      */
     400: ProblemDetails;
     /**
-     * Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`.
+     * `unauthenticated`: no bearer token: no `Authorization` header, or one of another scheme such as `Basic`. `invalid_token`: the bearer token is unknown, malformed, expired or revoked.
      */
     401: ProblemDetails;
     /**
@@ -1078,7 +1052,7 @@ export type WebhooksRotateSecretErrors = {
      */
     404: ProblemDetails;
     /**
-     * `webhook_revoked`: the webhook is revoked.
+     * `webhook_revoked`: the webhook is revoked, for good.
      */
     409: ProblemDetails;
     /**
@@ -1091,14 +1065,10 @@ export type WebhooksRotateSecretErrors = {
     415: ProblemDetails;
     /**
      * `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
-     *
-     * `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
      */
     429: ProblemDetails;
     /**
-     * `internal_error`: unexpected; the body carries no internals. Quote `request_id`.
-     *
-     * `internal_error`: unexpected; the body carries no internals. Quote `request_id`.
+     * `internal_error`: unexpected; the body carries no stack, SQL, secrets or other internals.
      */
     500: ProblemDetails;
 };
@@ -1123,12 +1093,10 @@ export type WebhooksSendTestEventData = {
 export type WebhooksSendTestEventErrors = {
     /**
      * `validation_failed`: webhookId is not a positive integer.
-     *
-     * `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take. `malformed_request`: the request line or path could not be parsed, or the head sends `Host`, `Authorization`, `Content-Type` or `Content-Length` twice or a transfer coding other than `chunked` alone (the connection is closed).
      */
     400: ProblemDetails;
     /**
-     * Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`.
+     * `unauthenticated`: no bearer token: no `Authorization` header, or one of another scheme such as `Basic`. `invalid_token`: the bearer token is unknown, malformed, expired or revoked.
      */
     401: ProblemDetails;
     /**
@@ -1140,19 +1108,15 @@ export type WebhooksSendTestEventErrors = {
      */
     404: ProblemDetails;
     /**
-     * `webhook_revoked`: the webhook is revoked.
+     * `webhook_revoked`: the webhook is revoked, for good.
      */
     409: ProblemDetails;
     /**
      * `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
-     *
-     * `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
      */
     429: ProblemDetails;
     /**
-     * `internal_error`: unexpected; the body carries no internals. Quote `request_id`.
-     *
-     * `internal_error`: unexpected; the body carries no internals. Quote `request_id`.
+     * `internal_error`: unexpected; the body carries no stack, SQL, secrets or other internals.
      */
     500: ProblemDetails;
 };
@@ -1177,12 +1141,10 @@ export type WebhooksSetStatusData = {
 export type WebhooksSetStatusErrors = {
     /**
      * `validation_failed`: `status` is not one of active, paused, revoked, or webhookId is not a positive integer.
-     *
-     * `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take. `malformed_request`: the request line or path could not be parsed, or the head sends `Host`, `Authorization`, `Content-Type` or `Content-Length` twice or a transfer coding other than `chunked` alone (the connection is closed).
      */
     400: ProblemDetails;
     /**
-     * Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`.
+     * `unauthenticated`: no bearer token: no `Authorization` header, or one of another scheme such as `Basic`. `invalid_token`: the bearer token is unknown, malformed, expired or revoked.
      */
     401: ProblemDetails;
     /**
@@ -1207,14 +1169,10 @@ export type WebhooksSetStatusErrors = {
     415: ProblemDetails;
     /**
      * `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
-     *
-     * `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
      */
     429: ProblemDetails;
     /**
-     * `internal_error`: unexpected; the body carries no internals. Quote `request_id`.
-     *
-     * `internal_error`: unexpected; the body carries no internals. Quote `request_id`.
+     * `internal_error`: unexpected; the body carries no stack, SQL, secrets or other internals.
      */
     500: ProblemDetails;
 };
@@ -1255,12 +1213,10 @@ export type WebhooksListDeliveriesData = {
 export type WebhooksListDeliveriesErrors = {
     /**
      * `validation_failed`: `limit` not an integer in 1..100 (never clamped), `webhookId` not a positive integer, a `status` or `event_type` that is not one of the listed values, a repeated `webhookId` or `event_type`, or a cursor that is malformed or not of this list, these filters and tenant.
-     *
-     * `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take. `malformed_request`: the request line or path could not be parsed, or the head sends `Host`, `Authorization`, `Content-Type` or `Content-Length` twice or a transfer coding other than `chunked` alone (the connection is closed).
      */
     400: ProblemDetails;
     /**
-     * Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`.
+     * `unauthenticated`: no bearer token: no `Authorization` header, or one of another scheme such as `Basic`. `invalid_token`: the bearer token is unknown, malformed, expired or revoked.
      */
     401: ProblemDetails;
     /**
@@ -1269,14 +1225,10 @@ export type WebhooksListDeliveriesErrors = {
     403: ProblemDetails;
     /**
      * `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
-     *
-     * `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
      */
     429: ProblemDetails;
     /**
-     * `internal_error`: unexpected; the body carries no internals. Quote `request_id`.
-     *
-     * `internal_error`: unexpected; the body carries no internals. Quote `request_id`.
+     * `internal_error`: unexpected; the body carries no stack, SQL, secrets or other internals.
      */
     500: ProblemDetails;
 };
@@ -1301,12 +1253,10 @@ export type WebhooksGetDeliveryData = {
 export type WebhooksGetDeliveryErrors = {
     /**
      * `validation_failed`: deliveryId is not a positive integer.
-     *
-     * `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take. `malformed_request`: the request line or path could not be parsed, or the head sends `Host`, `Authorization`, `Content-Type` or `Content-Length` twice or a transfer coding other than `chunked` alone (the connection is closed).
      */
     400: ProblemDetails;
     /**
-     * Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`.
+     * `unauthenticated`: no bearer token: no `Authorization` header, or one of another scheme such as `Basic`. `invalid_token`: the bearer token is unknown, malformed, expired or revoked.
      */
     401: ProblemDetails;
     /**
@@ -1319,14 +1269,10 @@ export type WebhooksGetDeliveryErrors = {
     404: ProblemDetails;
     /**
      * `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
-     *
-     * `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
      */
     429: ProblemDetails;
     /**
-     * `internal_error`: unexpected; the body carries no internals. Quote `request_id`.
-     *
-     * `internal_error`: unexpected; the body carries no internals. Quote `request_id`.
+     * `internal_error`: unexpected; the body carries no stack, SQL, secrets or other internals.
      */
     500: ProblemDetails;
 };
@@ -1351,12 +1297,10 @@ export type WebhooksListAttemptsData = {
 export type WebhooksListAttemptsErrors = {
     /**
      * `validation_failed`: deliveryId is not a positive integer.
-     *
-     * `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take. `malformed_request`: the request line or path could not be parsed, or the head sends `Host`, `Authorization`, `Content-Type` or `Content-Length` twice or a transfer coding other than `chunked` alone (the connection is closed).
      */
     400: ProblemDetails;
     /**
-     * Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`.
+     * `unauthenticated`: no bearer token: no `Authorization` header, or one of another scheme such as `Basic`. `invalid_token`: the bearer token is unknown, malformed, expired or revoked.
      */
     401: ProblemDetails;
     /**
@@ -1369,14 +1313,10 @@ export type WebhooksListAttemptsErrors = {
     404: ProblemDetails;
     /**
      * `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
-     *
-     * `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
      */
     429: ProblemDetails;
     /**
-     * `internal_error`: unexpected; the body carries no internals. Quote `request_id`.
-     *
-     * `internal_error`: unexpected; the body carries no internals. Quote `request_id`.
+     * `internal_error`: unexpected; the body carries no stack, SQL, secrets or other internals.
      */
     500: ProblemDetails;
 };
@@ -1401,12 +1341,10 @@ export type WebhooksReplayData = {
 export type WebhooksReplayErrors = {
     /**
      * `validation_failed`: deliveryId is not a positive integer.
-     *
-     * `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take. `malformed_request`: the request line or path could not be parsed, or the head sends `Host`, `Authorization`, `Content-Type` or `Content-Length` twice or a transfer coding other than `chunked` alone (the connection is closed).
      */
     400: ProblemDetails;
     /**
-     * Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`.
+     * `unauthenticated`: no bearer token: no `Authorization` header, or one of another scheme such as `Basic`. `invalid_token`: the bearer token is unknown, malformed, expired or revoked.
      */
     401: ProblemDetails;
     /**
@@ -1423,14 +1361,10 @@ export type WebhooksReplayErrors = {
     409: ProblemDetails;
     /**
      * `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
-     *
-     * `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
      */
     429: ProblemDetails;
     /**
-     * `internal_error`: unexpected; the body carries no internals. Quote `request_id`.
-     *
-     * `internal_error`: unexpected; the body carries no internals. Quote `request_id`.
+     * `internal_error`: unexpected; the body carries no stack, SQL, secrets or other internals.
      */
     500: ProblemDetails;
 };
@@ -1455,12 +1389,10 @@ export type LocksCheckoutData = {
 export type LocksCheckoutErrors = {
     /**
      * `validation_failed`: `ttl_minutes` not an integer in 5..240, or an unknown field.
-     *
-     * `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take. `malformed_request`: the request line or path could not be parsed, or the head sends `Host`, `Authorization`, `Content-Type` or `Content-Length` twice or a transfer coding other than `chunked` alone (the connection is closed).
      */
     400: ProblemDetails;
     /**
-     * Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`.
+     * `unauthenticated`: no bearer token: no `Authorization` header, or one of another scheme such as `Basic`. `invalid_token`: the bearer token is unknown, malformed, expired or revoked.
      */
     401: ProblemDetails;
     /**
@@ -1480,19 +1412,15 @@ export type LocksCheckoutErrors = {
      */
     415: ProblemDetails;
     /**
-     * `document_locked`: a live lock exists; the problem body adds its `expires_at`, never its token.
+     * `document_locked`: a live lock exists; the body adds its `expires_at`, never its token.
      */
     423: ProblemDetails;
     /**
      * `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
-     *
-     * `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
      */
     429: ProblemDetails;
     /**
-     * `internal_error`: unexpected; the body carries no internals. Quote `request_id`.
-     *
-     * `internal_error`: unexpected; the body carries no internals. Quote `request_id`.
+     * `internal_error`: unexpected; the body carries no stack, SQL, secrets or other internals.
      */
     500: ProblemDetails;
 };
@@ -1520,12 +1448,10 @@ export type LocksCheckinData = {
 export type LocksCheckinErrors = {
     /**
      * `validation_failed`: `lock_token` missing or not a string, or an unknown field.
-     *
-     * `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take. `malformed_request`: the request line or path could not be parsed, or the head sends `Host`, `Authorization`, `Content-Type` or `Content-Length` twice or a transfer coding other than `chunked` alone (the connection is closed).
      */
     400: ProblemDetails;
     /**
-     * Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`.
+     * `unauthenticated`: no bearer token: no `Authorization` header, or one of another scheme such as `Basic`. `invalid_token`: the bearer token is unknown, malformed, expired or revoked.
      */
     401: ProblemDetails;
     /**
@@ -1537,7 +1463,7 @@ export type LocksCheckinErrors = {
      */
     404: ProblemDetails;
     /**
-     * `lock_token_invalid`: the token is not the live lock of this document (wrong, malformed, expired or already used).
+     * `lock_token_invalid`: the lock token is not the live lock of the document (wrong, malformed, expired or already used).
      */
     409: ProblemDetails;
     /**
@@ -1550,14 +1476,10 @@ export type LocksCheckinErrors = {
     415: ProblemDetails;
     /**
      * `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
-     *
-     * `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
      */
     429: ProblemDetails;
     /**
-     * `internal_error`: unexpected; the body carries no internals. Quote `request_id`.
-     *
-     * `internal_error`: unexpected; the body carries no internals. Quote `request_id`.
+     * `internal_error`: unexpected; the body carries no stack, SQL, secrets or other internals.
      */
     500: ProblemDetails;
 };
@@ -1590,12 +1512,10 @@ export type ProjectsListData = {
 export type ProjectsListErrors = {
     /**
      * `validation_failed`: limit not an integer in 1..100, offset not an integer in 0..2147483647 (never clamped), offset > 0 with a cursor, a cursor that is malformed or not of this list and tenant, or a query parameter this route does not take.
-     *
-     * `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take. `malformed_request`: the request line or path could not be parsed, or the head sends `Host`, `Authorization`, `Content-Type` or `Content-Length` twice or a transfer coding other than `chunked` alone (the connection is closed).
      */
     400: ProblemDetails;
     /**
-     * Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`.
+     * `unauthenticated`: no bearer token: no `Authorization` header, or one of another scheme such as `Basic`. `invalid_token`: the bearer token is unknown, malformed, expired or revoked.
      */
     401: ProblemDetails;
     /**
@@ -1604,14 +1524,10 @@ export type ProjectsListErrors = {
     403: ProblemDetails;
     /**
      * `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
-     *
-     * `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
      */
     429: ProblemDetails;
     /**
-     * `internal_error`: unexpected; the body carries no internals. Quote `request_id`.
-     *
-     * `internal_error`: unexpected; the body carries no internals. Quote `request_id`.
+     * `internal_error`: unexpected; the body carries no stack, SQL, secrets or other internals.
      */
     500: ProblemDetails;
 };
@@ -1636,12 +1552,10 @@ export type ProjectsGetData = {
 export type ProjectsGetErrors = {
     /**
      * `project_not_found`: the project is unknown or belongs to another tenant (answered alike: 400, not 404, on the project routes); `validation_failed`: projectId is not a positive integer.
-     *
-     * `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take. `malformed_request`: the request line or path could not be parsed, or the head sends `Host`, `Authorization`, `Content-Type` or `Content-Length` twice or a transfer coding other than `chunked` alone (the connection is closed).
      */
     400: ProblemDetails;
     /**
-     * Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`.
+     * `unauthenticated`: no bearer token: no `Authorization` header, or one of another scheme such as `Basic`. `invalid_token`: the bearer token is unknown, malformed, expired or revoked.
      */
     401: ProblemDetails;
     /**
@@ -1650,14 +1564,10 @@ export type ProjectsGetErrors = {
     403: ProblemDetails;
     /**
      * `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
-     *
-     * `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
      */
     429: ProblemDetails;
     /**
-     * `internal_error`: unexpected; the body carries no internals. Quote `request_id`.
-     *
-     * `internal_error`: unexpected; the body carries no internals. Quote `request_id`.
+     * `internal_error`: unexpected; the body carries no stack, SQL, secrets or other internals.
      */
     500: ProblemDetails;
 };
@@ -1691,12 +1601,10 @@ export type ProjectsFilesData = {
 export type ProjectsFilesErrors = {
     /**
      * `project_not_found`: the project is unknown or belongs to another tenant (answered alike: 400, not 404, on the project routes); `validation_failed`: projectId is not a positive integer. Also `validation_failed` for `limit` outside 1..1000 or a cursor that is malformed or not of this list and tenant.
-     *
-     * `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take. `malformed_request`: the request line or path could not be parsed, or the head sends `Host`, `Authorization`, `Content-Type` or `Content-Length` twice or a transfer coding other than `chunked` alone (the connection is closed).
      */
     400: ProblemDetails;
     /**
-     * Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`.
+     * `unauthenticated`: no bearer token: no `Authorization` header, or one of another scheme such as `Basic`. `invalid_token`: the bearer token is unknown, malformed, expired or revoked.
      */
     401: ProblemDetails;
     /**
@@ -1705,14 +1613,10 @@ export type ProjectsFilesErrors = {
     403: ProblemDetails;
     /**
      * `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
-     *
-     * `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
      */
     429: ProblemDetails;
     /**
-     * `internal_error`: unexpected; the body carries no internals. Quote `request_id`.
-     *
-     * `internal_error`: unexpected; the body carries no internals. Quote `request_id`.
+     * `internal_error`: unexpected; the body carries no stack, SQL, secrets or other internals.
      */
     500: ProblemDetails;
 };
@@ -1746,12 +1650,10 @@ export type DocumentsListData = {
 export type DocumentsListErrors = {
     /**
      * `project_not_found`: the project is unknown or belongs to another tenant; `validation_failed`: projectId is not a positive integer, `limit` is outside 1..1000, or the cursor is malformed or not of this list and tenant.
-     *
-     * `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take. `malformed_request`: the request line or path could not be parsed, or the head sends `Host`, `Authorization`, `Content-Type` or `Content-Length` twice or a transfer coding other than `chunked` alone (the connection is closed).
      */
     400: ProblemDetails;
     /**
-     * Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`.
+     * `unauthenticated`: no bearer token: no `Authorization` header, or one of another scheme such as `Basic`. `invalid_token`: the bearer token is unknown, malformed, expired or revoked.
      */
     401: ProblemDetails;
     /**
@@ -1760,14 +1662,10 @@ export type DocumentsListErrors = {
     403: ProblemDetails;
     /**
      * `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
-     *
-     * `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
      */
     429: ProblemDetails;
     /**
-     * `internal_error`: unexpected; the body carries no internals. Quote `request_id`.
-     *
-     * `internal_error`: unexpected; the body carries no internals. Quote `request_id`.
+     * `internal_error`: unexpected; the body carries no stack, SQL, secrets or other internals.
      */
     500: ProblemDetails;
 };
@@ -1792,12 +1690,10 @@ export type DocumentsGetData = {
 export type DocumentsGetErrors = {
     /**
      * `validation_failed`: an identifier is not a positive integer.
-     *
-     * `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take. `malformed_request`: the request line or path could not be parsed, or the head sends `Host`, `Authorization`, `Content-Type` or `Content-Length` twice or a transfer coding other than `chunked` alone (the connection is closed).
      */
     400: ProblemDetails;
     /**
-     * Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`.
+     * `unauthenticated`: no bearer token: no `Authorization` header, or one of another scheme such as `Basic`. `invalid_token`: the bearer token is unknown, malformed, expired or revoked.
      */
     401: ProblemDetails;
     /**
@@ -1810,14 +1706,10 @@ export type DocumentsGetErrors = {
     404: ProblemDetails;
     /**
      * `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
-     *
-     * `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
      */
     429: ProblemDetails;
     /**
-     * `internal_error`: unexpected; the body carries no internals. Quote `request_id`.
-     *
-     * `internal_error`: unexpected; the body carries no internals. Quote `request_id`.
+     * `internal_error`: unexpected; the body carries no stack, SQL, secrets or other internals.
      */
     500: ProblemDetails;
 };
@@ -1851,12 +1743,10 @@ export type DocumentsVersionsData = {
 export type DocumentsVersionsErrors = {
     /**
      * `validation_failed`: documentId is not a positive integer, `limit` is outside 1..1000, or the cursor is malformed or not of this list and tenant.
-     *
-     * `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take. `malformed_request`: the request line or path could not be parsed, or the head sends `Host`, `Authorization`, `Content-Type` or `Content-Length` twice or a transfer coding other than `chunked` alone (the connection is closed).
      */
     400: ProblemDetails;
     /**
-     * Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`.
+     * `unauthenticated`: no bearer token: no `Authorization` header, or one of another scheme such as `Basic`. `invalid_token`: the bearer token is unknown, malformed, expired or revoked.
      */
     401: ProblemDetails;
     /**
@@ -1869,14 +1759,10 @@ export type DocumentsVersionsErrors = {
     404: ProblemDetails;
     /**
      * `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
-     *
-     * `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
      */
     429: ProblemDetails;
     /**
-     * `internal_error`: unexpected; the body carries no internals. Quote `request_id`.
-     *
-     * `internal_error`: unexpected; the body carries no internals. Quote `request_id`.
+     * `internal_error`: unexpected; the body carries no stack, SQL, secrets or other internals.
      */
     500: ProblemDetails;
 };
@@ -1908,12 +1794,10 @@ export type DocumentsVersionData = {
 export type DocumentsVersionErrors = {
     /**
      * `validation_failed`: an identifier is not a positive integer.
-     *
-     * `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take. `malformed_request`: the request line or path could not be parsed, or the head sends `Host`, `Authorization`, `Content-Type` or `Content-Length` twice or a transfer coding other than `chunked` alone (the connection is closed).
      */
     400: ProblemDetails;
     /**
-     * Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`.
+     * `unauthenticated`: no bearer token: no `Authorization` header, or one of another scheme such as `Basic`. `invalid_token`: the bearer token is unknown, malformed, expired or revoked.
      */
     401: ProblemDetails;
     /**
@@ -1926,14 +1810,10 @@ export type DocumentsVersionErrors = {
     404: ProblemDetails;
     /**
      * `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
-     *
-     * `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
      */
     429: ProblemDetails;
     /**
-     * `internal_error`: unexpected; the body carries no internals. Quote `request_id`.
-     *
-     * `internal_error`: unexpected; the body carries no internals. Quote `request_id`.
+     * `internal_error`: unexpected; the body carries no stack, SQL, secrets or other internals.
      */
     500: ProblemDetails;
 };
@@ -1967,12 +1847,10 @@ export type RevisionsListData = {
 export type RevisionsListErrors = {
     /**
      * `validation_failed`: documentId is not a positive integer, `limit` is outside 1..1000, or the cursor is malformed or not of this list and tenant.
-     *
-     * `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take. `malformed_request`: the request line or path could not be parsed, or the head sends `Host`, `Authorization`, `Content-Type` or `Content-Length` twice or a transfer coding other than `chunked` alone (the connection is closed).
      */
     400: ProblemDetails;
     /**
-     * Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`.
+     * `unauthenticated`: no bearer token: no `Authorization` header, or one of another scheme such as `Basic`. `invalid_token`: the bearer token is unknown, malformed, expired or revoked.
      */
     401: ProblemDetails;
     /**
@@ -1985,14 +1863,10 @@ export type RevisionsListErrors = {
     404: ProblemDetails;
     /**
      * `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
-     *
-     * `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
      */
     429: ProblemDetails;
     /**
-     * `internal_error`: unexpected; the body carries no internals. Quote `request_id`.
-     *
-     * `internal_error`: unexpected; the body carries no internals. Quote `request_id`.
+     * `internal_error`: unexpected; the body carries no stack, SQL, secrets or other internals.
      */
     500: ProblemDetails;
 };
@@ -2031,12 +1905,10 @@ export type RevisionsStageData = {
 export type RevisionsStageErrors = {
     /**
      * `validation_failed` (body, path or headers invalid; `base_version_id` not a version of this document) or `version_conflict` (stale base or If-Match; `detail` names the base and the current version).
-     *
-     * `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take. `malformed_request`: the request line or path could not be parsed, or the head sends `Host`, `Authorization`, `Content-Type` or `Content-Length` twice or a transfer coding other than `chunked` alone (the connection is closed).
      */
     400: ProblemDetails;
     /**
-     * Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`.
+     * `unauthenticated`: no bearer token: no `Authorization` header, or one of another scheme such as `Basic`. `invalid_token`: the bearer token is unknown, malformed, expired or revoked.
      */
     401: ProblemDetails;
     /**
@@ -2048,7 +1920,7 @@ export type RevisionsStageErrors = {
      */
     404: ProblemDetails;
     /**
-     * `idempotency_key_reused`: the key was used with another request.
+     * `idempotency_key_reused`: the `Idempotency-Key` was used with another request on this route.
      */
     409: ProblemDetails;
     /**
@@ -2065,14 +1937,10 @@ export type RevisionsStageErrors = {
     423: ProblemDetails;
     /**
      * `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
-     *
-     * `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
      */
     429: ProblemDetails;
     /**
-     * `internal_error`: unexpected; the body carries no internals. Quote `request_id`.
-     *
-     * `internal_error`: unexpected; the body carries no internals. Quote `request_id`.
+     * `internal_error`: unexpected; the body carries no stack, SQL, secrets or other internals.
      */
     500: ProblemDetails;
 };
@@ -2101,12 +1969,10 @@ export type RevisionsGetData = {
 export type RevisionsGetErrors = {
     /**
      * `validation_failed`: an identifier is not a positive integer.
-     *
-     * `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take. `malformed_request`: the request line or path could not be parsed, or the head sends `Host`, `Authorization`, `Content-Type` or `Content-Length` twice or a transfer coding other than `chunked` alone (the connection is closed).
      */
     400: ProblemDetails;
     /**
-     * Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); unknown, malformed, expired or revoked bearer token (`invalid_token`). Comes with `WWW-Authenticate: Bearer realm="api"`.
+     * `unauthenticated`: no bearer token: no `Authorization` header, or one of another scheme such as `Basic`. `invalid_token`: the bearer token is unknown, malformed, expired or revoked.
      */
     401: ProblemDetails;
     /**
@@ -2119,14 +1985,10 @@ export type RevisionsGetErrors = {
     404: ProblemDetails;
     /**
      * `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
-     *
-     * `rate_limited`: too many requests, or too many unknown bearer credentials from this address; wait the `Retry-After` seconds.
      */
     429: ProblemDetails;
     /**
-     * `internal_error`: unexpected; the body carries no internals. Quote `request_id`.
-     *
-     * `internal_error`: unexpected; the body carries no internals. Quote `request_id`.
+     * `internal_error`: unexpected; the body carries no stack, SQL, secrets or other internals.
      */
     500: ProblemDetails;
 };

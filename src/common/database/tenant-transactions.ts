@@ -233,7 +233,7 @@ export class TenantTransactions {
   /**
    * A statement as the owner role: in the current system transaction (`runAsSystem`), else on the
    * pool, never in a tenant's transaction (which runs as the application role). Administrator
-   * reads and writes (tenancy) use it, as `ownerManager` for entities.
+   * reads and writes (tenancy, credentials) use it.
    */
   async ownerQuery<R>(statement: Statement<R>): Promise<R[]> {
     const scope = this.scope.getStore();
@@ -249,18 +249,6 @@ export class TenantTransactions {
   get manager(): EntityManager {
     const scope = this.scope.getStore();
     if (!scope) return this.dataSource.manager;
-    assertOpen(scope);
-    return scope.manager();
-  }
-
-  /**
-   * The entity manager of the current owner-role transaction (`runAsSystem`), else a plain one.
-   * Administrator writes and reads go through it: they join a system transaction (one
-   * `fixture apply` is all or nothing) and never a tenant's, which runs as the application role.
-   */
-  get ownerManager(): EntityManager {
-    const scope = this.scope.getStore();
-    if (!scope || scope.tenantId !== null) return this.dataSource.manager;
     assertOpen(scope);
     return scope.manager();
   }

@@ -1,6 +1,6 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiExtraModels, ApiResponse, getSchemaPath } from '@nestjs/swagger';
-import { ERROR_CODES, type ErrorCode } from './error-codes.js';
+import { describeCodes, ERROR_CODES, type ErrorCode } from './error-codes.js';
 import { ProblemDetails, ProblemFieldError } from './problem-details.schema.js';
 
 export { ProblemDetails, ProblemFieldError };
@@ -77,70 +77,26 @@ const CATALOG = {
 
 export type ProblemCode = ErrorCode;
 
-/** What each status means when an operation does not say more. */
-const DEFAULTS: Record<ProblemStatus, { codes: readonly ProblemCode[]; description: string }> = {
-  400: {
-    codes: ['validation_failed', 'malformed_request'],
-    description:
-      '`validation_failed`: the path, query, headers or body are invalid, or the query has a ' +
-      'parameter this operation does not take. `malformed_request`: the request line or path ' +
-      'could not be parsed, or the head sends `Host`, `Authorization`, `Content-Type` or ' +
-      '`Content-Length` twice or a transfer coding other than `chunked` alone (the connection ' +
-      'is closed).',
-  },
-  401: {
-    codes: ['unauthenticated', 'invalid_token'],
-    description:
-      'Missing bearer token, or an `Authorization` header of another scheme (`unauthenticated`); ' +
-      'unknown, malformed, expired or revoked bearer token (`invalid_token`). ' +
-      'Comes with `WWW-Authenticate: Bearer realm="api"`.',
-  },
-  403: {
-    codes: ['insufficient_scope', 'entitlement_required', 'ip_not_allowed'],
-    description:
-      "The token lacks the scope (`insufficient_scope`), the tenant's plan lacks the entitlement " +
-      "(`entitlement_required`), or the caller's address is outside the credential's allowlist " +
-      '(`ip_not_allowed`).',
-  },
-  404: {
-    codes: ['not_found'],
-    description: '`not_found`: unknown, or belongs to another tenant (answered alike).',
-  },
-  409: { codes: [], description: 'Conflict with the current state.' },
-  412: {
-    codes: ['precondition_failed'],
-    description: '`precondition_failed`: `If-Match` does not name the current content hash.',
-  },
-  413: {
-    codes: ['payload_too_large'],
-    description: '`payload_too_large`: the body exceeds the `BODY_LIMIT` of the server (5 MiB).',
-  },
-  415: {
-    codes: ['unsupported_media_type'],
-    description:
-      '`unsupported_media_type`: the body is not `application/json` in UTF-8, or has a ' +
-      '`Content-Encoding` other than gzip, deflate or br.',
-  },
-  423: {
-    codes: ['document_locked'],
-    description:
-      '`document_locked`: a live lock exists; the body adds its `expires_at`, never its token.',
-  },
-  429: {
-    codes: ['rate_limited'],
-    description:
-      '`rate_limited`: too many requests, or too many unknown bearer credentials from this ' +
-      'address; wait the `Retry-After` seconds.',
-  },
-  500: {
-    codes: ['internal_error'],
-    description: '`internal_error`: unexpected; the body carries no internals. Quote `request_id`.',
-  },
-  503: {
-    codes: ['service_unavailable'],
-    description: '`service_unavailable`: the database is unreachable; retry after `Retry-After`.',
-  },
+/** The codes an operation answers with each status when it does not name them. */
+const DEFAULT_CODES: Record<ProblemStatus, readonly ProblemCode[]> = {
+  400: ['validation_failed', 'malformed_request'],
+  401: ['unauthenticated', 'invalid_token'],
+  403: ['insufficient_scope', 'entitlement_required', 'ip_not_allowed'],
+  404: ['not_found'],
+  409: [],
+  412: ['precondition_failed'],
+  413: ['payload_too_large'],
+  415: ['unsupported_media_type'],
+  423: ['document_locked'],
+  429: ['rate_limited'],
+  500: ['internal_error'],
+  503: ['service_unavailable'],
 };
+
+/** The registry's descriptions of the codes, or a 409's own words when it names none. */
+function defaultDescription(codes: readonly ProblemCode[]): string {
+  return codes.length ? describeCodes(codes) : 'Conflict with the current state.';
+}
 
 const HEADERS: Partial<Record<ProblemStatus, Record<string, { description: string }>>> = {
   401: { 'WWW-Authenticate': { description: 'e.g. `Bearer realm="api", error="invalid_token"`' } },
@@ -158,7 +114,7 @@ export interface ProblemResponse {
   status: ProblemStatus;
   /** The codes this operation can answer with this status; the default set when omitted. */
   codes?: readonly ProblemCode[];
-  /** Replaces the default description of the status for this operation. */
+  /** This operation's own words; the registry's descriptions of the codes when omitted. */
   description?: string;
 }
 
@@ -178,7 +134,7 @@ export function problemExample(code: ProblemCode): Record<string, unknown> {
 }
 
 function problemResponse(spec: ProblemResponse): MethodDecorator & ClassDecorator {
-  const codes = spec.codes ?? DEFAULTS[spec.status].codes;
+  const codes = spec.codes ?? DEFAULT_CODES[spec.status];
   for (const code of codes) {
     if (ERROR_CODES[code].status !== spec.status) {
       throw new Error(`problem code ${code} is not answered with status ${spec.status}`);
@@ -192,7 +148,7 @@ function problemResponse(spec: ProblemResponse): MethodDecorator & ClassDecorato
   );
   return ApiResponse({
     status: spec.status,
-    description: spec.description ?? DEFAULTS[spec.status].description,
+    description: spec.description ?? defaultDescription(codes),
     ...(Object.keys(headers).length ? { headers } : {}),
     content: {
       [PROBLEM_MEDIA_TYPE]: {
@@ -209,26 +165,64 @@ function problemResponse(spec: ProblemResponse): MethodDecorator & ClassDecorato
   });
 }
 
+/** Where @nestjs/swagger keeps an operation's (or a controller's) responses by status. */
+const API_RESPONSE_METADATA = 'swagger/apiResponse';
+
+/** The statuses each operation or controller got without naming them: an explicit one replaces them. */
+const IMPLICIT = new WeakMap<object, Set<number>>();
+
+/**
+ * @nestjs/swagger joins the descriptions of two declarations of one status; the statuses added
+ * to every operation must not double what @Authorized and the method both declare, so an implicit
+ * one yields to any declaration and an explicit one replaces an implicit one.
+ */
+function declared(spec: ProblemResponse, implicit: boolean): MethodDecorator & ClassDecorator {
+  const decorate = problemResponse(spec);
+  return ((target: object, key?: string | symbol, descriptor?: PropertyDescriptor) => {
+    const holder = (descriptor?.value as object | undefined) ?? target;
+    const responses = (Reflect.getMetadata(API_RESPONSE_METADATA, holder) ?? {}) as Record<
+      string,
+      unknown
+    >;
+    const implicitHere = IMPLICIT.get(holder) ?? new Set<number>();
+    IMPLICIT.set(holder, implicitHere);
+    if (spec.status in responses) {
+      if (implicit) return descriptor;
+      if (implicitHere.has(spec.status)) {
+        const rest = { ...responses };
+        delete rest[spec.status];
+        Reflect.defineMetadata(API_RESPONSE_METADATA, rest, holder);
+      }
+    }
+    if (implicit) implicitHere.add(spec.status);
+    else implicitHere.delete(spec.status);
+    return descriptor ? decorate(target, key!, descriptor) : decorate(target as never);
+  }) as MethodDecorator & ClassDecorator;
+}
+
 /**
  * Documents error responses as RFC 9457 problem details, all referencing the one
  * `ProblemDetails` schema, with an example per code:
  * `@ApiProblemResponses(400, { status: 409, codes: ['lock_token_invalid'] })`.
  * Every operation also gets 400 (a query parameter it does not take, docs/operators/security.md), 429 and 500,
- * which any request can meet.
+ * which any request can meet, and an operation that takes a body 415; their descriptions are the
+ * registry's unless the operation gives its own.
  */
 export function ApiProblemResponses(
   ...responses: Array<ProblemStatus | ProblemResponse>
 ): MethodDecorator & ClassDecorator {
   const specs = responses.map((r) => (typeof r === 'number' ? { status: r } : r));
+  const implicit: ProblemResponse[] = [];
   // an operation that takes a body can meet the media-type check too
   if (specs.some((s) => s.status === 413) && !specs.some((s) => s.status === 415)) {
-    specs.push({ status: 415 });
+    implicit.push({ status: 415 });
   }
   for (const status of [400, 429, 500] as const) {
-    if (!specs.some((s) => s.status === status)) specs.push({ status });
+    if (!specs.some((s) => s.status === status)) implicit.push({ status });
   }
   return applyDecorators(
     ApiExtraModels(ProblemDetails, ProblemFieldError),
-    ...specs.map(problemResponse),
+    ...specs.map((spec) => declared(spec, false)),
+    ...implicit.map((spec) => declared(spec, true)),
   );
 }

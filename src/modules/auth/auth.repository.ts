@@ -5,8 +5,8 @@ import { CREDENTIAL_GENERATION } from '../../common/database/schema-constants.js
 import { fragment, sql, type Statement } from '../../common/database/statement.js';
 import { TenantTransactions } from '../../common/database/tenant-transactions.js';
 import type { Plan } from '../tenancy/plans.js';
-import { ApiClient } from './entities/api-client.entity.js';
-import { PersonalAccessToken } from './entities/personal-access-token.entity.js';
+import type { ApiClient } from './entities/api-client.entity.js';
+import type { PersonalAccessToken } from './entities/personal-access-token.entity.js';
 
 /** A bearer credential with what its principal is made of. */
 export interface PrincipalRow {
@@ -225,10 +225,12 @@ export class AuthRepository {
 
   /** The new client's id (in the current system transaction, if any: `fixture apply`). */
   async insertClient(client: NewClient): Promise<number> {
-    const saved = await this.tx.ownerManager
-      .getRepository(ApiClient)
-      .save({ ...client, enabled: true });
-    return saved.id;
+    const [row] = await this.tx.ownerQuery(sql<{ id: number }>`
+      INSERT INTO api_clients (tenant_id, client_id, name, secret_digest, scopes, allowed_ips, enabled)
+      VALUES (${client.tenantId}, ${client.clientId}, ${client.name}, ${client.secretDigest},
+              ${client.scopes}::text[], ${client.allowedIps}::text[], true)
+      RETURNING id`);
+    return row!.id;
   }
 
   /** Disables a client and revokes its tokens, in one transaction; the client, if it exists. */
@@ -250,10 +252,13 @@ export class AuthRepository {
 
   /** The new PAT's id (in the current system transaction, if any). */
   async insertPat(pat: NewPat): Promise<number> {
-    const saved = await this.tx.ownerManager
-      .getRepository(PersonalAccessToken)
-      .save({ ...pat, revokedAt: null });
-    return saved.id;
+    const [row] = await this.tx.ownerQuery(sql<{ id: number }>`
+      INSERT INTO personal_access_tokens
+        (tenant_id, name, token_digest, scopes, allowed_ips, expires_at, revoked_at)
+      VALUES (${pat.tenantId}, ${pat.name}, ${pat.tokenDigest}, ${pat.scopes}::text[],
+              ${pat.allowedIps}::text[], ${pat.expiresAt}, NULL)
+      RETURNING id`);
+    return row!.id;
   }
 
   /** Revokes a PAT, keeping an earlier revocation's time; undefined when there is no such PAT. */

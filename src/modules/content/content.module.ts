@@ -3,6 +3,7 @@ import { DatabaseModule } from '../../common/database/database.module.js';
 import { DocumentsModule } from '../documents/documents.module.js';
 import { ProjectsModule } from '../projects/projects.module.js';
 import { TenancyModule } from '../tenancy/tenancy.module.js';
+import { ContentImportService } from './content-import.service.js';
 import { ContentService } from './content.service.js';
 
 /**
@@ -11,7 +12,7 @@ import { ContentService } from './content.service.js';
  */
 @Module({
   imports: [DatabaseModule, TenancyModule, ProjectsModule, DocumentsModule],
-  providers: [ContentService],
+  providers: [ContentService, ContentImportService],
   exports: [ContentService],
 })
 export class ContentModule {}

@@ -52,11 +52,7 @@ export class LocksController {
     },
     { status: 404, description: '`not_found`: no such document for this tenant.' },
     413,
-    {
-      status: 423,
-      description:
-        '`document_locked`: a live lock exists; the problem body adds its `expires_at`, never its token.',
-    },
+    423,
   )
   checkout(
     @CurrentPrincipal() principal: Principal,
@@ -93,13 +89,7 @@ export class LocksController {
         '`validation_failed`: `lock_token` missing or not a string, or an unknown field.',
     },
     { status: 404, description: '`not_found`: no such document for this tenant.' },
-    {
-      status: 409,
-      codes: ['lock_token_invalid'],
-      description:
-        '`lock_token_invalid`: the token is not the live lock of this document (wrong, malformed, ' +
-        'expired or already used).',
-    },
+    { status: 409, codes: ['lock_token_invalid'] },
     413,
   )
   checkin(

@@ -108,11 +108,7 @@ export class RevisionsController {
         '`validation_failed` (body, path or headers invalid; `base_version_id` not a version of this document) or `version_conflict` (stale base or If-Match; `detail` names the base and the current version).',
     },
     { status: 404, description: '`not_found`: unknown document or one of another tenant.' },
-    {
-      status: 409,
-      codes: ['idempotency_key_reused'],
-      description: '`idempotency_key_reused`: the key was used with another request.',
-    },
+    { status: 409, codes: ['idempotency_key_reused'] },
     413,
     {
       status: 423,

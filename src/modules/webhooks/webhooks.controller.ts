@@ -94,8 +94,6 @@ export class WebhooksController {
     {
       status: 409,
       codes: ['webhook_limit_reached'],
-      description:
-        '`webhook_limit_reached`: the tenant already has `WEBHOOK_MAX_PER_TENANT` (default 50) webhooks that are not revoked.',
     },
     413,
   )
@@ -160,7 +158,6 @@ export class WebhooksController {
     {
       status: 409,
       codes: ['webhook_revoked'],
-      description: '`webhook_revoked`: the webhook is revoked.',
     },
     413,
   )
@@ -207,7 +204,6 @@ export class WebhooksController {
     {
       status: 409,
       codes: ['webhook_revoked'],
-      description: '`webhook_revoked`: the webhook is revoked.',
     },
     413,
   )
@@ -237,7 +233,6 @@ export class WebhooksController {
     {
       status: 409,
       codes: ['webhook_revoked'],
-      description: '`webhook_revoked`: the webhook is revoked.',
     },
   )
   sendTestEvent(

@@ -177,11 +177,7 @@ export class CredentialsPlatformController {
         'not a client id, or no `X-Acting-User`.',
     },
     { status: 404, description: '`not_found`: unknown client.' },
-    {
-      status: 409,
-      codes: ['client_disabled'],
-      description: '`client_disabled`: the client is disabled (for good).',
-    },
+    { status: 409, codes: ['client_disabled'] },
   )
   rotateClientSecret(
     @ActingUser() _actor: string,

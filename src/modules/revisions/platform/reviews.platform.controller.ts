@@ -163,12 +163,7 @@ export class ReviewsPlatformController {
         'field, or `X-Acting-User` missing or invalid.',
     },
     { status: 404, description: '`not_found`: no candidate revision has this id.' },
-    {
-      status: 409,
-      codes: ['revision_not_staged'],
-      description:
-        '`revision_not_staged`: the candidate is already accepted, rejected or superseded.',
-    },
+    { status: 409, codes: ['revision_not_staged'] },
     413,
   )
   reject(

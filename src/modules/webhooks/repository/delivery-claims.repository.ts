@@ -1,13 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { fragment, sql, type Statement } from '../../../common/database/statement.js';
 import { updatedRows } from './sql-rows.js';
 
 /**
  * The delivery worker's statements on its claims: claiming, the webhook version a chain checks,
  * and handing back leases. Each runs on its own (autocommit) through the data source, never in a
- * tenant transaction: the worker works across tenants. Their text is performance-tuned; the
- * placeholders are fixed, so each statement is planned the same way every time.
+ * tenant transaction: the worker works across tenants. Their text is performance-tuned and built
+ * by the `sql` tag from constant pieces, so each is the same text every time; a value used twice
+ * is bound twice (the unnamed statements are planned with the values bound, so alike).
  */
 
 /** A delivery claimed for sending, with what sending it needs. */
@@ -52,7 +54,7 @@ export interface ClaimLimits {
 }
 
 /** What a claimed row carries besides its place in its chain (d: the delivery, w, e). */
-const CLAIMED_COLUMNS = `d.attempts,
+const CLAIMED_COLUMNS = fragment(`d.attempts,
                  CASE WHEN d.attempts = 0
                       THEN extract(epoch FROM clock_timestamp() - e.created_at)::float8
                  END AS first_attempt_wait,
@@ -60,21 +62,20 @@ const CLAIMED_COLUMNS = `d.attempts,
                  e.event_id, e.payload::text AS body, w.endpoint_url, w.secret_sealed,
                  CASE WHEN w.previous_secret_expires_at > clock_timestamp()
                       THEN w.previous_secret_sealed END AS previous_secret_sealed,
-                 w.updated_at::text AS webhook_version, e.trace_parent`;
+                 w.updated_at::text AS webhook_version, e.trace_parent`);
 
 /** Rows of a worker that died holding them (lease run out) are handed back. */
-const RELEASE_EXPIRED_SQL = `UPDATE webhook_deliveries d
+const RELEASE_EXPIRED = sql`UPDATE webhook_deliveries d
           SET status = CASE WHEN w.status = 'revoked' THEN 'cancelled'
                             WHEN d.attempts > 0 THEN 'retry' ELSE 'queued' END,
               lease_expires_at = NULL, holds_slot = true, updated_at = now()
          FROM webhooks w
         WHERE d.status = 'sending' AND d.lease_expires_at < now() AND w.id = d.webhook_id`;
 
-/** $1 chains, $2 lease seconds, $3 per endpoint, $4 per tenant, $5/$6 busy tenants, $7 chain length. */
-const CLAIM_SQL = `WITH hooks AS (
+const claimStatement = (limits: ClaimLimits): Statement<ClaimedRow> => sql`WITH hooks AS (
          SELECT w.id, w.tenant_id,
-                GREATEST(1, $3::int >> LEAST(w.consecutive_failures, 30)) - w.in_flight AS free,
-                CASE WHEN w.consecutive_failures = 0 THEN $7::int ELSE 1 END AS per_slot
+                GREATEST(1, ${limits.perEndpoint}::int >> LEAST(w.consecutive_failures, 30)) - w.in_flight AS free,
+                CASE WHEN w.consecutive_failures = 0 THEN ${limits.chainLength}::int ELSE 1 END AS per_slot
            FROM webhooks w
           WHERE w.status = 'active'
             AND EXISTS (SELECT 1 FROM webhook_deliveries d
@@ -89,7 +90,7 @@ const CLAIM_SQL = `WITH hooks AS (
               WHERE d.webhook_id = h.id AND d.status IN ('queued', 'retry')
                 AND d.next_attempt_at <= now()
               ORDER BY d.next_attempt_at
-              LIMIT GREATEST(LEAST(h.free, $1), 0) * h.per_slot
+              LIMIT GREATEST(LEAST(h.free, ${limits.chains}), 0) * h.per_slot
               FOR UPDATE OF d SKIP LOCKED) d
        ), numbered AS (
          SELECT d.id, d.webhook_id, d.tenant_id, d.due_at,
@@ -107,19 +108,19 @@ const CLAIM_SQL = `WITH hooks AS (
          SELECT c.webhook_id, c.chain, c.due_at,
                 row_number() OVER (PARTITION BY c.tenant_id ORDER BY c.chain, c.due_at, c.id)
                   AS turn,
-                $4::int - COALESCE(t.in_flight, 0) AS share
+                ${limits.perTenant}::int - COALESCE(t.in_flight, 0) AS share
            FROM chained c
-           LEFT JOIN unnest($5::int[], $6::int[]) AS t(tenant_id, in_flight)
+           LEFT JOIN unnest(${limits.busy.map(([tenantId]) => tenantId)}::int[], ${limits.busy.map(([, n]) => n)}::int[]) AS t(tenant_id, in_flight)
              ON t.tenant_id = c.tenant_id
           WHERE c.turn = c.chain + 1
        ), picked AS (
          SELECT webhook_id, chain FROM by_tenant WHERE turn <= share
-          ORDER BY turn, due_at, webhook_id, chain LIMIT $1
+          ORDER BY turn, due_at, webhook_id, chain LIMIT ${limits.chains}
        )
        UPDATE webhook_deliveries d
           SET status = 'sending',
               holds_slot = c.holds_slot,
-              lease_expires_at = clock_timestamp() + make_interval(secs => $2),
+              lease_expires_at = clock_timestamp() + make_interval(secs => ${limits.leaseSeconds}),
               updated_at = now()
          FROM chained c, picked p, webhooks w, events e
         WHERE d.id = c.id AND p.webhook_id = c.webhook_id AND p.chain = c.chain
@@ -127,19 +128,22 @@ const CLAIM_SQL = `WITH hooks AS (
        RETURNING d.id, d.tenant_id, d.webhook_id, c.chain, c.turn::text AS turn, ${CLAIMED_COLUMNS}`;
 
 /**
- * $1 webhook, $2 its version as the chain knows it, $3 rows at most, $4 lease seconds, $5 the
- * chain's number. Only while the webhook is active, unchanged and healthy; its last row holds the
+ * Up to `limit` due rows of `tail`'s webhook for its chain. Only while the webhook is active, unchanged and healthy; its last row holds the
  * slot, which the chain's previous last row holds too until its result is written.
  */
-const EXTEND_SQL = `WITH due AS (
+const extendStatement = (
+  tail: ClaimedRow,
+  limit: number,
+  leaseSeconds: number,
+): Statement<ClaimedRow> => sql`WITH due AS (
          SELECT d.id, d.next_attempt_at FROM webhook_deliveries d
-          WHERE d.webhook_id = $1 AND d.status IN ('queued', 'retry')
+          WHERE d.webhook_id = ${tail.webhook_id} AND d.status IN ('queued', 'retry')
             AND d.next_attempt_at <= now()
             AND EXISTS (SELECT 1 FROM webhooks w
-                         WHERE w.id = $1 AND w.status = 'active' AND w.consecutive_failures = 0
-                           AND w.updated_at::text = $2)
+                         WHERE w.id = ${tail.webhook_id} AND w.status = 'active' AND w.consecutive_failures = 0
+                           AND w.updated_at::text = ${tail.webhook_version})
           ORDER BY d.next_attempt_at
-          LIMIT $3
+          LIMIT ${limit}
           FOR UPDATE OF d SKIP LOCKED
        ), numbered AS (
          SELECT id, row_number() OVER (ORDER BY next_attempt_at, id) AS turn,
@@ -149,19 +153,22 @@ const EXTEND_SQL = `WITH due AS (
        UPDATE webhook_deliveries d
           SET status = 'sending',
               holds_slot = n.turn = n.n,
-              lease_expires_at = clock_timestamp() + make_interval(secs => $4),
+              lease_expires_at = clock_timestamp() + make_interval(secs => ${leaseSeconds}),
               updated_at = now()
          FROM numbered n, webhooks w, events e
         WHERE d.id = n.id AND w.id = d.webhook_id AND e.id = d.event_id
-       RETURNING d.id, d.tenant_id, d.webhook_id, $5::int AS chain, n.turn::text AS turn,
+       RETURNING d.id, d.tenant_id, d.webhook_id, ${tail.chain}::int AS chain, n.turn::text AS turn,
                  ${CLAIMED_COLUMNS}`;
 
-const WEBHOOK_VERSION_SQL = `SELECT updated_at::text AS v FROM webhooks WHERE id = $1 AND status = 'active'`;
+const webhookVersionStatement = (webhookId: number): Statement<{ v: string }> =>
+  sql`SELECT updated_at::text AS v FROM webhooks WHERE id = ${webhookId} AND status = 'active'`;
 
-const RELEASE_LEASES_SQL = `UPDATE webhook_deliveries d
+const releaseLeasesStatement = (
+  leases: ReadonlyArray<readonly [id: string, lease: string]>,
+): Statement => sql`UPDATE webhook_deliveries d
             SET status = CASE WHEN d.attempts > 0 THEN 'retry' ELSE 'queued' END,
                 lease_expires_at = NULL, next_attempt_at = now(), updated_at = now()
-           FROM unnest($1::bigint[], $2::timestamptz[]) AS r(id, lease)
+           FROM unnest(${leases.map(([id]) => id)}::bigint[], ${leases.map(([, lease]) => lease)}::timestamptz[]) AS r(id, lease)
           WHERE d.id = r.id AND d.status = 'sending' AND d.lease_expires_at = r.lease`;
 
 @Injectable()
@@ -173,7 +180,7 @@ export class DeliveryClaimsRepository {
    * webhook was revoked meanwhile).
    */
   async releaseExpiredLeases(): Promise<void> {
-    await this.dataSource.query(RELEASE_EXPIRED_SQL);
+    await this.run(RELEASE_EXPIRED);
   }
 
   /**
@@ -192,16 +199,7 @@ export class DeliveryClaimsRepository {
    * `FOR UPDATE SKIP LOCKED` as before (a replay holding one is skipped).
    */
   async claim(limits: ClaimLimits): Promise<ClaimedRow[]> {
-    const raw: unknown = await this.dataSource.query(CLAIM_SQL, [
-      limits.chains,
-      limits.leaseSeconds,
-      limits.perEndpoint,
-      limits.perTenant,
-      limits.busy.map(([tenantId]) => tenantId),
-      limits.busy.map(([, n]) => n),
-      limits.chainLength,
-    ]);
-    return updatedRows<ClaimedRow>(raw);
+    return this.run(claimStatement(limits));
   }
 
   /**
@@ -211,29 +209,22 @@ export class DeliveryClaimsRepository {
    * chain's previous last row is written, which only makes other claims take fewer.
    */
   async extend(tail: ClaimedRow, limit: number, leaseSeconds: number): Promise<ClaimedRow[]> {
-    const raw: unknown = await this.dataSource.query(EXTEND_SQL, [
-      tail.webhook_id,
-      tail.webhook_version,
-      limit,
-      leaseSeconds,
-      tail.chain,
-    ]);
-    return updatedRows<ClaimedRow>(raw);
+    return this.run(extendStatement(tail, limit, leaseSeconds));
   }
 
   /** The webhook's `updated_at` as text while it is active; null when it is not (or unknown). */
   async activeWebhookVersion(webhookId: number): Promise<string | null> {
-    const [found] = await this.dataSource.query<Array<{ v: string }>>(WEBHOOK_VERSION_SQL, [
-      webhookId,
-    ]);
+    const [found] = await this.run(webhookVersionStatement(webhookId));
     return found?.v ?? null;
   }
 
   /** Hands back rows still carrying these leases (id, lease): due again now. */
   async releaseLeases(leases: ReadonlyArray<readonly [id: string, lease: string]>): Promise<void> {
-    await this.dataSource.query(RELEASE_LEASES_SQL, [
-      leases.map(([id]) => id),
-      leases.map(([, lease]) => lease),
-    ]);
+    await this.run(releaseLeasesStatement(leases));
+  }
+
+  /** Rows of the statement, on its own on the pool (an UPDATE's RETURNING rows too). */
+  private async run<R>(statement: Statement<R>): Promise<R[]> {
+    return updatedRows<R>(await this.dataSource.query(statement.text, statement.values));
   }
 }

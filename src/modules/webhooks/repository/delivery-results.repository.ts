@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { AttemptOutcome } from '../delivery/attempt-outcome.js';
+import { sql, type Statement } from '../../../common/database/statement.js';
 import { updatedRows } from './sql-rows.js';
 
 /** A webhook the results paused, with why; `status_reason` null: not paused by them. */
@@ -11,11 +12,21 @@ export interface PausedRow {
   status_reason: 'gone' | 'failing' | null;
 }
 
-/** $1..$10, $12 one array per outcome field; $11 `WEBHOOK_DISABLE_AFTER` in milliseconds. */
-const WRITE_RESULTS_SQL = `WITH r AS (
-         SELECT * FROM unnest($1::bigint[], $2::int[], $3::timestamptz[], $4::text[], $5::int[],
-                              $6::text[], $7::int[], $8::timestamptz[], $9::bigint[], $10::bool[],
-                              $12::text[])
+/** One array per outcome field; `disableAfterMs`: `WEBHOOK_DISABLE_AFTER` in milliseconds. */
+const writeResultsStatement = (
+  batch: readonly AttemptOutcome[],
+  disableAfterMs: number,
+): Statement<PausedRow> => sql`WITH r AS (
+         SELECT * FROM unnest(${batch.map((o) => o.id)}::bigint[], ${batch.map((o) => o.tenantId)}::int[],
+                              ${batch.map((o) => o.lease)}::timestamptz[],
+                              ${batch.map((o) => o.nextStatus)}::text[],
+                              ${batch.map((o) => o.responseStatus)}::int[],
+                              ${batch.map((o) => o.error)}::text[],
+                              ${batch.map((o) => o.durationMs)}::int[],
+                              ${batch.map((o) => o.attemptedAt)}::timestamptz[],
+                              ${batch.map((o) => o.delayMs)}::bigint[],
+                              ${batch.map((o) => o.gone)}::bool[],
+                              ${batch.map((o) => o.responseBodyExcerpt)}::text[])
            AS r(id, tenant_id, lease, next_status, response_status, error, duration_ms,
                 attempted_at, delay_ms, gone, response_body_excerpt)
        ), attempts AS (
@@ -61,7 +72,7 @@ const WRITE_RESULTS_SQL = `WITH r AS (
                 CASE WHEN bool_or(m.gone) THEN 'gone'
                      WHEN NOT bool_or(m.ok)
                           AND COALESCE(min(w.failing_since), min(m.attempted_at))
-                              <= now() - $11 * interval '1 millisecond'
+                              <= now() - ${disableAfterMs} * interval '1 millisecond'
                        THEN 'failing' END AS pause
            FROM moved m JOIN webhooks w ON w.id = m.webhook_id
           WHERE NOT m.released
@@ -105,20 +116,7 @@ export class DeliveryResultsRepository {
     batch: readonly AttemptOutcome[],
     disableAfterMs: number,
   ): Promise<PausedRow[]> {
-    const raw: unknown = await this.dataSource.query(WRITE_RESULTS_SQL, [
-      batch.map((o) => o.id),
-      batch.map((o) => o.tenantId),
-      batch.map((o) => o.lease),
-      batch.map((o) => o.nextStatus),
-      batch.map((o) => o.responseStatus),
-      batch.map((o) => o.error),
-      batch.map((o) => o.durationMs),
-      batch.map((o) => o.attemptedAt),
-      batch.map((o) => o.delayMs),
-      batch.map((o) => o.gone),
-      disableAfterMs,
-      batch.map((o) => o.responseBodyExcerpt),
-    ]);
-    return updatedRows<PausedRow>(raw);
+    const statement = writeResultsStatement(batch, disableAfterMs);
+    return updatedRows<PausedRow>(await this.dataSource.query(statement.text, statement.values));
   }
 }
