@@ -9,6 +9,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { chmod, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -27,6 +28,7 @@ import {
   adminQuery,
   BENCH_ADAPTERS,
 } from './harness.js';
+import { databaseDelta } from './cpu-meter.js';
 import { startScriptFlags } from './service-flags.js';
 
 const ACCEPTS = Number(process.env.BENCH_ACCEPTS ?? 2000);
@@ -126,17 +128,62 @@ async function candidates(
   });
 }
 
+/** utime + stime (ticks of 10 ms) of one process; 0 once it has exited. */
+function ticksOf(pid: string): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return Number(fields[11]) + Number(fields[12]);
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * The PostgreSQL backends serving `database` (their process title names it), by pid: on a server
+ * shared with other work, only this run's own backends are counted, not the server's background
+ * processes (WAL writer, checkpointer) nor other databases' backends. Without a database name
+ * (embedded server, its own), every `postgres` process.
+ */
+function backendTicks(database: string | undefined): Map<string, number> {
+  const ticks = new Map<string, number>();
+  for (const pid of readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() !== 'postgres') continue;
+      if (database) {
+        const title = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+        if (!title.includes(` ${database} `)) continue;
+      }
+      ticks.set(pid, ticksOf(pid));
+    } catch {
+      // exited between listing and reading
+    }
+  }
+  return ticks;
+}
+
 interface AcceptRun {
   requestsPerSec: number;
   p50: number;
   p99: number;
   statuses: string;
   errors: number;
+  /** CPU ms per accept of the service process and of the database's backends. */
+  serviceCpuMs?: number;
+  databaseCpuMs?: number;
 }
 
 /** Accepts every id once, at CONNECTIONS connections. */
-async function acceptAll(platformUrl: string, key: string, ids: number[]): Promise<AcceptRun> {
+async function acceptAll(
+  platformUrl: string,
+  key: string,
+  ids: number[],
+  meter?: { pid: number; database: string | undefined },
+): Promise<AcceptRun> {
   let next = 0;
+  const serviceBefore = meter ? ticksOf(String(meter.pid)) : 0;
+  const databaseBefore = meter ? backendTicks(meter.database) : new Map<string, number>();
   const result = await autocannon({
     url: platformUrl,
     connections: CONNECTIONS,
@@ -159,7 +206,15 @@ async function acceptAll(platformUrl: string, key: string, ids: number[]): Promi
     ],
   });
   const ok = result.statusCodeStats?.['200']?.count ?? 0;
+  const perAccept = (ticks: number): number => (ticks * 10) / Math.max(result.requests.total, 1);
+  const cpu = meter
+    ? {
+        serviceCpuMs: perAccept(ticksOf(String(meter.pid)) - serviceBefore),
+        databaseCpuMs: perAccept(databaseDelta(databaseBefore, backendTicks(meter.database))),
+      }
+    : {};
   return {
+    ...cpu,
     requestsPerSec: result.requests.total / Math.max(result.duration, 0.001),
     p50: result.latency.p50,
     p99: result.latency.p99,
@@ -177,9 +232,20 @@ async function main(): Promise<void> {
   const server = process.env.DATABASE_URL;
   let env: Record<string, string>;
   let drop = async (): Promise<void> => undefined;
+  let databaseName: string | undefined;
   if (server) {
     const name = `grc_bench_${randomBytes(5).toString('hex')}`;
+    databaseName = name;
     await adminQuery(server, `CREATE DATABASE ${name}`);
+    // e.g. `track_functions=all` (pg_stat_user_functions: the triggers' self time) or
+    // `log_min_duration_statement=0` (every statement in the server's log)
+    for (const setting of (process.env.BENCH_DB_SETTINGS ?? '').split(';').filter(Boolean)) {
+      const [key, value] = setting.split('=');
+      if (!/^[a-z_.]+$/.test(key ?? '') || !/^[\w.-]+$/.test(value ?? '')) {
+        throw new Error(`BENCH_DB_SETTINGS: not name=value: ${setting}`);
+      }
+      await adminQuery(server, `ALTER DATABASE ${name} SET ${key} = '${value}'`);
+    }
     const u = new URL(server);
     u.pathname = `/${name}`;
     env = { DATABASE_URL: u.toString(), WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64') };
@@ -195,7 +261,13 @@ async function main(): Promise<void> {
     await chmod(dataDir, 0o755);
     env = { DATA_DIR: dataDir };
   }
-  const nodeArgs = startScriptFlags(ROOT);
+  const profileDir = resolve(ROOT, 'bench/.tmp/profiles');
+  if (process.env.BENCH_CPU_PROF) await mkdir(profileDir, { recursive: true });
+  const nodeArgs = [
+    ...startScriptFlags(ROOT),
+    ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []),
+    ...(process.env.BENCH_NODE_ARGS?.split(/\s+/).filter(Boolean) ?? []),
+  ];
   log(
     `${ACCEPTS} accepts (+${WARMUP} warm-up) at ${CONNECTIONS} connections; load ${loadavg()[0]!.toFixed(2)}`,
   );
@@ -225,27 +297,35 @@ async function main(): Promise<void> {
         const ids = await candidates(env, svc, seeded, WARMUP + ACCEPTS);
         const platformUrl = `http://127.0.0.1:${platformPort}`;
         if (WARMUP > 0) await acceptAll(platformUrl, seeded.platformKey, ids.slice(0, WARMUP));
-        const run = await acceptAll(platformUrl, seeded.platformKey, ids.slice(WARMUP));
+        log(
+          `${adapter}: measured accepts start (service pid ${svc.pid}, database ${databaseName ?? 'embedded'})`,
+        );
+        const run = await acceptAll(platformUrl, seeded.platformKey, ids.slice(WARMUP), {
+          pid: svc.pid,
+          database: databaseName,
+        });
         const ok = run.p99 <= TARGET_P99_MS && run.errors === 0;
+        const cpu = (ms: number | undefined): string => (ms === undefined ? '–' : ms.toFixed(2));
         rows.push(
-          `| ${adapter} | ${run.requestsPerSec.toFixed(0)} | ${run.p50} | ${run.p99} | ${run.statuses} | ${ok ? 'met' : 'NOT met'} |`,
+          `| ${adapter} | ${run.requestsPerSec.toFixed(0)} | ${run.p50} | ${run.p99} | ${cpu(run.serviceCpuMs)} | ${cpu(run.databaseCpuMs)} | ${run.statuses} | ${ok ? 'met' : 'NOT met'} |`,
         );
       } finally {
         await svc.stop();
       }
     }
   } finally {
-    await drop().catch(() => undefined);
-    if (!process.env.BENCH_KEEP) await rm(work, { recursive: true, force: true });
-    else log(`kept ${work}`);
+    if (!process.env.BENCH_KEEP) {
+      await drop().catch(() => undefined);
+      await rm(work, { recursive: true, force: true });
+    } else log(`kept ${work}${databaseName ? ` and database ${databaseName}` : ''}`);
   }
   log(
     `accept of a staged candidate, target p99 ≤ ${TARGET_P99_MS} ms at ${CONNECTIONS} connections`,
   );
   process.stdout.write(
     [
-      '| adapter | req/s | p50 ms | p99 ms | statuses | target |',
-      '|---|---|---|---|---|---|',
+      '| adapter | req/s | p50 ms | p99 ms | service CPU ms/accept | database CPU ms/accept | statuses | target |',
+      '|---|---|---|---|---|---|---|---|',
       ...rows,
     ]
       .map((l) => `${l}\n`)

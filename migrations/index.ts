@@ -17,6 +17,8 @@ import { PlatformExternalIds1764003300000 } from './1764003300000-platform-exter
 import { ReviewQueue1764003400000 } from './1764003400000-review-queue.js';
 import { EventCommitOrder1764003500000 } from './1764003500000-event-commit-order.js';
 import { EventTraceContext1764004030000 } from './1764004030000-event-trace-context.js';
+import { PlatformKeyChangeNotify1764005000000 } from './1764005000000-platform-key-change-notify.js';
+import { StagedRevisionsByDocument1764005010000 } from './1764005010000-staged-revisions-by-document.js';
 
 /** Every migration, in order. Listed explicitly so the build, the CLI and the tests agree. */
 export const MIGRATIONS = [
@@ -39,4 +41,6 @@ export const MIGRATIONS = [
   ReviewQueue1764003400000,
   EventCommitOrder1764003500000,
   EventTraceContext1764004030000,
+  PlatformKeyChangeNotify1764005000000,
+  StagedRevisionsByDocument1764005010000,
 ];

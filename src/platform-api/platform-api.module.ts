@@ -12,6 +12,7 @@ import { PlatformBodyAdmission } from './platform-body-admission.js';
 import { PLATFORM_CONTROLLERS } from './platform-controllers.js';
 import { PlatformKeyGuard } from './platform-key.guard.js';
 import { PlatformKeyStrategy } from './platform-key.strategy.js';
+import { PlatformKeyVerifier } from './platform-key-verifier.js';
 import { PlatformMetricsController } from './platform-metrics.controller.js';
 import { SharedServicesModule } from './shared-services.module.js';
 
@@ -57,6 +58,7 @@ export class PlatformApiModule {
       ],
       providers: [
         PlatformBodyAdmission,
+        PlatformKeyVerifier,
         PlatformKeyStrategy,
         { provide: APP_GUARD, useClass: PlatformKeyGuard },
       ],

@@ -2,6 +2,7 @@ import type { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { DestinationStream } from 'pino';
 import { configureHttp } from '../app.setup.js';
+import { openCredentialScope } from '../modules/auth/credential-freshness.js';
 import type { AppConfig } from '../common/config/app-config.js';
 import { createHttpPlatform } from '../common/http/platform/create-http-platform.js';
 import { PlatformApiModule } from './platform-api.module.js';
@@ -49,6 +50,8 @@ export async function createPlatformApp(
     prefix: PLATFORM_PREFIX,
     unprefixed: ['metrics'],
     admitsBody: (req, route) => admission.admits(req, route),
+    // the guard records how the key was verified, for the transactions to hold it to account
+    aroundHandler: openCredentialScope,
     swagger: (target) => setupPlatformSwagger(target, buildPlatformOpenApiDocument(target)),
   });
   return app;

@@ -3,9 +3,9 @@ import { bearerToken } from '../common/http/bearer-header.js';
 import type { BodyTerms, HttpRequest } from '../common/http/platform/http-platform.js';
 import type { PlatformRequest } from '../modules/platform-keys/platform-access.js';
 import { NDJSON_MEDIA_TYPE } from '../modules/content/platform/content.platform.controller.js';
-import { PlatformKeysService } from '../modules/platform-keys/platform-keys.service.js';
 import type { PlatformScope } from '../modules/platform-keys/platform-scopes.js';
 import { PLATFORM_PREFIX } from './platform-openapi.js';
+import { PlatformKeyVerifier } from './platform-key-verifier.js';
 
 const PLATFORM_BODY: BodyTerms = { forms: false };
 
@@ -31,12 +31,12 @@ export class PlatformBodyAdmission {
   /** `METHOD route` → the scope the guard found on it (null: none, the 404 catch-all). */
   private readonly scopes = new Map<string, PlatformScope | null>();
 
-  constructor(private readonly keys: PlatformKeysService) {}
+  constructor(private readonly keys: PlatformKeyVerifier) {}
 
   async admits(req: HttpRequest, route: string): Promise<BodyTerms | null> {
     const token = bearerToken(req.headers.authorization);
     if (!token) return null;
-    const key = await this.keys.authenticate(token);
+    const key = await this.keys.verify(token);
     if (!key) return null;
     (req as PlatformRequest).platformKey = key;
     const scope = this.scopes.get(`${req.method} ${route}`);

@@ -6,6 +6,7 @@ import { bearerToken, usesBearerScheme } from '../common/http/bearer-header.js';
 import type { HttpPlatform } from '../common/http/platform/http-platform.js';
 import { HTTP_PLATFORM } from '../common/http/platform/http-platform.module.js';
 import { attachAuditLocals } from '../modules/audit/audited.decorator.js';
+import { recordVerifiedCredential } from '../modules/auth/credential-freshness.js';
 import {
   ACTING_USER_HEADER,
   actingUserOf,
@@ -20,6 +21,7 @@ import {
 import type { PlatformKeyPrincipal } from '../modules/platform-keys/platform-keys.service.js';
 import type { PlatformScope } from '../modules/platform-keys/platform-scopes.js';
 import { PlatformBodyAdmission } from './platform-body-admission.js';
+import { PlatformKeyVerifier } from './platform-key-verifier.js';
 
 /**
  * The platform API's global guard, deny by default: a `gpk_…` key (401), then the route's scope
@@ -31,6 +33,7 @@ export class PlatformKeyGuard extends AuthGuard('platform-key') {
   constructor(
     private readonly reflector: Reflector,
     private readonly admission: PlatformBodyAdmission,
+    private readonly keys: PlatformKeyVerifier,
     @Inject(HTTP_PLATFORM) private readonly platform: HttpPlatform,
   ) {
     super();
@@ -57,6 +60,17 @@ export class PlatformKeyGuard extends AuthGuard('platform-key') {
     );
     this.admission.learn(req.method, this.platform.routeOf(req), scope);
     if (scope && !key.scopes.has(scope)) throw new PlatformScopeError(scope);
+    // the key may have come from memory: a tenant transaction that opens after a credential
+    // change has committed verifies it again from the database (credential-freshness.ts)
+    recordVerifiedCredential({
+      generation: key.generation,
+      reverify: async () => {
+        const fresh = await this.keys.verify(token, { fresh: true });
+        if (!fresh) throw new InvalidPlatformKeyError();
+        if (scope && !fresh.scopes.has(scope)) throw new PlatformScopeError(scope);
+        return fresh.generation;
+      },
+    });
     let actor: string | null = null;
     if (req.headers[ACTING_USER_HEADER] !== undefined) {
       try {

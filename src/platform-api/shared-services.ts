@@ -2,6 +2,7 @@ import type { Abstract, Type } from '@nestjs/common';
 import { TenantDirectory } from '../common/access/tenant-directory.js';
 import { AuditService } from '../modules/audit/audit.service.js';
 import { CredentialAdminService } from '../modules/auth/credential-admin.service.js';
+import { CredentialCache } from '../modules/auth/credential-cache.js';
 import { TenancyService } from '../modules/tenancy/tenancy.service.js';
 import { EventFeedService } from '../modules/events/feed/event-feed.service.js';
 import { EventStreamHub } from '../modules/events/feed/event-stream-hub.js';
@@ -17,6 +18,8 @@ import { ReviewQueueService } from '../modules/revisions/review-queue.service.js
  */
 export const SHARED_SERVICES: Array<Type | Abstract<unknown>> = [
   PlatformKeysService,
+  // verified platform keys live beside the tenants' credentials, emptied by the same listener
+  CredentialCache,
   AuditService,
   MetricsService,
   ReviewQueueService,

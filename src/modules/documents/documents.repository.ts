@@ -123,7 +123,7 @@ export class DocumentsRepository {
    */
   nextVersion(tenantId: number, documentId: number): Statement<NextVersionRow> {
     return sql<NextVersionRow>`
-  SELECT nextval(pg_get_serial_sequence('document_versions', 'id'))::int AS id,
+  SELECT nextval('document_versions_id_seq')::int AS id,
          (SELECT COALESCE(MAX(number), 0) + 1 FROM document_versions
            WHERE tenant_id = ${tenantId} AND document_id = ${documentId}) AS number`;
   }
@@ -209,7 +209,7 @@ export class DocumentsRepository {
         INSERT INTO documents AS d (tenant_id, project_id, external_id, title, status,
                                     current_version_id)
         VALUES (${tenantId}, ${projectId}, ${externalId}, ${title}, 'active',
-                nextval(pg_get_serial_sequence('document_versions', 'id')))
+                nextval('document_versions_id_seq'))
         ON CONFLICT (tenant_id, external_id) WHERE external_id IS NOT NULL DO UPDATE
           SET title = EXCLUDED.title, project_id = EXCLUDED.project_id, updated_at = now()
         RETURNING d.id, d.project_id, d.current_version_id, (d.xmax = 0) AS created
@@ -254,7 +254,7 @@ export class DocumentsRepository {
         INSERT INTO documents AS d (tenant_id, project_id, external_id, title, status,
                                     current_version_id)
         SELECT ${tenantId}, i.project_id, i.external_id, i.title, 'active',
-               nextval(pg_get_serial_sequence('document_versions', 'id'))
+               nextval('document_versions_id_seq')
           FROM input i ORDER BY i.n
         ON CONFLICT (tenant_id, external_id) WHERE external_id IS NOT NULL DO UPDATE
           SET title = EXCLUDED.title, project_id = EXCLUDED.project_id, updated_at = now()

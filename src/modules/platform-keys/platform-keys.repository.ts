@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
-import { sql, type Statement } from '../../common/database/statement.js';
+import { CREDENTIAL_GENERATION } from '../../common/database/schema-constants.js';
+import { fragment, sql, type Statement } from '../../common/database/statement.js';
 
 export interface PlatformKeyRow {
   id: number;
@@ -39,9 +40,17 @@ export class PlatformKeysRepository {
     return row;
   }
 
-  async activeByDigest(digest: Buffer): Promise<PlatformKeyRow | undefined> {
-    const [row] = await this.rows<PlatformKeyRow>(sql`
-      SELECT id, name, scopes, created_at, revoked_at FROM platform_keys
+  /**
+   * The live key with this digest, and `credential_generation` as of the same snapshot: a key
+   * verified at that generation is verified again once a credential change commits after it.
+   */
+  async activeByDigest(
+    digest: Buffer,
+  ): Promise<(PlatformKeyRow & { generation: string }) | undefined> {
+    const [row] = await this.rows<PlatformKeyRow & { generation: string }>(sql`
+      SELECT id, name, scopes, created_at, revoked_at,
+             ${fragment(CREDENTIAL_GENERATION)} AS generation
+        FROM platform_keys
        WHERE digest = ${digest} AND revoked_at IS NULL`);
     return row;
   }

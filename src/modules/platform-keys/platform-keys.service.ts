@@ -9,6 +9,8 @@ export interface PlatformKeyPrincipal {
   keyId: number;
   name: string;
   scopes: ReadonlySet<PlatformScope>;
+  /** `credential_generation` as of the look-up that verified the key. */
+  generation: number;
 }
 
 /** A key as listed: never its secret. */
@@ -89,6 +91,7 @@ export class PlatformKeysService {
       keyId: row.id,
       name: row.name,
       scopes: new Set(row.scopes.filter(isPlatformScope)),
+      generation: Number(row.generation),
     };
   }
 }

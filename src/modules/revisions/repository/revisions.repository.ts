@@ -143,6 +143,6 @@ export class RevisionsRepository {
 }
 
 const NEXT_REVISION_ID: Batch<number> = batchOf(
-  sql<{ id: string }>`SELECT nextval(pg_get_serial_sequence('external_revisions', 'id')) AS id`,
+  sql<{ id: string }>`SELECT nextval('external_revisions_id_seq') AS id`,
   (rows) => Number(rows[0]?.id),
 );
