@@ -37,4 +37,14 @@ if (file) {
     appendFileSync(file, `${JSON.stringify(line)}\n`);
   };
   setInterval(sample, every).unref();
+  // a worker busy with one body samples nothing during it: sample as it answers (its heap then
+  // still holds what the body made, the nearest to its peak a sample can see)
+  const { parentPort } = process.getBuiltinModule('node:worker_threads');
+  if (parentPort) {
+    const post = parentPort.postMessage;
+    parentPort.postMessage = function (...args) {
+      sample();
+      return post.apply(this, args);
+    };
+  }
 }

@@ -208,6 +208,21 @@ describe('memory profile: big bodies', () => {
               peak = Math.max(peak, statusKib(service.pid, 'VmRSS'));
               threads = Math.max(threads, statusKib(service.pid, 'Threads'));
             }, 10);
+            // MEMORY_PROBE=1: another tenant's GET every 10 ms beside the flood, as big-content has
+            let probing = process.env.MEMORY_PROBE === '1';
+            const probe = (async () => {
+              while (probing) {
+                try {
+                  const res = await fetch(`${service.baseUrl}/api/v1/projects`, {
+                    headers: { authorization: prober.auth },
+                  });
+                  await res.arrayBuffer();
+                } catch {
+                  await sleep(100);
+                }
+                await sleep(10);
+              }
+            })();
             const statuses = await floodFromChild({
               url: `${service.baseUrl}/api/v1/documents/${documentId}/external-revisions`,
               headers: { 'content-type': 'application/json', authorization: attacker.auth },
@@ -215,6 +230,8 @@ describe('memory profile: big bodies', () => {
               concurrency,
               rounds,
             });
+            probing = false;
+            await probe;
             clearInterval(watcher);
             const to = Date.now();
             // what stays resident once the flood is over (it adds up shape after shape)

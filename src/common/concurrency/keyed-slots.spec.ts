@@ -1,4 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
+import { CallerGoneError } from './caller-signal.js';
 import { KeyedSlots } from './keyed-slots.js';
 
 const tick = () => new Promise((resolve) => setImmediate(resolve));
@@ -33,6 +34,29 @@ describe('KeyedSlots', () => {
     expect(slots.size).toBe(2);
     a();
     b();
+    expect(slots.size).toBe(0);
+  });
+
+  it('lets a waiter whose signal aborts leave the queue, its turn passing to the next', async () => {
+    const slots = new KeyedSlots();
+    const first = await slots.acquire('a', 1);
+    const gone = new AbortController();
+    const leaving = slots.acquire('a', 1, gone.signal);
+    const entered: string[] = [];
+    void slots.acquire('a', 1).then((release) => {
+      entered.push('third');
+      release();
+    });
+    gone.abort();
+    await expect(leaving).rejects.toBeInstanceOf(CallerGoneError);
+    first();
+    await tick();
+    expect(entered).toEqual(['third']);
+    expect(slots.size).toBe(0);
+    // one already gone does not queue at all
+    const held = await slots.acquire('a', 1);
+    await expect(slots.acquire('a', 1, gone.signal)).rejects.toBeInstanceOf(CallerGoneError);
+    held();
     expect(slots.size).toBe(0);
   });
 });

@@ -56,7 +56,7 @@ export function bodyKindOf(contentType: string | undefined): BodyKind | undefine
  * the charset must be UTF-8: bytes that are not UTF-8 are refused (naming the field they sit
  * in), never replaced with U+FFFD.
  */
-function bodyText(headers: IncomingHttpHeaders, body: Buffer, limit: number): string {
+export function bodyText(headers: IncomingHttpHeaders, body: Buffer, limit: number): string {
   const utf8 = (bytes: Buffer): string => {
     const problem = utf8Problem(bytes, bodyKindOf(headers['content-type']));
     if (problem) {
@@ -92,7 +92,7 @@ function bodyText(headers: IncomingHttpHeaders, body: Buffer, limit: number): st
   return utf8(decompressed);
 }
 
-function parseJson(text: string, limits: JsonLimits): unknown {
+export function parseJson(text: string, limits: JsonLimits): unknown {
   const trimmed = text.trim();
   if (trimmed === '') return {};
   if (trimmed[0] !== '{' && trimmed[0] !== '[') {

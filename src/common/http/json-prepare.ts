@@ -6,7 +6,7 @@ import {
   TOO_MANY_IN_ALL,
   TOO_MANY_MEMBERS,
 } from './body-bounds.js';
-import { decodeBody } from './body-decoding.js';
+import { bodyText, parseJson } from './body-decoding.js';
 import { canonicalJson, hashOfCanonical, jsonbBytes } from './canonical-json.js';
 import type { JsonLimits } from './json-limits.js';
 import { memberPath, walkJson } from './json-walk.js';
@@ -34,7 +34,8 @@ function nodesIn(value: unknown): number {
 /**
  * Decodes a big JSON body (`decodeBody`: its values counted before it is parsed) and prepares each
  * object or array member of its root object: counted, checked as free JSON, canonicalised and
- * hashed, so the event loop never walks it. What the validation pipe would refuse at once in the
+ * hashed, so the event loop never walks it. `textMade` runs once the bytes are text (the worker
+ * frees them then: 5 MB less held while the value is parsed and canonicalised). What the validation pipe would refuse at once in the
  * small rest (a root of more than MAX_BODY_MEMBERS members, a root array of more than
  * MAX_BODY_TOTAL_MEMBERS values, a top-level `__proto__`) is refused here, so that no big value
  * crosses back. Runs in the JSON worker; throws as `decodeBody` does.
@@ -44,8 +45,12 @@ export function decodeBigJson(
   raw: Buffer,
   limit: number,
   limits: JsonLimits,
+  textMade: () => void = () => {},
 ): DecodedBigJson {
-  const body = decodeBody('json', headers, raw, limit, limits);
+  // decodeBody('json', …) in two steps: the bytes can be freed once they are text
+  const text = bodyText(headers, raw, limit);
+  textMade();
+  const body = parseJson(text, limits);
   if (body === null || typeof body !== 'object') return { body, prepared: [] };
   if (Array.isArray(body)) {
     if (body.length > MAX_BODY_MEMBERS) refuse('body', TOO_MANY_MEMBERS);

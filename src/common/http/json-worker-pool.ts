@@ -38,7 +38,7 @@ export type JsonJobAnswer = { id: number } & (
  * and every MB of it counts in the process's RSS.
  */
 const WORKER_HEAP_MB = 64;
-const WORKER_YOUNG_MB = 8;
+const WORKER_YOUNG_MB = 4;
 
 /**
  * The worker's script: the compiled `json-worker.js` beside this module. Under jest the sources
