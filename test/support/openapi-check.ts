@@ -138,14 +138,19 @@ function decoded(segment: string): string | undefined {
   }
 }
 
-function findOperation(method: string, url: URL): Match | undefined {
+/** The document whose prefix the URL is under, as its server serves it (see `findOperation`). */
+function documentOf(url: URL): (typeof DOCUMENTS)[number] | undefined {
   const api = servers.get(url.origin);
-  // a server serves its own document only: the other one's paths are unknown routes there
-  const d = DOCUMENTS.find(
+  return DOCUMENTS.find(
     (x) =>
       url.pathname.startsWith(x.prefix) &&
       (api === undefined || (api === 'platform') === (x.prefix === '/platform/v1/')),
   );
+}
+
+function findOperation(method: string, url: URL): Match | undefined {
+  // a server serves its own document only: the other one's paths are unknown routes there
+  const d = documentOf(url);
   if (!d) return undefined;
   const candidates: Match[] = [];
   for (const [template, item] of Object.entries(d.doc.paths as Json)) {
@@ -257,11 +262,27 @@ export interface CheckedExchange {
   text: string;
 }
 
-/** Throws when the exchange breaks the document (see the module comment); a path it does not list is left alone. */
+/**
+ * The paths under a document's prefix that serve the document itself (Swagger UI, the JSON and
+ * YAML), not an operation of it.
+ */
+const SELF_DESCRIBING = /^\/(api|platform)\/v1\/(docs(\/.*)?|openapi\.(json|yaml))$/;
+
+/**
+ * Throws when the exchange breaks the document (see the module comment). A path outside the
+ * documents' prefixes (`/health`, `/metrics`) is left alone; under them, a success of a path or
+ * method the document does not list fails (an error answer of one is the service refusing it).
+ */
 export function checkAgainstDocument(x: CheckedExchange): void {
   const url = new URL(x.url);
   const match = findOperation(x.method, url);
-  if (!match) return;
+  if (!match) {
+    if (x.status >= 200 && x.status < 300 && documentOf(url) && !SELF_DESCRIBING.test(url.pathname))
+      throw new Error(
+        `OpenAPI: ${x.status} for ${x.method} ${url.pathname}, an operation the document does not list`,
+      );
+    return;
+  }
   const key = `${x.method} ${match.template}`;
   const responses = match.operation.responses as Json;
   const response = (responses[String(x.status)] ??
@@ -272,9 +293,15 @@ export function checkAgainstDocument(x: CheckedExchange): void {
     checkRequest(match, x.method, url, x.requestBody, key, x.requestHeaders);
   }
   checkHeaders(match, x.method, response, x.headers, `${key} ${x.status}`);
-  if (x.text === '' || x.method === 'HEAD') return;
-  const mediaType = (x.headers.get('content-type') ?? '').split(';')[0]!.trim();
+  if (x.method === 'HEAD') return;
   const content = (response.content ?? {}) as Json;
+  if (x.text === '') {
+    const bodies = Object.keys(content);
+    if (bodies.length > 0)
+      fail(`empty ${x.status} body, documented as ${bodies.join(', ')}`, match, x.method, {});
+    return;
+  }
+  const mediaType = (x.headers.get('content-type') ?? '').split(';')[0]!.trim();
   const documented = content[mediaType] as Json | undefined;
   if (!documented)
     fail(

@@ -1,0 +1,83 @@
+import { describe, expect, it } from '@jest/globals';
+import { checkAgainstDocument, type CheckedExchange } from './support/openapi-check.js';
+
+/**
+ * The response checker every `call()` runs (test/support/openapi-check.ts), fed fabricated answers:
+ * what breaks the document must fail, what keeps to it must pass. No service: an origin no test
+ * server registered is read by its path's prefix.
+ */
+const ORIGIN = 'http://checker.invalid';
+
+function exchange(x: Partial<CheckedExchange> & { method: string; path: string }): CheckedExchange {
+  const body = 'body' in x ? x.body : undefined;
+  const text = x.text ?? (body === undefined ? '' : JSON.stringify(body));
+  return {
+    method: x.method,
+    url: `${ORIGIN}${x.path}`,
+    requestBody: x.requestBody,
+    requestHeaders: x.requestHeaders,
+    status: x.status ?? 200,
+    headers:
+      x.headers ??
+      new Headers(text === '' ? {} : { 'content-type': 'application/json; charset=utf-8' }),
+    body: body ?? null,
+    text,
+  };
+}
+
+const replay = (body: unknown, status = 200): CheckedExchange =>
+  exchange({ method: 'POST', path: '/api/v1/webhook-deliveries/5/replay', status, body });
+
+describe('the OpenAPI response checker', () => {
+  it('passes an answer that keeps to the document', () => {
+    expect(() => checkAgainstDocument(replay({ deliveryId: 5, status: 'queued' }))).not.toThrow();
+  });
+
+  it('fails a planted undocumented field', () => {
+    expect(() =>
+      checkAgainstDocument(replay({ deliveryId: 5, status: 'queued', colour: 'red' })),
+    ).toThrow(/body does not match its schema/);
+  });
+
+  it('fails an undocumented status', () => {
+    expect(() => checkAgainstDocument(replay({ deliveryId: 5, status: 'queued' }, 418))).toThrow(
+      /undocumented status 418/,
+    );
+  });
+
+  it('fails an empty body where the document says the answer has one', () => {
+    expect(() => checkAgainstDocument(replay(undefined))).toThrow(
+      /empty 200 body, documented as application\/json/,
+    );
+  });
+
+  it('fails a success of a path the document does not list', () => {
+    expect(() =>
+      checkAgainstDocument(exchange({ method: 'GET', path: '/api/v1/nowhere', body: { a: 1 } })),
+    ).toThrow(/an operation the document does not list/);
+    expect(() =>
+      checkAgainstDocument(
+        exchange({ method: 'GET', path: '/platform/v1/nowhere', status: 204, text: '' }),
+      ),
+    ).toThrow(/an operation the document does not list/);
+  });
+
+  it('fails a success of a method the document does not list on a listed path', () => {
+    expect(() =>
+      checkAgainstDocument(
+        exchange({ method: 'DELETE', path: '/api/v1/webhook-deliveries/5', status: 204 }),
+      ),
+    ).toThrow(/DELETE \/api\/v1\/webhook-deliveries\/5, an operation the document does not list/);
+  });
+
+  it('leaves alone the refusal of an unknown route, the document itself and paths outside it', () => {
+    const problem = { type: 'about:blank', title: 'Not Found', status: 404, code: 'not_found' };
+    for (const x of [
+      exchange({ method: 'GET', path: '/api/v1/nowhere', status: 404, body: problem }),
+      exchange({ method: 'GET', path: '/api/v1/openapi.json', body: { openapi: '3.1.0' } }),
+      exchange({ method: 'GET', path: '/health/live', body: { status: 'ok' } }),
+    ]) {
+      expect(() => checkAgainstDocument(x)).not.toThrow();
+    }
+  });
+});
