@@ -1032,7 +1032,7 @@ export interface components {
         /** @description One line of the audit trail. No secret is ever recorded in one. */
         AuditItem: {
             /**
-             * Format: int32
+             * Format: int64
              * @example 27
              */
             id: number;
