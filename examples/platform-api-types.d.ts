@@ -1891,7 +1891,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description The person in the platform's UI this write is made for (1..200 characters); recorded in the audit trail and in decisions. */
+                /** @description The person in the platform's UI this write is made for (1..200 characters, not only spaces, no control characters); recorded in the audit trail and in decisions. */
                 "X-Acting-User": string;
             };
             path?: never;
@@ -2049,7 +2049,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description The person in the platform's UI this write is made for (1..200 characters); recorded in the audit trail and in decisions. */
+                /** @description The person in the platform's UI this write is made for (1..200 characters, not only spaces, no control characters); recorded in the audit trail and in decisions. */
                 "X-Acting-User": string;
             };
             path: {
@@ -2223,7 +2223,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description The person in the platform's UI this write is made for (1..200 characters); recorded in the audit trail and in decisions. */
+                /** @description The person in the platform's UI this write is made for (1..200 characters, not only spaces, no control characters); recorded in the audit trail and in decisions. */
                 "X-Acting-User": string;
             };
             path: {
@@ -2311,7 +2311,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description The person in the platform's UI this write is made for (1..200 characters); recorded in the audit trail and in decisions. */
+                /** @description The person in the platform's UI this write is made for (1..200 characters, not only spaces, no control characters); recorded in the audit trail and in decisions. */
                 "X-Acting-User": string;
             };
             path: {
@@ -2395,7 +2395,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description The person in the platform's UI this write is made for (1..200 characters); recorded in the audit trail and in decisions. */
+                /** @description The person in the platform's UI this write is made for (1..200 characters, not only spaces, no control characters); recorded in the audit trail and in decisions. */
                 "X-Acting-User": string;
             };
             path: {
@@ -2578,7 +2578,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description The person in the platform's UI this write is made for (1..200 characters); recorded in the audit trail and in decisions. */
+                /** @description The person in the platform's UI this write is made for (1..200 characters, not only spaces, no control characters); recorded in the audit trail and in decisions. */
                 "X-Acting-User": string;
             };
             path: {
@@ -2666,7 +2666,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description The person in the platform's UI this write is made for (1..200 characters); recorded in the audit trail and in decisions. */
+                /** @description The person in the platform's UI this write is made for (1..200 characters, not only spaces, no control characters); recorded in the audit trail and in decisions. */
                 "X-Acting-User": string;
             };
             path: {
@@ -2913,7 +2913,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description The person in the platform's UI this write is made for (1..200 characters); recorded in the audit trail and in decisions. */
+                /** @description The person in the platform's UI this write is made for (1..200 characters, not only spaces, no control characters); recorded in the audit trail and in decisions. */
                 "X-Acting-User": string;
             };
             path: {
@@ -3029,7 +3029,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description The person in the platform's UI this write is made for (1..200 characters); recorded in the audit trail and in decisions. */
+                /** @description The person in the platform's UI this write is made for (1..200 characters, not only spaces, no control characters); recorded in the audit trail and in decisions. */
                 "X-Acting-User": string;
             };
             path: {
@@ -3361,7 +3361,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description The person in the platform's UI this write is made for (1..200 characters); recorded in the audit trail and in decisions. */
+                /** @description The person in the platform's UI this write is made for (1..200 characters, not only spaces, no control characters); recorded in the audit trail and in decisions. */
                 "X-Acting-User": string;
             };
             path: {
@@ -3480,7 +3480,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description The person in the platform's UI this write is made for (1..200 characters); recorded in the audit trail and in decisions. */
+                /** @description The person in the platform's UI this write is made for (1..200 characters, not only spaces, no control characters); recorded in the audit trail and in decisions. */
                 "X-Acting-User": string;
             };
             path: {
@@ -3599,7 +3599,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description The person in the platform's UI this write is made for (1..200 characters); recorded in the audit trail and in decisions. */
+                /** @description The person in the platform's UI this write is made for (1..200 characters, not only spaces, no control characters); recorded in the audit trail and in decisions. */
                 "X-Acting-User": string;
                 /** @description Content hash of the current version, quoted or bare; a list matches if any tag does; `*` matches any. Weak tags (`W/"…"`) are 400 `validation_failed`. */
                 "If-Match"?: string;
@@ -3717,7 +3717,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description The person in the platform's UI this write is made for (1..200 characters); recorded in the audit trail and in decisions. */
+                /** @description The person in the platform's UI this write is made for (1..200 characters, not only spaces, no control characters); recorded in the audit trail and in decisions. */
                 "X-Acting-User": string;
             };
             path: {
@@ -3836,7 +3836,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description The person in the platform's UI this write is made for (1..200 characters); recorded in the audit trail and in decisions. */
+                /** @description The person in the platform's UI this write is made for (1..200 characters, not only spaces, no control characters); recorded in the audit trail and in decisions. */
                 "X-Acting-User": string;
             };
             path: {
@@ -3922,7 +3922,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description The person in the platform's UI this write is made for (1..200 characters); recorded in the audit trail and in decisions. */
+                /** @description The person in the platform's UI this write is made for (1..200 characters, not only spaces, no control characters); recorded in the audit trail and in decisions. */
                 "X-Acting-User": string;
             };
             path: {

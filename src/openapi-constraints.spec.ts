@@ -1,8 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { Controller, Get, type INestApplication, Module, Param, Query } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Get,
+  type INestApplication,
+  Module,
+  Param,
+  Post,
+  Query,
+} from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import {
   ApiOperation,
+  ApiProperty,
   ApiPropertyOptional,
   type OpenAPIObject,
   SwaggerModule,
@@ -54,12 +64,28 @@ class DriftingQuery {
   kinds?: string[];
 }
 
+/** A body class with validators, and a subclass that only inherits them (as CreateClientRequest). */
+abstract class NamedBody {
+  @ApiProperty({ maxLength: 3 })
+  @IsString()
+  @MaxLength(200)
+  @Matches(/\S/)
+  name!: string;
+}
+
+class CreateThingBody extends NamedBody {}
+
 @Controller('things')
 class ThingsController {
   @Get()
   @ApiOperation({ operationId: 'listThings' })
   list(@Query() query: DriftingQuery): DriftingQuery {
     return query;
+  }
+
+  @Post()
+  create(@Body() body: CreateThingBody): CreateThingBody {
+    return body;
   }
 
   @Get(':thingId/parts/:partId')
@@ -128,6 +154,25 @@ describe('applyServiceConstraints: query and path parameters', () => {
       minimum: 1,
       maximum: MAX_BIG_ID,
     });
+  });
+});
+
+describe('applyServiceConstraints: a body class that only inherits its validators', () => {
+  it('takes them, and is closed', async () => {
+    const app = await NestFactory.create(ThingsModule, { logger: false });
+    try {
+      const document = SwaggerModule.createDocument(
+        app,
+        { openapi: '3.1.0', info: { title: 't', version: '1' } },
+        { operationIdFactory },
+      );
+      applyServiceConstraints(document, app, operationIdFactory);
+      const schema = document.components!.schemas!.CreateThingBody as Record<string, any>;
+      expect(schema.properties.name).toMatchObject({ maxLength: 200, pattern: '\\S' });
+      expect(schema.additionalProperties).toBe(false);
+    } finally {
+      await app.close();
+    }
   });
 });
 

@@ -49,7 +49,9 @@ function schemaName(target: object): string {
 
 function validationStorage(): Map<object, ValidatorMetadata[]> {
   return (
-    getMetadataStorage() as unknown as { validationMetadatas: Map<object, ValidatorMetadata[]> }
+    getMetadataStorage() as unknown as {
+      validationMetadatas: Map<object, ValidatorMetadata[]>;
+    }
   ).validationMetadatas;
 }
 
@@ -64,12 +66,22 @@ function inheritedMetadata(target: object): ValidatorMetadata[] {
   return inherited;
 }
 
-/** The validation metadata of every class, by its published schema name. */
-function validatedClasses(): Map<string, { target: object; metas: ValidatorMetadata[] }> {
+/**
+ * The validation metadata of every class, by its published schema name: each class with
+ * validators of its own, and each `bodies` class (a subclass that only inherits its validators).
+ */
+function validatedClasses(
+  bodies: readonly object[],
+): Map<string, { target: object; metas: ValidatorMetadata[] }> {
   const byName = new Map<string, { target: object; metas: ValidatorMetadata[] }>();
-  for (const [target, metadatas] of validationStorage()) {
+  const targets = new Map(validationStorage());
+  for (const body of bodies) if (!targets.has(body)) targets.set(body, []);
+  for (const [target, metadatas] of targets) {
     const inherited = inheritedMetadata(target);
-    byName.set(schemaName(target), { target, metas: inherited.length > 0 ? inherited : metadatas });
+    byName.set(schemaName(target), {
+      target,
+      metas: inherited.length > 0 ? inherited : metadatas,
+    });
   }
   return byName;
 }
@@ -156,8 +168,8 @@ function applyProperty(property: Schema, metas: ValidatorMetadata[]): void {
   }
 }
 
-function applyValidators(schemas: Record<string, Schema>): void {
-  for (const [name, { target, metas }] of validatedClasses()) {
+function applyValidators(schemas: Record<string, Schema>, bodies: readonly object[]): void {
+  for (const [name, { target, metas }] of validatedClasses(bodies)) {
     const schema = schemas[name];
     if (!schema?.properties) continue;
     const minFields = minFieldsOf(target);
@@ -235,6 +247,7 @@ interface RouteArg {
 /** What a handler declares of its query and path: its `@Query()` DTOs, its `@Param` pipes. */
 interface HandlerArgs {
   queryDtos: object[];
+  bodyDtos: object[];
   pathPipes: Map<string, unknown[]>;
 }
 
@@ -263,12 +276,19 @@ function handlerArgs(
         >;
         const types = (Reflect.getMetadata('design:paramtypes', prototype, name) ??
           []) as unknown[];
-        const found: HandlerArgs = { queryDtos: [], pathPipes: new Map() };
+        const found: HandlerArgs = {
+          queryDtos: [],
+          bodyDtos: [],
+          pathPipes: new Map(),
+        };
         for (const [key, arg] of Object.entries(args)) {
           const kind = Number(key.split(':')[0]);
           if (kind === Number(RouteParamtypes.QUERY) && arg.data === undefined) {
             const dto = types[arg.index];
             if (typeof dto === 'function') found.queryDtos.push(dto);
+          } else if (kind === Number(RouteParamtypes.BODY) && arg.data === undefined) {
+            const dto = types[arg.index];
+            if (typeof dto === 'function') found.bodyDtos.push(dto);
           } else if (kind === Number(RouteParamtypes.PARAM) && typeof arg.data === 'string') {
             found.pathPipes.set(arg.data, arg.pipes ?? []);
           }
@@ -295,12 +315,7 @@ function pipeSchema(pipes: readonly unknown[]): IdSchema | undefined {
  * parameter no validator checks, or a numeric path parameter no pipe publishes a schema for, is
  * an error: the document would say what nothing enforces.
  */
-function applyRouteArgs(
-  document: OpenAPIObject,
-  app: INestApplication,
-  operationIdFactory: OperationIdFactory,
-): void {
-  const handlers = handlerArgs(app, operationIdFactory);
+function applyRouteArgs(document: OpenAPIObject, handlers: Map<string, HandlerArgs>): void {
   for (const operation of operations(document)) {
     const handler = operation.operationId ? handlers.get(operation.operationId) : undefined;
     for (const p of (operation.parameters ?? []) as ParameterObject[]) {
@@ -359,8 +374,12 @@ export function applyServiceConstraints(
   operationIdFactory: OperationIdFactory,
 ): void {
   const schemas = (document.components?.schemas ?? {}) as Record<string, Schema>;
-  applyValidators(schemas);
-  applyRouteArgs(document, app, operationIdFactory);
+  const handlers = handlerArgs(app, operationIdFactory);
+  applyValidators(
+    schemas,
+    [...handlers.values()].flatMap((h) => h.bodyDtos),
+  );
+  applyRouteArgs(document, handlers);
   closeRequestBodies(document, schemas);
   integerIds(schemas);
 }

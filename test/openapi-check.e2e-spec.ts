@@ -70,6 +70,44 @@ describe('the OpenAPI response checker', () => {
     ).toThrow(/DELETE \/api\/v1\/webhook-deliveries\/5, an operation the document does not list/);
   });
 
+  describe('a validation_failed refusal', () => {
+    const refusal = (field: string, message: string) => ({
+      type: 'urn:problem:validation_failed',
+      title: 'Validation failed',
+      status: 400,
+      detail: `${field}: ${message}`,
+      code: 'validation_failed',
+      request_id: 'r-1',
+      errors: [{ field, message }],
+    });
+    const list = (query: string, field: string, message: string) =>
+      exchange({
+        method: 'GET',
+        path: `/api/v1/webhook-deliveries${query}`,
+        status: 400,
+        headers: new Headers({ 'content-type': 'application/problem+json' }),
+        body: refusal(field, message),
+      });
+
+    it('fails when the document accepts the request', () => {
+      expect(() =>
+        checkAgainstDocument(list('?limit=100', 'limit', 'must not be greater than 99')),
+      ).toThrow(/refused as validation_failed a request the document accepts/);
+    });
+
+    it('passes when the document refuses it too', () => {
+      for (const query of ['?limit=101', '?limit=0', '?limit=1.5', '?status=lost']) {
+        expect(() => checkAgainstDocument(list(query, 'limit', 'whatever'))).not.toThrow();
+      }
+    });
+
+    it('passes a refusal no schema can express', () => {
+      expect(() =>
+        checkAgainstDocument(list('?cursor=abc', 'cursor', 'is not a cursor of this list (…)')),
+      ).not.toThrow();
+    });
+  });
+
   it('leaves alone the refusal of an unknown route, the document itself and paths outside it', () => {
     const problem = { type: 'about:blank', title: 'Not Found', status: 404, code: 'not_found' };
     for (const x of [
