@@ -154,6 +154,9 @@ function findOperation(method: string, url: URL): Match | undefined {
   // a server serves its own document only: the other one's paths are unknown routes there
   const d = documentOf(url);
   if (!d) return undefined;
+  // the service ignores a trailing slash, and answers HEAD wherever it answers GET
+  const pathname =
+    url.pathname.length > d.prefix.length ? url.pathname.replace(/\/$/, '') : url.pathname;
   const candidates: Match[] = [];
   for (const [template, item] of Object.entries(d.doc.paths as Json)) {
     const names: string[] = [];
@@ -161,8 +164,9 @@ function findOperation(method: string, url: URL): Match | undefined {
       names.push(name);
       return '([^/]+)';
     });
-    const m = new RegExp(`^${pattern}$`).exec(url.pathname);
-    const operation = (item as Json)[method.toLowerCase()] as Json | undefined;
+    const m = new RegExp(`^${pattern}$`).exec(pathname);
+    const operation = ((item as Json)[method.toLowerCase()] ??
+      (method === 'HEAD' ? (item as Json).get : undefined)) as Json | undefined;
     if (!m || !operation) continue;
     const values = names.map((_, i) => decoded(m[i + 1] ?? ''));
     // not valid percent-encoding: no operation's parameter, the service refuses it before routing
@@ -290,6 +294,7 @@ const SEMANTIC: ReadonlyArray<readonly [field: RegExp, message: RegExp]> = [
   [/.*/, /^must be valid Unicode: /],
   // a number a 64-bit float cannot keep as sent (JSON Schema has no precision)
   [/.*/, /cannot keep exactly/],
+  [/.*/, /^must be a finite number within the range of a double$/],
   // a length in bytes of UTF-8 (JSON Schema counts characters)
   [/.*/, /bytes of UTF-8$/],
   // a CIDR's syntax and meaning; one entitlement named in two lists of a change
@@ -312,6 +317,22 @@ function documentRefuses(match: Match, x: CheckedExchange, url: URL, key: string
           ? sent.has(String(p.name).toLowerCase())
           : true;
     if (!present) return `required ${p.in} parameter ${p.name} missing`;
+  }
+  for (const p of (match.operation.parameters ?? []) as Json[]) {
+    // the form style takes one value for a parameter that is not an array
+    if (
+      p.in === 'query' &&
+      p.schema?.type !== 'array' &&
+      url.searchParams.getAll(p.name).length > 1
+    )
+      return `query parameter ${p.name} repeated`;
+    // read strictly (explode: each value one item), a comma-separated value is one item
+    if (p.in === 'query' && p.schema?.type === 'array' && p.schema.items) {
+      const item = validator(ajv, match.id, p.schema.items, `${key} param ${p.name} item`);
+      const raw = url.searchParams.getAll(p.name);
+      if (raw.some((v) => !item(scalar(p.schema.items as Json, v))))
+        return `query parameter ${p.name} has an invalid item`;
+    }
   }
   const requestBody = match.operation.requestBody as Json | undefined;
   const hasBody = x.requestText !== undefined && x.requestText !== '';
