@@ -914,7 +914,7 @@ export interface components {
         };
         TestEventView: {
             /**
-             * Format: int32
+             * Format: int64
              * @description Listed with the deliveries (`GET /webhook-deliveries`).
              * @example 982
              */
@@ -934,7 +934,7 @@ export interface components {
         };
         DeliveryView: {
             /**
-             * Format: int32
+             * Format: int64
              * @example 981
              */
             deliveryId: number;
@@ -1022,7 +1022,7 @@ export interface components {
         };
         ReplayView: {
             /**
-             * Format: int32
+             * Format: int64
              * @example 981
              */
             deliveryId: number;

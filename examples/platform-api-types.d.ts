@@ -1032,7 +1032,7 @@ export interface components {
         /** @description One line of the audit trail. No secret is ever recorded in one. */
         AuditItem: {
             /**
-             * Format: int32
+             * Format: int64
              * @example 27
              */
             id: number;
@@ -1891,7 +1891,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description The person in the platform's UI this write is made for (1..200 characters); recorded in the audit trail and in decisions. */
+                /** @description The person in the platform's UI this write is made for (1..200 characters, not only spaces, no control characters); recorded in the audit trail and in decisions. */
                 "X-Acting-User": string;
             };
             path?: never;
@@ -2049,7 +2049,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description The person in the platform's UI this write is made for (1..200 characters); recorded in the audit trail and in decisions. */
+                /** @description The person in the platform's UI this write is made for (1..200 characters, not only spaces, no control characters); recorded in the audit trail and in decisions. */
                 "X-Acting-User": string;
             };
             path: {
@@ -2223,7 +2223,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description The person in the platform's UI this write is made for (1..200 characters); recorded in the audit trail and in decisions. */
+                /** @description The person in the platform's UI this write is made for (1..200 characters, not only spaces, no control characters); recorded in the audit trail and in decisions. */
                 "X-Acting-User": string;
             };
             path: {
@@ -2311,7 +2311,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description The person in the platform's UI this write is made for (1..200 characters); recorded in the audit trail and in decisions. */
+                /** @description The person in the platform's UI this write is made for (1..200 characters, not only spaces, no control characters); recorded in the audit trail and in decisions. */
                 "X-Acting-User": string;
             };
             path: {
@@ -2395,7 +2395,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description The person in the platform's UI this write is made for (1..200 characters); recorded in the audit trail and in decisions. */
+                /** @description The person in the platform's UI this write is made for (1..200 characters, not only spaces, no control characters); recorded in the audit trail and in decisions. */
                 "X-Acting-User": string;
             };
             path: {
@@ -2578,7 +2578,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description The person in the platform's UI this write is made for (1..200 characters); recorded in the audit trail and in decisions. */
+                /** @description The person in the platform's UI this write is made for (1..200 characters, not only spaces, no control characters); recorded in the audit trail and in decisions. */
                 "X-Acting-User": string;
             };
             path: {
@@ -2666,7 +2666,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description The person in the platform's UI this write is made for (1..200 characters); recorded in the audit trail and in decisions. */
+                /** @description The person in the platform's UI this write is made for (1..200 characters, not only spaces, no control characters); recorded in the audit trail and in decisions. */
                 "X-Acting-User": string;
             };
             path: {
@@ -2913,7 +2913,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description The person in the platform's UI this write is made for (1..200 characters); recorded in the audit trail and in decisions. */
+                /** @description The person in the platform's UI this write is made for (1..200 characters, not only spaces, no control characters); recorded in the audit trail and in decisions. */
                 "X-Acting-User": string;
             };
             path: {
@@ -3029,7 +3029,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description The person in the platform's UI this write is made for (1..200 characters); recorded in the audit trail and in decisions. */
+                /** @description The person in the platform's UI this write is made for (1..200 characters, not only spaces, no control characters); recorded in the audit trail and in decisions. */
                 "X-Acting-User": string;
             };
             path: {
@@ -3337,7 +3337,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description The person in the platform's UI this write is made for (1..200 characters); recorded in the audit trail and in decisions. */
+                /** @description The person in the platform's UI this write is made for (1..200 characters, not only spaces, no control characters); recorded in the audit trail and in decisions. */
                 "X-Acting-User": string;
             };
             path: {
@@ -3456,7 +3456,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description The person in the platform's UI this write is made for (1..200 characters); recorded in the audit trail and in decisions. */
+                /** @description The person in the platform's UI this write is made for (1..200 characters, not only spaces, no control characters); recorded in the audit trail and in decisions. */
                 "X-Acting-User": string;
             };
             path: {
@@ -3575,7 +3575,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description The person in the platform's UI this write is made for (1..200 characters); recorded in the audit trail and in decisions. */
+                /** @description The person in the platform's UI this write is made for (1..200 characters, not only spaces, no control characters); recorded in the audit trail and in decisions. */
                 "X-Acting-User": string;
                 /** @description Content hash of the current version, quoted or bare; a list matches if any tag does; `*` matches any. Weak tags (`W/"…"`) are 400 `validation_failed`. */
                 "If-Match"?: string;
@@ -3693,7 +3693,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description The person in the platform's UI this write is made for (1..200 characters); recorded in the audit trail and in decisions. */
+                /** @description The person in the platform's UI this write is made for (1..200 characters, not only spaces, no control characters); recorded in the audit trail and in decisions. */
                 "X-Acting-User": string;
             };
             path: {
@@ -3812,7 +3812,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description The person in the platform's UI this write is made for (1..200 characters); recorded in the audit trail and in decisions. */
+                /** @description The person in the platform's UI this write is made for (1..200 characters, not only spaces, no control characters); recorded in the audit trail and in decisions. */
                 "X-Acting-User": string;
             };
             path: {
@@ -3898,7 +3898,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description The person in the platform's UI this write is made for (1..200 characters); recorded in the audit trail and in decisions. */
+                /** @description The person in the platform's UI this write is made for (1..200 characters, not only spaces, no control characters); recorded in the audit trail and in decisions. */
                 "X-Acting-User": string;
             };
             path: {

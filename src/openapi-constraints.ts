@@ -1,3 +1,7 @@
+import type { INestApplication, Type } from '@nestjs/common';
+import { PATH_METADATA, ROUTE_ARGS_METADATA } from '@nestjs/common/constants.js';
+import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum.js';
+import { ModulesContainer } from '@nestjs/core';
 import {
   DECORATORS,
   type OpenAPIObject,
@@ -7,16 +11,20 @@ import {
 } from '@nestjs/swagger';
 import { getMetadataStorage } from 'class-validator';
 import { minFieldsOf } from './common/http/min-fields.js';
-import { MAX_ID } from './common/http/params.js';
+import { MAX_BIG_ID, MAX_ID, type IdSchema } from './common/http/params.js';
 
 /**
  * Makes a generated document say what the service enforces, from the same sources the service
  * enforces it with, so the two cannot drift:
  * - every schema of a class the validation pipe checks takes the class-validator constraints of its
  *   properties (types, lengths, counts, ranges, patterns, enums), replacing hand-written ones;
+ * - every query parameter takes the constraints of the `@Query()` DTO property it comes from, the
+ *   same class-validator constraints the pipe checks it with;
  * - every request body is closed (`additionalProperties: false`): the pipe refuses unknown fields;
- * - ids are 32-bit positive integers (path ids through `ParseIdPipe`, response ids from `serial`
- *   columns), and no other field may stay a bare `number`: a DTO says `type: 'integer'`.
+ * - a path id takes the schema of the pipe that parses it (`ParseIdPipe`: int32 1..2147483647,
+ *   `ParseBigIdPipe`: int64 1..2^53-1); an id field of a response is int32 1..2147483647 (a
+ *   `serial` column) unless its DTO says `format: 'int64'` (a `bigserial` one: 1..2^53-1); no
+ *   other field may stay a bare `number`: a DTO says `type: 'integer'`.
  */
 
 interface ValidatorMetadata {
@@ -39,20 +47,41 @@ function schemaName(target: object): string {
   return named?.at(-1)?.name ?? (target as { name: string }).name;
 }
 
-/** The validation metadata of every class, by its published schema name. */
-function validatedClasses(): Map<string, { target: object; metas: ValidatorMetadata[] }> {
-  const storage = getMetadataStorage() as unknown as {
-    validationMetadatas: Map<object, ValidatorMetadata[]>;
-  };
-  const byName = new Map<string, { target: object; metas: ValidatorMetadata[] }>();
-  for (const [target, metadatas] of storage.validationMetadatas) {
-    // a subclass's schema holds its parents' properties: collect along the prototype chain
-    const inherited: ValidatorMetadata[] = [];
-    for (let t: unknown = target; typeof t === 'function' && t !== Function.prototype;) {
-      inherited.push(...(storage.validationMetadatas.get(t) ?? []));
-      t = Object.getPrototypeOf(t);
+function validationStorage(): Map<object, ValidatorMetadata[]> {
+  return (
+    getMetadataStorage() as unknown as {
+      validationMetadatas: Map<object, ValidatorMetadata[]>;
     }
-    byName.set(schemaName(target), { target, metas: inherited.length > 0 ? inherited : metadatas });
+  ).validationMetadatas;
+}
+
+/** A class's validation metadata and its parents' (a subclass holds their properties). */
+function inheritedMetadata(target: object): ValidatorMetadata[] {
+  const storage = validationStorage();
+  const inherited: ValidatorMetadata[] = [];
+  for (let t: unknown = target; typeof t === 'function' && t !== Function.prototype;) {
+    inherited.push(...(storage.get(t) ?? []));
+    t = Object.getPrototypeOf(t);
+  }
+  return inherited;
+}
+
+/**
+ * The validation metadata of every class, by its published schema name: each class with
+ * validators of its own, and each `bodies` class (a subclass that only inherits its validators).
+ */
+function validatedClasses(
+  bodies: readonly object[],
+): Map<string, { target: object; metas: ValidatorMetadata[] }> {
+  const byName = new Map<string, { target: object; metas: ValidatorMetadata[] }>();
+  const targets = new Map(validationStorage());
+  for (const body of bodies) if (!targets.has(body)) targets.set(body, []);
+  for (const [target, metadatas] of targets) {
+    const inherited = inheritedMetadata(target);
+    byName.set(schemaName(target), {
+      target,
+      metas: inherited.length > 0 ? inherited : metadatas,
+    });
   }
   return byName;
 }
@@ -139,8 +168,8 @@ function applyProperty(property: Schema, metas: ValidatorMetadata[]): void {
   }
 }
 
-function applyValidators(schemas: Record<string, Schema>): void {
-  for (const [name, { target, metas }] of validatedClasses()) {
+function applyValidators(schemas: Record<string, Schema>, bodies: readonly object[]): void {
+  for (const [name, { target, metas }] of validatedClasses(bodies)) {
     const schema = schemas[name];
     if (!schema?.properties) continue;
     const minFields = minFieldsOf(target);
@@ -206,18 +235,110 @@ function closeRequestBodies(document: OpenAPIObject, schemas: Record<string, Sch
 
 const ID_NAME = /(^|_)id$|Id$/;
 
-const ID_SCHEMA = { type: 'integer', format: 'int32', minimum: 1, maximum: MAX_ID } as const;
+/** Builds an operation's id as `SwaggerModule.createDocument` was told to. */
+export type OperationIdFactory = (controllerKey: string, methodKey: string) => string;
 
-/** Path ids (`ParseIdPipe`) and id fields are 1..2147483647; no other field stays a `number`. */
-function integerIds(document: OpenAPIObject, schemas: Record<string, Schema>): void {
-  for (const operation of operations(document)) {
-    for (const p of (operation.parameters ?? []) as ParameterObject[]) {
-      const s = p.schema as Schema | undefined;
-      if (p.in === 'path' && s && ['number', 'integer'].includes(String(s.type))) {
-        p.schema = { ...s, ...ID_SCHEMA };
+interface RouteArg {
+  index: number;
+  data?: unknown;
+  pipes?: unknown[];
+}
+
+/** What a handler declares of its query and path: its `@Query()` DTOs, its `@Param` pipes. */
+interface HandlerArgs {
+  queryDtos: object[];
+  bodyDtos: object[];
+  pathPipes: Map<string, unknown[]>;
+}
+
+/** Every handler of the application's controllers, by the operationId the document gives it. */
+function handlerArgs(
+  app: INestApplication,
+  operationIdFactory: OperationIdFactory,
+): Map<string, HandlerArgs> {
+  const byOperation = new Map<string, HandlerArgs>();
+  for (const module of app.get(ModulesContainer).values()) {
+    for (const wrapper of module.controllers.values()) {
+      const controller = wrapper.metatype as Type | null;
+      if (!controller) continue;
+      const prototype = controller.prototype as Record<string, unknown>;
+      for (const name of Object.getOwnPropertyNames(prototype)) {
+        const handler = prototype[name];
+        if (name === 'constructor' || typeof handler !== 'function') continue;
+        if (Reflect.getMetadata(PATH_METADATA, handler) === undefined) continue;
+        const explicit = (
+          Reflect.getMetadata(DECORATORS.API_OPERATION, handler) as
+            { operationId?: string } | undefined
+        )?.operationId;
+        const args = (Reflect.getMetadata(ROUTE_ARGS_METADATA, controller, name) ?? {}) as Record<
+          string,
+          RouteArg
+        >;
+        const types = (Reflect.getMetadata('design:paramtypes', prototype, name) ??
+          []) as unknown[];
+        const found: HandlerArgs = {
+          queryDtos: [],
+          bodyDtos: [],
+          pathPipes: new Map(),
+        };
+        for (const [key, arg] of Object.entries(args)) {
+          const kind = Number(key.split(':')[0]);
+          if (kind === Number(RouteParamtypes.QUERY) && arg.data === undefined) {
+            const dto = types[arg.index];
+            if (typeof dto === 'function') found.queryDtos.push(dto);
+          } else if (kind === Number(RouteParamtypes.BODY) && arg.data === undefined) {
+            const dto = types[arg.index];
+            if (typeof dto === 'function') found.bodyDtos.push(dto);
+          } else if (kind === Number(RouteParamtypes.PARAM) && typeof arg.data === 'string') {
+            found.pathPipes.set(arg.data, arg.pipes ?? []);
+          }
+        }
+        byOperation.set(explicit ?? operationIdFactory(controller.name, name), found);
       }
     }
   }
+  return byOperation;
+}
+
+/** The schema a path parameter's pipe publishes (`ParseIdPipe.schema`, …), if one does. */
+function pipeSchema(pipes: readonly unknown[]): IdSchema | undefined {
+  for (const pipe of pipes) {
+    const type = (typeof pipe === 'function' ? pipe : (pipe as object | null)?.constructor) as
+      { schema?: IdSchema } | undefined;
+    if (type?.schema) return type.schema;
+  }
+  return undefined;
+}
+
+/**
+ * Query parameters take their DTO property's validators; path ids their pipe's schema. A query
+ * parameter no validator checks, or a numeric path parameter no pipe publishes a schema for, is
+ * an error: the document would say what nothing enforces.
+ */
+function applyRouteArgs(document: OpenAPIObject, handlers: Map<string, HandlerArgs>): void {
+  for (const operation of operations(document)) {
+    const handler = operation.operationId ? handlers.get(operation.operationId) : undefined;
+    for (const p of (operation.parameters ?? []) as ParameterObject[]) {
+      const s = p.schema as Schema | undefined;
+      if (!s || (p.in !== 'query' && p.in !== 'path')) continue;
+      const where = `${p.in} parameter ${p.name} of ${operation.operationId ?? '?'}`;
+      if (p.in === 'query') {
+        const metas = (handler?.queryDtos ?? [])
+          .flatMap((dto) => inheritedMetadata(dto))
+          .filter((m) => m.propertyName === p.name);
+        if (metas.length === 0) throw new Error(`no validator checks the ${where}`);
+        applyProperty(s, metas);
+      } else if (['number', 'integer'].includes(String(s.type))) {
+        const schema = pipeSchema(handler?.pathPipes.get(p.name) ?? []);
+        if (!schema) throw new Error(`no pipe publishes the schema of the ${where}`);
+        p.schema = { ...s, ...schema };
+      }
+    }
+  }
+}
+
+/** Id fields are 1..2147483647, or 1..2^53-1 where the DTO says int64; no field stays `number`. */
+function integerIds(schemas: Record<string, Schema>): void {
   const bare: string[] = [];
   for (const [name, schema] of Object.entries(schemas)) {
     for (const [property, raw] of Object.entries(schema.properties ?? {})) {
@@ -225,7 +346,12 @@ function integerIds(document: OpenAPIObject, schemas: Record<string, Schema>): v
       const types = typesOf(s);
       if (ID_NAME.test(property) && (types.includes('number') || types.includes('integer'))) {
         retype(s, 'integer');
-        Object.assign(s, { format: ID_SCHEMA.format, minimum: 1, maximum: MAX_ID });
+        Object.assign(
+          s,
+          s.format === 'int64'
+            ? { format: 'int64', minimum: 1, maximum: MAX_BIG_ID }
+            : { format: 'int32', minimum: 1, maximum: MAX_ID },
+        );
       } else if (types.includes('number')) {
         bare.push(`${name}.${property}`);
       } else if (types.includes('integer') && !s.format) {
@@ -238,10 +364,22 @@ function integerIds(document: OpenAPIObject, schemas: Record<string, Schema>): v
   }
 }
 
-/** Applies the service's own rules to a document `SwaggerModule.createDocument` built. */
-export function applyServiceConstraints(document: OpenAPIObject): void {
+/**
+ * Applies the service's own rules to a document `SwaggerModule.createDocument` built from `app`
+ * with `operationIdFactory`.
+ */
+export function applyServiceConstraints(
+  document: OpenAPIObject,
+  app: INestApplication,
+  operationIdFactory: OperationIdFactory,
+): void {
   const schemas = (document.components?.schemas ?? {}) as Record<string, Schema>;
-  applyValidators(schemas);
+  const handlers = handlerArgs(app, operationIdFactory);
+  applyValidators(
+    schemas,
+    [...handlers.values()].flatMap((h) => h.bodyDtos),
+  );
+  applyRouteArgs(document, handlers);
   closeRequestBodies(document, schemas);
-  integerIds(document, schemas);
+  integerIds(schemas);
 }

@@ -1,5 +1,5 @@
 import type { INestApplication } from '@nestjs/common';
-import { applyServiceConstraints } from './openapi-constraints.js';
+import { applyServiceConstraints, type OperationIdFactory } from './openapi-constraints.js';
 import { addIntegrationLinks } from './openapi-links.js';
 import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { SCOPES } from './common/access/scopes.js';
@@ -111,6 +111,9 @@ function eventWebhooks(): NonNullable<OpenAPIObject['webhooks']> {
   };
 }
 
+const operationIdFactory: OperationIdFactory = (controllerKey, methodKey) =>
+  `${controllerKey.replace(/Controller$/, '')}_${methodKey}`;
+
 export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   const config = new DocumentBuilder()
     .setOpenAPIVersion('3.1.0')
@@ -171,10 +174,9 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     extraModels: Object.values(EVENT_PAYLOAD_CLASSES),
     // every operation names its context's tag; none is derived from a controller's class name
     autoTagControllers: false,
-    operationIdFactory: (controllerKey: string, methodKey: string) =>
-      `${controllerKey.replace(/Controller$/, '')}_${methodKey}`,
+    operationIdFactory,
   });
-  applyServiceConstraints(document);
+  applyServiceConstraints(document, app, operationIdFactory);
   const schemas = (document.components ??= {}).schemas ?? {};
   schemas[WEBHOOK_EVENT_SCHEMA] = {
     description: 'Any payload the service sends; `type` tells which.',

@@ -526,11 +526,11 @@ export const TestEventViewSchema = {
     properties: {
         deliveryId: {
             type: 'integer',
+            format: 'int64',
             example: 982,
             description: 'Listed with the deliveries (`GET /webhook-deliveries`).',
-            format: 'int32',
             minimum: 1,
-            maximum: 2147483647
+            maximum: 9007199254740991
         },
         event_id: {
             type: 'string',
@@ -568,10 +568,10 @@ export const DeliveryViewSchema = {
     properties: {
         deliveryId: {
             type: 'integer',
+            format: 'int64',
             example: 981,
-            format: 'int32',
             minimum: 1,
-            maximum: 2147483647
+            maximum: 9007199254740991
         },
         webhookId: {
             type: 'integer',
@@ -762,10 +762,10 @@ export const ReplayViewSchema = {
     properties: {
         deliveryId: {
             type: 'integer',
+            format: 'int64',
             example: 981,
-            format: 'int32',
             minimum: 1,
-            maximum: 2147483647
+            maximum: 9007199254740991
         },
         status: {
             type: 'string',

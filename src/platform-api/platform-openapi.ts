@@ -1,11 +1,14 @@
 import type { INestApplication } from '@nestjs/common';
-import { applyServiceConstraints } from '../openapi-constraints.js';
+import { applyServiceConstraints, type OperationIdFactory } from '../openapi-constraints.js';
 import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { PLATFORM_KEY_SCHEME } from '../modules/platform-keys/platform-access.js';
 
 export const PLATFORM_PREFIX = 'platform/v1';
 
 /** The platform API's own document: none of the integration API's operations are in it. */
+const operationIdFactory: OperationIdFactory = (controllerKey, methodKey) =>
+  `${controllerKey.replace(/(Platform)?Controller$/, '')}_${methodKey}`;
+
 export function buildPlatformOpenApiDocument(app: INestApplication): OpenAPIObject {
   const config = new DocumentBuilder()
     .setOpenAPIVersion('3.1.0')
@@ -57,10 +60,9 @@ export function buildPlatformOpenApiDocument(app: INestApplication): OpenAPIObje
     .build();
   const document = SwaggerModule.createDocument(app, config, {
     autoTagControllers: false,
-    operationIdFactory: (controllerKey: string, methodKey: string) =>
-      `${controllerKey.replace(/(Platform)?Controller$/, '')}_${methodKey}`,
+    operationIdFactory,
   });
-  applyServiceConstraints(document);
+  applyServiceConstraints(document, app, operationIdFactory);
   for (const item of Object.values(document.paths)) {
     for (const method of ['get', 'put', 'post', 'delete', 'patch'] as const) {
       const operation = item[method];

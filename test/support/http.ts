@@ -56,6 +56,7 @@ export async function call(
     method,
     url,
     requestBody: options.body ?? jsonOrUndefined(options.rawBody),
+    requestText: body,
     requestHeaders: headers,
     status: res.status,
     headers: res.headers,

@@ -9,7 +9,9 @@ import addFormatsModule from 'ajv-formats';
  * their schemas, and its body must match the schema of its media type with no field the schema
  * does not name (object schemas are read as closed here: the documents leave responses open so
  * that clients tolerate fields added later, but the service must not send an undocumented one).
- * A request the service accepted (2xx) must be valid by the document too.
+ * A request the service accepted (2xx) must be valid by the document too, and one it refused as
+ * `validation_failed` must be invalid by it, unless every error the service gave is one the
+ * document cannot express (`SEMANTIC`).
  */
 
 type Json = Record<string, any>;
@@ -138,15 +140,23 @@ function decoded(segment: string): string | undefined {
   }
 }
 
-function findOperation(method: string, url: URL): Match | undefined {
+/** The document whose prefix the URL is under, as its server serves it (see `findOperation`). */
+function documentOf(url: URL): (typeof DOCUMENTS)[number] | undefined {
   const api = servers.get(url.origin);
-  // a server serves its own document only: the other one's paths are unknown routes there
-  const d = DOCUMENTS.find(
+  return DOCUMENTS.find(
     (x) =>
       url.pathname.startsWith(x.prefix) &&
       (api === undefined || (api === 'platform') === (x.prefix === '/platform/v1/')),
   );
+}
+
+function findOperation(method: string, url: URL): Match | undefined {
+  // a server serves its own document only: the other one's paths are unknown routes there
+  const d = documentOf(url);
   if (!d) return undefined;
+  // the service ignores a trailing slash, and answers HEAD wherever it answers GET
+  const pathname =
+    url.pathname.length > d.prefix.length ? url.pathname.replace(/\/$/, '') : url.pathname;
   const candidates: Match[] = [];
   for (const [template, item] of Object.entries(d.doc.paths as Json)) {
     const names: string[] = [];
@@ -154,8 +164,9 @@ function findOperation(method: string, url: URL): Match | undefined {
       names.push(name);
       return '([^/]+)';
     });
-    const m = new RegExp(`^${pattern}$`).exec(url.pathname);
-    const operation = (item as Json)[method.toLowerCase()] as Json | undefined;
+    const m = new RegExp(`^${pattern}$`).exec(pathname);
+    const operation = ((item as Json)[method.toLowerCase()] ??
+      (method === 'HEAD' ? (item as Json).get : undefined)) as Json | undefined;
     if (!m || !operation) continue;
     const values = names.map((_, i) => decoded(m[i + 1] ?? ''));
     // not valid percent-encoding: no operation's parameter, the service refuses it before routing
@@ -249,7 +260,10 @@ function checkHeaders(
 export interface CheckedExchange {
   method: string;
   url: string;
+  /** The request body as JSON; undefined when none was sent or it is not JSON. */
   requestBody: unknown;
+  /** The request body as sent, when one was. */
+  requestText?: string;
   requestHeaders?: Record<string, string>;
   status: number;
   headers: Headers;
@@ -257,11 +271,124 @@ export interface CheckedExchange {
   text: string;
 }
 
-/** Throws when the exchange breaks the document (see the module comment); a path it does not list is left alone. */
+/**
+ * The refusals (`validation_failed` errors, by field and message) no OpenAPI schema can express:
+ * they depend on stored state, on what a value means, or on what the document leaves open.
+ */
+const SEMANTIC: ReadonlyArray<readonly [field: RegExp, message: RegExp]> = [
+  // a query is open in OpenAPI: nothing says "no other parameter"
+  [/.*/, /^is not a query parameter of this route$/],
+  // an opaque cursor is valid for one list, tenant and filter set only
+  [/^(cursor|after|Last-Event-ID)$/, /^is not a cursor of /],
+  [/^offset$/, /^cannot be combined with cursor/],
+  // what a URL points at (scheme, private networks, …), beyond its syntax
+  [/^endpoint_url$/, /^endpoint_url /],
+  // the stored state: versions, a document that exists or not
+  [/^base_version_id$/, /^is not a version of this document$/],
+  [/^content$/, /^is required when the document is created$/],
+  // a day that does not exist (2026-02-30) matches the date pattern
+  [/^(since|until)$/, /^is not a valid date or date-time$/],
+  // limits of a JSON document as a whole: depth, total values, characters PostgreSQL cannot store
+  [/.*/, /^must not (be nested deeper than|hold more than) /],
+  [/.*/, /must not contain the NUL character/],
+  [/.*/, /^must be valid Unicode: /],
+  // a number a 64-bit float cannot keep as sent (JSON Schema has no precision)
+  [/.*/, /cannot keep exactly/],
+  [/.*/, /^must be a finite number within the range of a double$/],
+  // a length in bytes of UTF-8 (JSON Schema counts characters)
+  [/.*/, /bytes of UTF-8$/],
+  // a CIDR's syntax and meaning; one entitlement named in two lists of a change
+  [/^allowed_ips/, /^not a CIDR /],
+  [/^entitlements\./, / is already named in /],
+  [/^If-Match$/, /./],
+];
+
+/** Why the document refuses the request as sent, or null when it accepts it. */
+function documentRefuses(match: Match, x: CheckedExchange, url: URL, key: string): string | null {
+  const sent = new Map(
+    Object.entries(x.requestHeaders ?? {}).map(([k, v]) => [k.toLowerCase(), v]),
+  );
+  for (const p of (match.operation.parameters ?? []) as Json[]) {
+    if (!p.required) continue;
+    const present =
+      p.in === 'query'
+        ? url.searchParams.has(p.name)
+        : p.in === 'header'
+          ? sent.has(String(p.name).toLowerCase())
+          : true;
+    if (!present) return `required ${p.in} parameter ${p.name} missing`;
+  }
+  for (const p of (match.operation.parameters ?? []) as Json[]) {
+    // the form style takes one value for a parameter that is not an array
+    if (
+      p.in === 'query' &&
+      p.schema?.type !== 'array' &&
+      url.searchParams.getAll(p.name).length > 1
+    )
+      return `query parameter ${p.name} repeated`;
+    // read strictly (explode: each value one item), a comma-separated value is one item
+    if (p.in === 'query' && p.schema?.type === 'array' && p.schema.items) {
+      const item = validator(ajv, match.id, p.schema.items, `${key} param ${p.name} item`);
+      const raw = url.searchParams.getAll(p.name);
+      if (raw.some((v) => !item(scalar(p.schema.items as Json, v))))
+        return `query parameter ${p.name} has an invalid item`;
+    }
+  }
+  const requestBody = match.operation.requestBody as Json | undefined;
+  const hasBody = x.requestText !== undefined && x.requestText !== '';
+  if (hasBody && !requestBody) return 'a body where the operation takes none';
+  if (!hasBody && requestBody?.required) return 'no body where one is required';
+  if (hasBody && requestBody) {
+    const type = (sent.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+    if (!(type in (requestBody.content ?? {}))) return `an undocumented body type ${type}`;
+    if (type.endsWith('json') && x.requestBody === undefined) return 'a body that is not JSON';
+  }
+  try {
+    checkRequest(match, x.method, url, x.requestBody, key, x.requestHeaders);
+    return null;
+  } catch (err) {
+    return err instanceof Error ? err.message : String(err);
+  }
+}
+
+/** A `validation_failed` refusal of a request the document accepts fails, unless `SEMANTIC`. */
+function checkRefusal(match: Match, x: CheckedExchange, url: URL, key: string): void {
+  const errors = ((x.body as Json | null)?.errors ?? []) as Array<{
+    field?: string;
+    message?: string;
+  }>;
+  const semantic = (e: { field?: string; message?: string }) =>
+    SEMANTIC.some(([field, message]) => field.test(e.field ?? '') && message.test(e.message ?? ''));
+  if (errors.length > 0 && errors.every(semantic)) return;
+  if (documentRefuses(match, x, url, key) !== null) return;
+  fail('the service refused as validation_failed a request the document accepts', match, x.method, {
+    query: url.search,
+    body: x.requestBody,
+    errors,
+  });
+}
+
+/**
+ * The paths under a document's prefix that serve the document itself (Swagger UI, the JSON and
+ * YAML), not an operation of it.
+ */
+const SELF_DESCRIBING = /^\/(api|platform)\/v1\/(docs(\/.*)?|openapi\.(json|yaml))$/;
+
+/**
+ * Throws when the exchange breaks the document (see the module comment). A path outside the
+ * documents' prefixes (`/health`, `/metrics`) is left alone; under them, a success of a path or
+ * method the document does not list fails (an error answer of one is the service refusing it).
+ */
 export function checkAgainstDocument(x: CheckedExchange): void {
   const url = new URL(x.url);
   const match = findOperation(x.method, url);
-  if (!match) return;
+  if (!match) {
+    if (x.status >= 200 && x.status < 300 && documentOf(url) && !SELF_DESCRIBING.test(url.pathname))
+      throw new Error(
+        `OpenAPI: ${x.status} for ${x.method} ${url.pathname}, an operation the document does not list`,
+      );
+    return;
+  }
   const key = `${x.method} ${match.template}`;
   const responses = match.operation.responses as Json;
   const response = (responses[String(x.status)] ??
@@ -271,10 +398,19 @@ export function checkAgainstDocument(x: CheckedExchange): void {
   if (x.status >= 200 && x.status < 300) {
     checkRequest(match, x.method, url, x.requestBody, key, x.requestHeaders);
   }
+  if (x.status === 400 && (x.body as Json | null)?.code === 'validation_failed') {
+    checkRefusal(match, x, url, key);
+  }
   checkHeaders(match, x.method, response, x.headers, `${key} ${x.status}`);
-  if (x.text === '' || x.method === 'HEAD') return;
-  const mediaType = (x.headers.get('content-type') ?? '').split(';')[0]!.trim();
+  if (x.method === 'HEAD') return;
   const content = (response.content ?? {}) as Json;
+  if (x.text === '') {
+    const bodies = Object.keys(content);
+    if (bodies.length > 0)
+      fail(`empty ${x.status} body, documented as ${bodies.join(', ')}`, match, x.method, {});
+    return;
+  }
+  const mediaType = (x.headers.get('content-type') ?? '').split(';')[0]!.trim();
   const documented = content[mediaType] as Json | undefined;
   if (!documented)
     fail(

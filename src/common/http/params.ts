@@ -2,7 +2,14 @@ import { type ArgumentMetadata, Injectable, type PipeTransform } from '@nestjs/c
 import type { TransformFnParams } from 'class-transformer';
 import { ValidationFailedError } from './app-error.js';
 
+/** The largest id of a `serial` (int4) column. */
 export const MAX_ID = 2_147_483_647;
+
+/**
+ * The largest id of a `bigserial` column the service takes (deliveries, audit lines): the largest
+ * integer a JSON number carries exactly to a JavaScript client, 2^53 - 1.
+ */
+export const MAX_BIG_ID = Number.MAX_SAFE_INTEGER;
 
 /**
  * The largest list offset: rows have 32-bit ids, so no list is longer. (`toInteger` converts up to
@@ -10,17 +17,55 @@ export const MAX_ID = 2_147_483_647;
  */
 export const MAX_OFFSET = MAX_ID;
 
-/** Path identifiers are positive 32-bit integers; anything else is a 400, never a 404 or 500. */
+/** The OpenAPI schema of a path id a pipe takes: the document reads it from the pipe. */
+export interface IdSchema {
+  readonly type: 'integer';
+  readonly format: 'int32' | 'int64';
+  readonly minimum: 1;
+  readonly maximum: number;
+}
+
+function parseId(value: string, metadata: ArgumentMetadata, max: number): number {
+  // no more digits than the largest id has (longer is never one, and Number would round it)
+  const n = /^\d+$/.test(value) && value.length <= String(max).length ? Number(value) : NaN;
+  if (!Number.isSafeInteger(n) || n < 1 || n > max) {
+    throw new ValidationFailedError([
+      { field: metadata.data ?? 'id', message: 'must be a positive integer' },
+    ]);
+  }
+  return n;
+}
+
+/** Path ids of `serial` rows are 1..2147483647; anything else is a 400, never a 404 or 500. */
 @Injectable()
 export class ParseIdPipe implements PipeTransform<string, number> {
+  static readonly schema: IdSchema = {
+    type: 'integer',
+    format: 'int32',
+    minimum: 1,
+    maximum: MAX_ID,
+  };
+
   transform(value: string, metadata: ArgumentMetadata): number {
-    const n = /^\d{1,10}$/.test(value) ? Number(value) : NaN;
-    if (!Number.isSafeInteger(n) || n < 1 || n > MAX_ID) {
-      throw new ValidationFailedError([
-        { field: metadata.data ?? 'id', message: 'must be a positive integer' },
-      ]);
-    }
-    return n;
+    return parseId(value, metadata, MAX_ID);
+  }
+}
+
+/**
+ * Path ids of `bigserial` rows (deliveries) are 1..2^53-1: past 2^31 such an id must still be
+ * fetched and replayed, and up to 2^53 - 1 a JSON number carries it exactly.
+ */
+@Injectable()
+export class ParseBigIdPipe implements PipeTransform<string, number> {
+  static readonly schema: IdSchema = {
+    type: 'integer',
+    format: 'int64',
+    minimum: 1,
+    maximum: MAX_BIG_ID,
+  };
+
+  transform(value: string, metadata: ArgumentMetadata): number {
+    return parseId(value, metadata, MAX_BIG_ID);
   }
 }
 

@@ -65,9 +65,16 @@ const ACTING_USER_DOC = ApiHeader({
   name: 'X-Acting-User',
   required: true,
   description:
-    "The person in the platform's UI this write is made for (1..200 characters); recorded in " +
-    'the audit trail and in decisions.',
-  schema: { type: 'string', minLength: 1, maxLength: ACTING_USER_MAX },
+    "The person in the platform's UI this write is made for (1..200 characters, not only " +
+    'spaces, no control characters); recorded in the audit trail and in decisions.',
+  // what `actingUserOf` refuses: blank, or a control character (the length is counted trimmed)
+  schema: {
+    type: 'string',
+    minLength: 1,
+    maxLength: ACTING_USER_MAX,
+    pattern:
+      '^[^\\u0000-\\u001f\\u007f\\ufffd]*[^\\s\\u0000-\\u001f\\u007f\\ufffd][^\\u0000-\\u001f\\u007f\\ufffd]*$',
+  },
 });
 
 /** `@ActingUser() actor: string`: required on every write handler of the platform API. */

@@ -2,7 +2,7 @@ import { Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { ApiProblemResponses } from '../../common/http/api-problem-responses.js';
 import type { JsonText } from '../../common/http/json-text.js';
-import { ParseIdPipe } from '../../common/http/params.js';
+import { ParseBigIdPipe } from '../../common/http/params.js';
 import { Audited } from '../audit/audited.decorator.js';
 import { Authorized } from '../../common/access/authorized.decorator.js';
 import { CurrentPrincipal } from '../../common/access/current-principal.decorator.js';
@@ -68,7 +68,7 @@ export class DeliveriesController {
   )
   getDelivery(
     @CurrentPrincipal() principal: Principal,
-    @Param('deliveryId', ParseIdPipe) deliveryId: number,
+    @Param('deliveryId', ParseBigIdPipe) deliveryId: number,
   ): Promise<DeliveryResponse> {
     return this.deliveries.getDelivery(principal.tenantId, deliveryId);
   }
@@ -91,7 +91,7 @@ export class DeliveriesController {
   )
   listAttempts(
     @CurrentPrincipal() principal: Principal,
-    @Param('deliveryId', ParseIdPipe) deliveryId: number,
+    @Param('deliveryId', ParseBigIdPipe) deliveryId: number,
   ): Promise<JsonText<DeliveryAttemptListResponse>> {
     return this.deliveries.listAttempts(principal.tenantId, deliveryId);
   }
@@ -120,7 +120,7 @@ export class DeliveriesController {
   )
   replay(
     @CurrentPrincipal() principal: Principal,
-    @Param('deliveryId', ParseIdPipe) deliveryId: number,
+    @Param('deliveryId', ParseBigIdPipe) deliveryId: number,
   ): Promise<ReplayResponse> {
     return this.deliveries.replay(principal.tenantId, deliveryId);
   }

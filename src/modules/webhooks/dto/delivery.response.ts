@@ -3,7 +3,7 @@ import { CursorPageResponse } from '../../../common/pagination/page.response.js'
 
 @ApiSchema({ name: 'DeliveryView' })
 export class DeliveryResponse {
-  @ApiProperty({ example: 981 })
+  @ApiProperty({ type: 'integer', format: 'int64', example: 981 })
   deliveryId!: number;
 
   @ApiProperty({ example: 12 })
@@ -110,7 +110,7 @@ export class DeliveryAttemptListResponse {
 
 @ApiSchema({ name: 'ReplayView' })
 export class ReplayResponse {
-  @ApiProperty({ example: 981 })
+  @ApiProperty({ type: 'integer', format: 'int64', example: 981 })
   deliveryId!: number;
 
   @ApiProperty({ example: 'queued', enum: ['queued'] })

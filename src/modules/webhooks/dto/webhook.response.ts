@@ -84,6 +84,8 @@ export class RotatedSecretResponse {
 @ApiSchema({ name: 'TestEventView' })
 export class TestEventResponse {
   @ApiProperty({
+    type: 'integer',
+    format: 'int64',
     example: 982,
     description: 'Listed with the deliveries (`GET /webhook-deliveries`).',
   })

@@ -3,7 +3,7 @@ import { CursorPageResponse } from '../../../../common/pagination/page.response.
 
 @ApiSchema({ description: 'One line of the audit trail. No secret is ever recorded in one.' })
 export class AuditItem {
-  @ApiProperty({ type: 'integer', example: 27 })
+  @ApiProperty({ type: 'integer', format: 'int64', example: 27 })
   id!: number;
 
   @ApiProperty({
