@@ -9,6 +9,10 @@ import type { RevisionStatus } from '../revision-status.js';
 @Entity('external_revisions')
 @Index('external_revisions_document', ['documentId', 'id'])
 @Index('external_revisions_staged', ['documentId'], { where: "status = 'staged'" })
+// a decision's other staged candidates of one document, in id order
+@Index('external_revisions_staged_by_document', ['tenantId', 'documentId', 'id'], {
+  where: "status = 'staged'",
+})
 // the platform's review queue: oldest first by status, across tenants or for one
 @Index('external_revisions_queue', ['status', 'id'])
 @Index('external_revisions_tenant_queue', ['tenantId', 'status', 'id'])
