@@ -63,7 +63,16 @@ export async function startReceiver(): Promise<Receiver> {
       for (const [p, count] of open) if (p.startsWith(prefix)) n += count;
       peaks.set(prefix, Math.max(peaks.get(prefix) ?? 0, n));
     }
-    res.on('close', () => open.set(path, (open.get(path) ?? 1) - 1));
+    // open until the answer is written, not until 'close': a client in this process can read
+    // the answer and send its next request before the server's 'close' fires, which would count
+    // one request twice; an answer never written (hang, abort) is closed by 'close'
+    let settled = false;
+    const settle = () => {
+      if (settled) return;
+      settled = true;
+      open.set(path, (open.get(path) ?? 1) - 1);
+    };
+    res.on('close', settle);
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
@@ -95,6 +104,7 @@ export async function startReceiver(): Promise<Receiver> {
         ? { status: reply, delayMs: undefined, after: undefined }
         : reply;
       const answer = () => {
+        settle();
         res.writeHead(status, { 'content-type': 'text/plain', ...extra });
         res.end(answerBody);
       };

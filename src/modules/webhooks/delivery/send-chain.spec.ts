@@ -81,6 +81,25 @@ describe('runChain', () => {
     expect(h.log.indexOf('extend after 20')).toBeLessThan(h.log.indexOf('send 13'));
   });
 
+  it('sends its last row (which holds the slot) only once the rows asked for have come', async () => {
+    const h = harness();
+    const answer = deferred<ChainRow[]>();
+    let asked = 0;
+    h.deps.extend = async (tail) => {
+      h.log.push(`extend after ${tail.id}`);
+      return (asked += 1) === 1 ? answer.promise : [];
+    };
+    const done = runChain(h.chain([1, 2, 3]), h.deps);
+    await new Promise((resolve) => setImmediate(resolve));
+    // row 3's result would free the slot while the extension is still being claimed
+    expect(h.log).toEqual(['send 1', 'extend after 3', 'send 2']);
+    answer.resolve(rows(4, 5).map((row) => ({ row, claimedAt: 0 })));
+    expect(await done).toBe(2);
+    expect(h.log.filter((step) => step.startsWith('send'))).toEqual(
+      [1, 2, 3, 4, 5].map((id) => `send ${id}`),
+    );
+  });
+
   it('does not ask for more while its tenant has no room, nor before it has timed a send', async () => {
     const h = harness({ mayExtend: false, more: [rows(3, 4)] });
     expect(await runChain(h.chain([1, 2]), h.deps)).toBe(1);

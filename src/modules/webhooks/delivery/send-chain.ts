@@ -49,6 +49,8 @@ export async function runChain(first: readonly ChainRow[], deps: SendChainDeps):
   const rows = [...first];
   let segments = 1;
   let extending: Promise<ChainRow[]> | null = null;
+  // the last request for more found none: the chain ends with its rows
+  let dry = false;
   let lastSendMs = Infinity;
   const mayExtend = (tail: ClaimedRow) =>
     deps.running() &&
@@ -61,6 +63,7 @@ export async function runChain(first: readonly ChainRow[], deps: SendChainDeps):
 
   for (let i = 0; ; i++) {
     if (i === rows.length) {
+      if (dry) return segments;
       const tail = rows[i - 1]!.row;
       extending ??= mayExtend(tail) ? deps.extend(tail) : null;
       if (!extending) return segments;
@@ -69,6 +72,18 @@ export async function runChain(first: readonly ChainRow[], deps: SendChainDeps):
       if (more.length === 0) return segments;
       rows.push(...more);
       segments += 1;
+    }
+    if (extending && i === rows.length - 1) {
+      // The last row holds the chain's slot until its result is written. The rows that carry the
+      // slot on must be claimed before that: in between, a claim would see the slot free and start
+      // another chain, and the endpoint would get one send more than its limit.
+      const more = await extending;
+      extending = null;
+      if (more.length === 0) dry = true;
+      else {
+        rows.push(...more);
+        segments += 1;
+      }
     }
     const entry = rows[i]!;
     if (i > 0) {
@@ -81,7 +96,7 @@ export async function runChain(first: readonly ChainRow[], deps: SendChainDeps):
         return segments;
       }
     }
-    if (!extending && rows.length - i <= EXTEND_AHEAD && mayExtend(entry.row)) {
+    if (!extending && !dry && rows.length - i <= EXTEND_AHEAD && mayExtend(entry.row)) {
       extending = deps.extend(rows.at(-1)!.row);
     }
     const started = deps.now();
