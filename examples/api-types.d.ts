@@ -1849,7 +1849,22 @@ export interface components {
     responses: never;
     parameters: never;
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description The request's id: the caller's `X-Request-Id` when it sent a sane one (1 to 128 of `A-Z a-z 0-9 . _ : -`), else a new UUID. Every log line and audit entry of the request carries it; quote it when asking for support. */
+        "X-Request-Id": string;
+        /** @description How many token requests of this client id from this address the current minute allows. */
+        "X-RateLimit-Limit-token": number;
+        /** @description How many token requests of this client id from this address are left in the current minute. */
+        "X-RateLimit-Remaining-token": number;
+        /** @description Seconds until the current minute ends and the budget is full again. */
+        "X-RateLimit-Reset-token": number;
+        /** @description How many API calls of this credential the current minute allows. */
+        "X-RateLimit-Limit-api": number;
+        /** @description How many API calls of this credential are left in the current minute. */
+        "X-RateLimit-Remaining-api": number;
+        /** @description Seconds until the current minute ends and the budget is full again. */
+        "X-RateLimit-Reset-api": number;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -1871,6 +1886,14 @@ export interface operations {
             /** @description Token issued. `Cache-Control: no-store`, `Pragma: no-cache`. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The answer carries a secret or a credential: no cache or proxy may keep it. */
+                    "Cache-Control": "no-store";
+                    /** @description `Cache-Control: no-store` for HTTP/1.0 caches. */
+                    Pragma: "no-cache";
+                    "X-RateLimit-Limit-token": components["headers"]["X-RateLimit-Limit-token"];
+                    "X-RateLimit-Remaining-token": components["headers"]["X-RateLimit-Remaining-token"];
+                    "X-RateLimit-Reset-token": components["headers"]["X-RateLimit-Reset-token"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1880,6 +1903,14 @@ export interface operations {
             /** @description `invalid_request` (missing `grant_type`, `ttl` not an integer in 300..86400, a parameter repeated or not a string, HTTP Basic together with a body `client_secret`), `unsupported_grant_type`, `invalid_scope` (a requested scope the client does not have: the request is refused, never narrowed silently). */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The answer carries a secret or a credential: no cache or proxy may keep it. */
+                    "Cache-Control"?: "no-store";
+                    /** @description `Cache-Control: no-store` for HTTP/1.0 caches. */
+                    Pragma?: "no-cache";
+                    "X-RateLimit-Limit-token": components["headers"]["X-RateLimit-Limit-token"];
+                    "X-RateLimit-Remaining-token": components["headers"]["X-RateLimit-Remaining-token"];
+                    "X-RateLimit-Reset-token": components["headers"]["X-RateLimit-Reset-token"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1891,6 +1922,14 @@ export interface operations {
                 headers: {
                     /** @description Only when the client authenticated with HTTP Basic. */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The answer carries a secret or a credential: no cache or proxy may keep it. */
+                    "Cache-Control"?: "no-store";
+                    /** @description `Cache-Control: no-store` for HTTP/1.0 caches. */
+                    Pragma?: "no-cache";
+                    "X-RateLimit-Limit-token": components["headers"]["X-RateLimit-Limit-token"];
+                    "X-RateLimit-Remaining-token": components["headers"]["X-RateLimit-Remaining-token"];
+                    "X-RateLimit-Reset-token": components["headers"]["X-RateLimit-Reset-token"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1906,6 +1945,14 @@ export interface operations {
             /** @description `invalid_request`: the body exceeds 16 KiB (or the `BODY_LIMIT` of the server if smaller), or a compressed body expands past it or to more than 50 times its size. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The answer carries a secret or a credential: no cache or proxy may keep it. */
+                    "Cache-Control"?: "no-store";
+                    /** @description `Cache-Control: no-store` for HTTP/1.0 caches. */
+                    Pragma?: "no-cache";
+                    "X-RateLimit-Limit-token": components["headers"]["X-RateLimit-Limit-token"];
+                    "X-RateLimit-Remaining-token": components["headers"]["X-RateLimit-Remaining-token"];
+                    "X-RateLimit-Reset-token": components["headers"]["X-RateLimit-Reset-token"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1921,6 +1968,14 @@ export interface operations {
             /** @description `invalid_request`: the body is neither `application/x-www-form-urlencoded` nor `application/json`, or not UTF-8. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The answer carries a secret or a credential: no cache or proxy may keep it. */
+                    "Cache-Control"?: "no-store";
+                    /** @description `Cache-Control: no-store` for HTTP/1.0 caches. */
+                    Pragma?: "no-cache";
+                    "X-RateLimit-Limit-token": components["headers"]["X-RateLimit-Limit-token"];
+                    "X-RateLimit-Remaining-token": components["headers"]["X-RateLimit-Remaining-token"];
+                    "X-RateLimit-Reset-token": components["headers"]["X-RateLimit-Reset-token"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1938,6 +1993,14 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait. */
                     "Retry-After"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The answer carries a secret or a credential: no cache or proxy may keep it. */
+                    "Cache-Control"?: "no-store";
+                    /** @description `Cache-Control: no-store` for HTTP/1.0 caches. */
+                    Pragma?: "no-cache";
+                    "X-RateLimit-Limit-token": components["headers"]["X-RateLimit-Limit-token"];
+                    "X-RateLimit-Remaining-token": components["headers"]["X-RateLimit-Remaining-token"];
+                    "X-RateLimit-Reset-token": components["headers"]["X-RateLimit-Reset-token"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1953,6 +2016,14 @@ export interface operations {
             /** @description `server_error`: unexpected; the body carries no internals. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The answer carries a secret or a credential: no cache or proxy may keep it. */
+                    "Cache-Control"?: "no-store";
+                    /** @description `Cache-Control: no-store` for HTTP/1.0 caches. */
+                    Pragma?: "no-cache";
+                    "X-RateLimit-Limit-token": components["headers"]["X-RateLimit-Limit-token"];
+                    "X-RateLimit-Remaining-token": components["headers"]["X-RateLimit-Remaining-token"];
+                    "X-RateLimit-Reset-token": components["headers"]["X-RateLimit-Reset-token"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1983,6 +2054,10 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1992,6 +2067,10 @@ export interface operations {
             /** @description `validation_failed`: `limit` is outside 1..1000, or the cursor is malformed or not of this list and tenant. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2003,6 +2082,10 @@ export interface operations {
                 headers: {
                     /** @description e.g. `Bearer realm="api", error="invalid_token"` */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2014,6 +2097,10 @@ export interface operations {
                 headers: {
                     /** @description With `insufficient_scope`: `Bearer realm="api", error="insufficient_scope", scope="…"` */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2025,6 +2112,10 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2034,6 +2125,10 @@ export interface operations {
             /** @description `internal_error`: unexpected; the body carries no stack, SQL, secrets or other internals. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2057,6 +2152,14 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The answer carries a secret or a credential: no cache or proxy may keep it. */
+                    "Cache-Control": "no-store";
+                    /** @description `Cache-Control: no-store` for HTTP/1.0 caches. */
+                    Pragma: "no-cache";
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2066,6 +2169,14 @@ export interface operations {
             /** @description `validation_failed`: invalid `name`, `endpoint_url` (not an absolute https URL, or with user-info) or `events` (empty, or an unknown event type), or an unknown field. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The answer carries a secret or a credential: no cache or proxy may keep it. */
+                    "Cache-Control"?: "no-store";
+                    /** @description `Cache-Control: no-store` for HTTP/1.0 caches. */
+                    Pragma?: "no-cache";
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2077,6 +2188,14 @@ export interface operations {
                 headers: {
                     /** @description e.g. `Bearer realm="api", error="invalid_token"` */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The answer carries a secret or a credential: no cache or proxy may keep it. */
+                    "Cache-Control"?: "no-store";
+                    /** @description `Cache-Control: no-store` for HTTP/1.0 caches. */
+                    Pragma?: "no-cache";
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2088,6 +2207,14 @@ export interface operations {
                 headers: {
                     /** @description With `insufficient_scope`: `Bearer realm="api", error="insufficient_scope", scope="…"` */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The answer carries a secret or a credential: no cache or proxy may keep it. */
+                    "Cache-Control"?: "no-store";
+                    /** @description `Cache-Control: no-store` for HTTP/1.0 caches. */
+                    Pragma?: "no-cache";
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2097,6 +2224,14 @@ export interface operations {
             /** @description `webhook_limit_reached`: the tenant already has `WEBHOOK_MAX_PER_TENANT` (default 50) webhooks that are not revoked. */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The answer carries a secret or a credential: no cache or proxy may keep it. */
+                    "Cache-Control"?: "no-store";
+                    /** @description `Cache-Control: no-store` for HTTP/1.0 caches. */
+                    Pragma?: "no-cache";
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2106,6 +2241,14 @@ export interface operations {
             /** @description `payload_too_large`: the body exceeds the `BODY_LIMIT` of the server (5 MiB). */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The answer carries a secret or a credential: no cache or proxy may keep it. */
+                    "Cache-Control"?: "no-store";
+                    /** @description `Cache-Control: no-store` for HTTP/1.0 caches. */
+                    Pragma?: "no-cache";
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2115,6 +2258,14 @@ export interface operations {
             /** @description `unsupported_media_type`: the body is not `application/json` in UTF-8, or has a `Content-Encoding` other than gzip, deflate or br. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The answer carries a secret or a credential: no cache or proxy may keep it. */
+                    "Cache-Control"?: "no-store";
+                    /** @description `Cache-Control: no-store` for HTTP/1.0 caches. */
+                    Pragma?: "no-cache";
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2126,6 +2277,14 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The answer carries a secret or a credential: no cache or proxy may keep it. */
+                    "Cache-Control"?: "no-store";
+                    /** @description `Cache-Control: no-store` for HTTP/1.0 caches. */
+                    Pragma?: "no-cache";
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2135,6 +2294,14 @@ export interface operations {
             /** @description `internal_error`: unexpected; the body carries no stack, SQL, secrets or other internals. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The answer carries a secret or a credential: no cache or proxy may keep it. */
+                    "Cache-Control"?: "no-store";
+                    /** @description `Cache-Control: no-store` for HTTP/1.0 caches. */
+                    Pragma?: "no-cache";
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2156,6 +2323,10 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2165,6 +2336,10 @@ export interface operations {
             /** @description `validation_failed`: webhookId is not a positive integer. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2176,6 +2351,10 @@ export interface operations {
                 headers: {
                     /** @description e.g. `Bearer realm="api", error="invalid_token"` */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2187,6 +2366,10 @@ export interface operations {
                 headers: {
                     /** @description With `insufficient_scope`: `Bearer realm="api", error="insufficient_scope", scope="…"` */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2196,6 +2379,10 @@ export interface operations {
             /** @description `not_found`: unknown webhook, or one of another tenant. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2207,6 +2394,10 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2216,6 +2407,10 @@ export interface operations {
             /** @description `internal_error`: unexpected; the body carries no stack, SQL, secrets or other internals. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2241,6 +2436,10 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2250,6 +2449,10 @@ export interface operations {
             /** @description `validation_failed`: an empty body, an invalid `name`, `endpoint_url` or `events` (as on creation), an unknown field (`status`, `secret` included), or webhookId is not a positive integer. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2261,6 +2464,10 @@ export interface operations {
                 headers: {
                     /** @description e.g. `Bearer realm="api", error="invalid_token"` */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2272,6 +2479,10 @@ export interface operations {
                 headers: {
                     /** @description With `insufficient_scope`: `Bearer realm="api", error="insufficient_scope", scope="…"` */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2281,6 +2492,10 @@ export interface operations {
             /** @description `not_found`: unknown webhook, or one of another tenant. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2290,6 +2505,10 @@ export interface operations {
             /** @description `webhook_revoked`: the webhook is revoked, for good. */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2299,6 +2518,10 @@ export interface operations {
             /** @description `payload_too_large`: the body exceeds the `BODY_LIMIT` of the server (5 MiB). */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2308,6 +2531,10 @@ export interface operations {
             /** @description `unsupported_media_type`: the body is not `application/json` in UTF-8, or has a `Content-Encoding` other than gzip, deflate or br. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2319,6 +2546,10 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2328,6 +2559,10 @@ export interface operations {
             /** @description `internal_error`: unexpected; the body carries no stack, SQL, secrets or other internals. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2353,6 +2588,14 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The answer carries a secret or a credential: no cache or proxy may keep it. */
+                    "Cache-Control": "no-store";
+                    /** @description `Cache-Control: no-store` for HTTP/1.0 caches. */
+                    Pragma: "no-cache";
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2362,6 +2605,14 @@ export interface operations {
             /** @description `validation_failed`: `grace_period_seconds` is not an integer in 0..604800, an unknown field, or webhookId is not a positive integer. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The answer carries a secret or a credential: no cache or proxy may keep it. */
+                    "Cache-Control"?: "no-store";
+                    /** @description `Cache-Control: no-store` for HTTP/1.0 caches. */
+                    Pragma?: "no-cache";
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2373,6 +2624,14 @@ export interface operations {
                 headers: {
                     /** @description e.g. `Bearer realm="api", error="invalid_token"` */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The answer carries a secret or a credential: no cache or proxy may keep it. */
+                    "Cache-Control"?: "no-store";
+                    /** @description `Cache-Control: no-store` for HTTP/1.0 caches. */
+                    Pragma?: "no-cache";
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2384,6 +2643,14 @@ export interface operations {
                 headers: {
                     /** @description With `insufficient_scope`: `Bearer realm="api", error="insufficient_scope", scope="…"` */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The answer carries a secret or a credential: no cache or proxy may keep it. */
+                    "Cache-Control"?: "no-store";
+                    /** @description `Cache-Control: no-store` for HTTP/1.0 caches. */
+                    Pragma?: "no-cache";
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2393,6 +2660,14 @@ export interface operations {
             /** @description `not_found`: unknown webhook, or one of another tenant. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The answer carries a secret or a credential: no cache or proxy may keep it. */
+                    "Cache-Control"?: "no-store";
+                    /** @description `Cache-Control: no-store` for HTTP/1.0 caches. */
+                    Pragma?: "no-cache";
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2402,6 +2677,14 @@ export interface operations {
             /** @description `webhook_revoked`: the webhook is revoked, for good. */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The answer carries a secret or a credential: no cache or proxy may keep it. */
+                    "Cache-Control"?: "no-store";
+                    /** @description `Cache-Control: no-store` for HTTP/1.0 caches. */
+                    Pragma?: "no-cache";
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2411,6 +2694,14 @@ export interface operations {
             /** @description `payload_too_large`: the body exceeds the `BODY_LIMIT` of the server (5 MiB). */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The answer carries a secret or a credential: no cache or proxy may keep it. */
+                    "Cache-Control"?: "no-store";
+                    /** @description `Cache-Control: no-store` for HTTP/1.0 caches. */
+                    Pragma?: "no-cache";
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2420,6 +2711,14 @@ export interface operations {
             /** @description `unsupported_media_type`: the body is not `application/json` in UTF-8, or has a `Content-Encoding` other than gzip, deflate or br. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The answer carries a secret or a credential: no cache or proxy may keep it. */
+                    "Cache-Control"?: "no-store";
+                    /** @description `Cache-Control: no-store` for HTTP/1.0 caches. */
+                    Pragma?: "no-cache";
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2431,6 +2730,14 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The answer carries a secret or a credential: no cache or proxy may keep it. */
+                    "Cache-Control"?: "no-store";
+                    /** @description `Cache-Control: no-store` for HTTP/1.0 caches. */
+                    Pragma?: "no-cache";
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2440,6 +2747,14 @@ export interface operations {
             /** @description `internal_error`: unexpected; the body carries no stack, SQL, secrets or other internals. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The answer carries a secret or a credential: no cache or proxy may keep it. */
+                    "Cache-Control"?: "no-store";
+                    /** @description `Cache-Control: no-store` for HTTP/1.0 caches. */
+                    Pragma?: "no-cache";
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2461,6 +2776,10 @@ export interface operations {
         responses: {
             202: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2470,6 +2789,10 @@ export interface operations {
             /** @description `validation_failed`: webhookId is not a positive integer. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2481,6 +2804,10 @@ export interface operations {
                 headers: {
                     /** @description e.g. `Bearer realm="api", error="invalid_token"` */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2492,6 +2819,10 @@ export interface operations {
                 headers: {
                     /** @description With `insufficient_scope`: `Bearer realm="api", error="insufficient_scope", scope="…"` */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2501,6 +2832,10 @@ export interface operations {
             /** @description `not_found`: unknown webhook, or one of another tenant. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2510,6 +2845,10 @@ export interface operations {
             /** @description `webhook_revoked`: the webhook is revoked, for good. */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2521,6 +2860,10 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2530,6 +2873,10 @@ export interface operations {
             /** @description `internal_error`: unexpected; the body carries no stack, SQL, secrets or other internals. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2555,6 +2902,10 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2564,6 +2915,10 @@ export interface operations {
             /** @description `validation_failed`: `status` is not one of active, paused, revoked, or webhookId is not a positive integer. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2575,6 +2930,10 @@ export interface operations {
                 headers: {
                     /** @description e.g. `Bearer realm="api", error="invalid_token"` */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2586,6 +2945,10 @@ export interface operations {
                 headers: {
                     /** @description With `insufficient_scope`: `Bearer realm="api", error="insufficient_scope", scope="…"` */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2595,6 +2958,10 @@ export interface operations {
             /** @description `not_found`: unknown webhook, or one of another tenant. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2604,6 +2971,10 @@ export interface operations {
             /** @description `webhook_revoked`: `active` or `paused` asked of a revoked webhook (`revoked` again is a 200 no-op). */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2613,6 +2984,10 @@ export interface operations {
             /** @description `payload_too_large`: the body exceeds the `BODY_LIMIT` of the server (5 MiB). */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2622,6 +2997,10 @@ export interface operations {
             /** @description `unsupported_media_type`: the body is not `application/json` in UTF-8, or has a `Content-Encoding` other than gzip, deflate or br. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2633,6 +3012,10 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2642,6 +3025,10 @@ export interface operations {
             /** @description `internal_error`: unexpected; the body carries no stack, SQL, secrets or other internals. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2671,6 +3058,10 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2680,6 +3071,10 @@ export interface operations {
             /** @description `validation_failed`: `limit` not an integer in 1..100 (never clamped), `webhookId` not a positive integer, a `status` or `event_type` that is not one of the listed values, a repeated `webhookId` or `event_type`, or a cursor that is malformed or not of this list, these filters and tenant. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2691,6 +3086,10 @@ export interface operations {
                 headers: {
                     /** @description e.g. `Bearer realm="api", error="invalid_token"` */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2702,6 +3101,10 @@ export interface operations {
                 headers: {
                     /** @description With `insufficient_scope`: `Bearer realm="api", error="insufficient_scope", scope="…"` */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2713,6 +3116,10 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2722,6 +3129,10 @@ export interface operations {
             /** @description `internal_error`: unexpected; the body carries no stack, SQL, secrets or other internals. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2743,6 +3154,10 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2752,6 +3167,10 @@ export interface operations {
             /** @description `validation_failed`: deliveryId is not a positive integer. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2763,6 +3182,10 @@ export interface operations {
                 headers: {
                     /** @description e.g. `Bearer realm="api", error="invalid_token"` */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2774,6 +3197,10 @@ export interface operations {
                 headers: {
                     /** @description With `insufficient_scope`: `Bearer realm="api", error="insufficient_scope", scope="…"` */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2783,6 +3210,10 @@ export interface operations {
             /** @description `not_found`: unknown delivery, or one of another tenant. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2794,6 +3225,10 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2803,6 +3238,10 @@ export interface operations {
             /** @description `internal_error`: unexpected; the body carries no stack, SQL, secrets or other internals. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2824,6 +3263,10 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2833,6 +3276,10 @@ export interface operations {
             /** @description `validation_failed`: deliveryId is not a positive integer. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2844,6 +3291,10 @@ export interface operations {
                 headers: {
                     /** @description e.g. `Bearer realm="api", error="invalid_token"` */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2855,6 +3306,10 @@ export interface operations {
                 headers: {
                     /** @description With `insufficient_scope`: `Bearer realm="api", error="insufficient_scope", scope="…"` */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2864,6 +3319,10 @@ export interface operations {
             /** @description `not_found`: unknown delivery, or one of another tenant. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2875,6 +3334,10 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2884,6 +3347,10 @@ export interface operations {
             /** @description `internal_error`: unexpected; the body carries no stack, SQL, secrets or other internals. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2905,6 +3372,10 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2914,6 +3385,10 @@ export interface operations {
             /** @description `validation_failed`: deliveryId is not a positive integer. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2925,6 +3400,10 @@ export interface operations {
                 headers: {
                     /** @description e.g. `Bearer realm="api", error="invalid_token"` */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2936,6 +3415,10 @@ export interface operations {
                 headers: {
                     /** @description With `insufficient_scope`: `Bearer realm="api", error="insufficient_scope", scope="…"` */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2945,6 +3428,10 @@ export interface operations {
             /** @description `not_found`: unknown delivery, or one of another tenant. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2954,6 +3441,10 @@ export interface operations {
             /** @description The webhook is revoked (`webhook_revoked`, checked first), or the delivery is not failed/retry (`delivery_not_replayable`). */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2965,6 +3456,10 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2974,6 +3469,10 @@ export interface operations {
             /** @description `internal_error`: unexpected; the body carries no stack, SQL, secrets or other internals. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3000,6 +3499,14 @@ export interface operations {
             /** @description The lock is taken. */
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The answer carries a secret or a credential: no cache or proxy may keep it. */
+                    "Cache-Control": "no-store";
+                    /** @description `Cache-Control: no-store` for HTTP/1.0 caches. */
+                    Pragma: "no-cache";
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3009,6 +3516,14 @@ export interface operations {
             /** @description `validation_failed`: `ttl_minutes` not an integer in 5..240, or an unknown field. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The answer carries a secret or a credential: no cache or proxy may keep it. */
+                    "Cache-Control"?: "no-store";
+                    /** @description `Cache-Control: no-store` for HTTP/1.0 caches. */
+                    Pragma?: "no-cache";
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3020,6 +3535,14 @@ export interface operations {
                 headers: {
                     /** @description e.g. `Bearer realm="api", error="invalid_token"` */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The answer carries a secret or a credential: no cache or proxy may keep it. */
+                    "Cache-Control"?: "no-store";
+                    /** @description `Cache-Control: no-store` for HTTP/1.0 caches. */
+                    Pragma?: "no-cache";
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3031,6 +3554,14 @@ export interface operations {
                 headers: {
                     /** @description With `insufficient_scope`: `Bearer realm="api", error="insufficient_scope", scope="…"` */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The answer carries a secret or a credential: no cache or proxy may keep it. */
+                    "Cache-Control"?: "no-store";
+                    /** @description `Cache-Control: no-store` for HTTP/1.0 caches. */
+                    Pragma?: "no-cache";
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3040,6 +3571,14 @@ export interface operations {
             /** @description `not_found`: no such document for this tenant. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The answer carries a secret or a credential: no cache or proxy may keep it. */
+                    "Cache-Control"?: "no-store";
+                    /** @description `Cache-Control: no-store` for HTTP/1.0 caches. */
+                    Pragma?: "no-cache";
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3049,6 +3588,14 @@ export interface operations {
             /** @description `payload_too_large`: the body exceeds the `BODY_LIMIT` of the server (5 MiB). */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The answer carries a secret or a credential: no cache or proxy may keep it. */
+                    "Cache-Control"?: "no-store";
+                    /** @description `Cache-Control: no-store` for HTTP/1.0 caches. */
+                    Pragma?: "no-cache";
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3058,6 +3605,14 @@ export interface operations {
             /** @description `unsupported_media_type`: the body is not `application/json` in UTF-8, or has a `Content-Encoding` other than gzip, deflate or br. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The answer carries a secret or a credential: no cache or proxy may keep it. */
+                    "Cache-Control"?: "no-store";
+                    /** @description `Cache-Control: no-store` for HTTP/1.0 caches. */
+                    Pragma?: "no-cache";
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3067,6 +3622,14 @@ export interface operations {
             /** @description `document_locked`: a live lock exists; the body adds its `expires_at`, never its token. */
             423: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The answer carries a secret or a credential: no cache or proxy may keep it. */
+                    "Cache-Control"?: "no-store";
+                    /** @description `Cache-Control: no-store` for HTTP/1.0 caches. */
+                    Pragma?: "no-cache";
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3078,6 +3641,14 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The answer carries a secret or a credential: no cache or proxy may keep it. */
+                    "Cache-Control"?: "no-store";
+                    /** @description `Cache-Control: no-store` for HTTP/1.0 caches. */
+                    Pragma?: "no-cache";
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3087,6 +3658,14 @@ export interface operations {
             /** @description `internal_error`: unexpected; the body carries no stack, SQL, secrets or other internals. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The answer carries a secret or a credential: no cache or proxy may keep it. */
+                    "Cache-Control"?: "no-store";
+                    /** @description `Cache-Control: no-store` for HTTP/1.0 caches. */
+                    Pragma?: "no-cache";
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3113,6 +3692,10 @@ export interface operations {
             /** @description The lock is released. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3122,6 +3705,10 @@ export interface operations {
             /** @description `validation_failed`: `lock_token` missing or not a string, or an unknown field. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3133,6 +3720,10 @@ export interface operations {
                 headers: {
                     /** @description e.g. `Bearer realm="api", error="invalid_token"` */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3144,6 +3735,10 @@ export interface operations {
                 headers: {
                     /** @description With `insufficient_scope`: `Bearer realm="api", error="insufficient_scope", scope="…"` */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3153,6 +3748,10 @@ export interface operations {
             /** @description `not_found`: no such document for this tenant. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3162,6 +3761,10 @@ export interface operations {
             /** @description `lock_token_invalid`: the lock token is not the live lock of the document (wrong, malformed, expired or already used). */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3171,6 +3774,10 @@ export interface operations {
             /** @description `payload_too_large`: the body exceeds the `BODY_LIMIT` of the server (5 MiB). */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3180,6 +3787,10 @@ export interface operations {
             /** @description `unsupported_media_type`: the body is not `application/json` in UTF-8, or has a `Content-Encoding` other than gzip, deflate or br. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3191,6 +3802,10 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3200,6 +3815,10 @@ export interface operations {
             /** @description `internal_error`: unexpected; the body carries no stack, SQL, secrets or other internals. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3224,6 +3843,10 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3233,6 +3856,10 @@ export interface operations {
             /** @description `validation_failed`: limit not an integer in 1..100, offset not an integer in 0..2147483647 (never clamped), offset > 0 with a cursor, a cursor that is malformed or not of this list and tenant, or a query parameter this route does not take. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3244,6 +3871,10 @@ export interface operations {
                 headers: {
                     /** @description e.g. `Bearer realm="api", error="invalid_token"` */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3255,6 +3886,10 @@ export interface operations {
                 headers: {
                     /** @description With `insufficient_scope`: `Bearer realm="api", error="insufficient_scope", scope="…"` */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3266,6 +3901,10 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3275,6 +3914,10 @@ export interface operations {
             /** @description `internal_error`: unexpected; the body carries no stack, SQL, secrets or other internals. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3296,6 +3939,10 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3305,6 +3952,10 @@ export interface operations {
             /** @description `project_not_found`: the project is unknown or belongs to another tenant (answered alike: 400, not 404, on the project routes); `validation_failed`: projectId is not a positive integer. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3316,6 +3967,10 @@ export interface operations {
                 headers: {
                     /** @description e.g. `Bearer realm="api", error="invalid_token"` */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3327,6 +3982,10 @@ export interface operations {
                 headers: {
                     /** @description With `insufficient_scope`: `Bearer realm="api", error="insufficient_scope", scope="…"` */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3338,6 +3997,10 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3347,6 +4010,10 @@ export interface operations {
             /** @description `internal_error`: unexpected; the body carries no stack, SQL, secrets or other internals. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3373,6 +4040,10 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3382,6 +4053,10 @@ export interface operations {
             /** @description `project_not_found`: the project is unknown or belongs to another tenant (answered alike: 400, not 404, on the project routes); `validation_failed`: projectId is not a positive integer. Also `validation_failed` for `limit` outside 1..1000 or a cursor that is malformed or not of this list and tenant. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3393,6 +4068,10 @@ export interface operations {
                 headers: {
                     /** @description e.g. `Bearer realm="api", error="invalid_token"` */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3404,6 +4083,10 @@ export interface operations {
                 headers: {
                     /** @description With `insufficient_scope`: `Bearer realm="api", error="insufficient_scope", scope="…"` */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3415,6 +4098,10 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3424,6 +4111,10 @@ export interface operations {
             /** @description `internal_error`: unexpected; the body carries no stack, SQL, secrets or other internals. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3450,6 +4141,10 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3459,6 +4154,10 @@ export interface operations {
             /** @description `project_not_found`: the project is unknown or belongs to another tenant; `validation_failed`: projectId is not a positive integer, `limit` is outside 1..1000, or the cursor is malformed or not of this list and tenant. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3470,6 +4169,10 @@ export interface operations {
                 headers: {
                     /** @description e.g. `Bearer realm="api", error="invalid_token"` */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3481,6 +4184,10 @@ export interface operations {
                 headers: {
                     /** @description With `insufficient_scope`: `Bearer realm="api", error="insufficient_scope", scope="…"` */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3492,6 +4199,10 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3501,6 +4212,10 @@ export interface operations {
             /** @description `internal_error`: unexpected; the body carries no stack, SQL, secrets or other internals. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3522,6 +4237,10 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3531,6 +4250,10 @@ export interface operations {
             /** @description `validation_failed`: an identifier is not a positive integer. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3542,6 +4265,10 @@ export interface operations {
                 headers: {
                     /** @description e.g. `Bearer realm="api", error="invalid_token"` */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3553,6 +4280,10 @@ export interface operations {
                 headers: {
                     /** @description With `insufficient_scope`: `Bearer realm="api", error="insufficient_scope", scope="…"` */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3562,6 +4293,10 @@ export interface operations {
             /** @description `not_found`: the document is unknown or belongs to another tenant. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3573,6 +4308,10 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3582,6 +4321,10 @@ export interface operations {
             /** @description `internal_error`: unexpected; the body carries no stack, SQL, secrets or other internals. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3608,6 +4351,10 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3617,6 +4364,10 @@ export interface operations {
             /** @description `validation_failed`: documentId is not a positive integer, `limit` is outside 1..1000, or the cursor is malformed or not of this list and tenant. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3628,6 +4379,10 @@ export interface operations {
                 headers: {
                     /** @description e.g. `Bearer realm="api", error="invalid_token"` */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3639,6 +4394,10 @@ export interface operations {
                 headers: {
                     /** @description With `insufficient_scope`: `Bearer realm="api", error="insufficient_scope", scope="…"` */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3648,6 +4407,10 @@ export interface operations {
             /** @description `not_found`: the document is unknown or belongs to another tenant. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3659,6 +4422,10 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3668,6 +4435,10 @@ export interface operations {
             /** @description `internal_error`: unexpected; the body carries no stack, SQL, secrets or other internals. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3693,8 +4464,12 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description `"<content_hash>"` */
-                    ETag?: string;
+                    /** @description `"<content_hash>"`: send it in `If-Match` or `If-None-Match`. */
+                    ETag: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3704,8 +4479,12 @@ export interface operations {
             /** @description If-None-Match matched the version: no body. */
             304: {
                 headers: {
-                    /** @description `"<content_hash>"` */
-                    ETag?: string;
+                    /** @description `"<content_hash>"`: send it in `If-Match` or `If-None-Match`. */
+                    ETag: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -3713,6 +4492,10 @@ export interface operations {
             /** @description `validation_failed`: an identifier is not a positive integer. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3724,6 +4507,10 @@ export interface operations {
                 headers: {
                     /** @description e.g. `Bearer realm="api", error="invalid_token"` */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3735,6 +4522,10 @@ export interface operations {
                 headers: {
                     /** @description With `insufficient_scope`: `Bearer realm="api", error="insufficient_scope", scope="…"` */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3744,6 +4535,10 @@ export interface operations {
             /** @description `not_found`: the document or version is unknown, belongs to another tenant, or the version is not of this document. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3755,6 +4550,10 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3764,6 +4563,10 @@ export interface operations {
             /** @description `internal_error`: unexpected; the body carries no stack, SQL, secrets or other internals. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3790,6 +4593,10 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3799,6 +4606,10 @@ export interface operations {
             /** @description `validation_failed`: documentId is not a positive integer, `limit` is outside 1..1000, or the cursor is malformed or not of this list and tenant. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3810,6 +4621,10 @@ export interface operations {
                 headers: {
                     /** @description e.g. `Bearer realm="api", error="invalid_token"` */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3821,6 +4636,10 @@ export interface operations {
                 headers: {
                     /** @description With `insufficient_scope`: `Bearer realm="api", error="insufficient_scope", scope="…"` */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3830,6 +4649,10 @@ export interface operations {
             /** @description `not_found`: unknown document or one of another tenant. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3841,6 +4664,10 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3850,6 +4677,10 @@ export interface operations {
             /** @description `internal_error`: unexpected; the body carries no stack, SQL, secrets or other internals. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3885,6 +4716,10 @@ export interface operations {
                 headers: {
                     /** @description /api/v1/documents/{documentId}/external-revisions/{revisionId} */
                     Location?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3894,6 +4729,10 @@ export interface operations {
             /** @description `validation_failed` (body, path or headers invalid; `base_version_id` not a version of this document) or `version_conflict` (stale base or If-Match; `detail` names the base and the current version). */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3905,6 +4744,10 @@ export interface operations {
                 headers: {
                     /** @description e.g. `Bearer realm="api", error="invalid_token"` */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3916,6 +4759,10 @@ export interface operations {
                 headers: {
                     /** @description With `insufficient_scope`: `Bearer realm="api", error="insufficient_scope", scope="…"` */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3925,6 +4772,10 @@ export interface operations {
             /** @description `not_found`: unknown document or one of another tenant. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3934,6 +4785,10 @@ export interface operations {
             /** @description `idempotency_key_reused`: the `Idempotency-Key` was used with another request on this route. */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3943,6 +4798,10 @@ export interface operations {
             /** @description `payload_too_large`: the body exceeds the `BODY_LIMIT` of the server (5 MiB). */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3952,6 +4811,10 @@ export interface operations {
             /** @description `unsupported_media_type`: the body is not `application/json` in UTF-8, or has a `Content-Encoding` other than gzip, deflate or br. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3961,6 +4824,10 @@ export interface operations {
             /** @description `document_locked`: a live lock exists and `Lock-Token` is not its token; the body adds the `expires_at` of the lock. */
             423: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3972,6 +4839,10 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3981,6 +4852,10 @@ export interface operations {
             /** @description `internal_error`: unexpected; the body carries no stack, SQL, secrets or other internals. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4003,6 +4878,10 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4012,6 +4891,10 @@ export interface operations {
             /** @description `validation_failed`: an identifier is not a positive integer. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4023,6 +4906,10 @@ export interface operations {
                 headers: {
                     /** @description e.g. `Bearer realm="api", error="invalid_token"` */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4034,6 +4921,10 @@ export interface operations {
                 headers: {
                     /** @description With `insufficient_scope`: `Bearer realm="api", error="insufficient_scope", scope="…"` */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4043,6 +4934,10 @@ export interface operations {
             /** @description `not_found`: unknown document or revision, or one of another tenant. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4054,6 +4949,10 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4063,6 +4962,10 @@ export interface operations {
             /** @description `internal_error`: unexpected; the body carries no stack, SQL, secrets or other internals. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit-api": components["headers"]["X-RateLimit-Limit-api"];
+                    "X-RateLimit-Remaining-api": components["headers"]["X-RateLimit-Remaining-api"];
+                    "X-RateLimit-Reset-api": components["headers"]["X-RateLimit-Reset-api"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -1807,7 +1807,10 @@ export interface components {
     responses: never;
     parameters: never;
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description The request's id: the caller's `X-Request-Id` when it sent a sane one (1 to 128 of `A-Z a-z 0-9 . _ : -`), else a new UUID. Every log line and audit entry of the request carries it; quote it when asking for support. */
+        "X-Request-Id": string;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -1828,6 +1831,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1837,6 +1841,7 @@ export interface operations {
             /** @description `validation_failed`: `limit` outside 1..1000, or a cursor that is not this list's. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1848,6 +1853,11 @@ export interface operations {
                 headers: {
                     /** @description e.g. `Bearer realm="api", error="invalid_token"` */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The answer carries a secret or a credential: no cache or proxy may keep it. */
+                    "Cache-Control"?: "no-store";
+                    /** @description `Cache-Control: no-store` for HTTP/1.0 caches. */
+                    Pragma?: "no-cache";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1859,6 +1869,11 @@ export interface operations {
                 headers: {
                     /** @description With `insufficient_scope`: `Bearer realm="api", error="insufficient_scope", scope="…"` */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The answer carries a secret or a credential: no cache or proxy may keep it. */
+                    "Cache-Control"?: "no-store";
+                    /** @description `Cache-Control: no-store` for HTTP/1.0 caches. */
+                    Pragma?: "no-cache";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1870,6 +1885,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1879,6 +1895,7 @@ export interface operations {
             /** @description `internal_error`: unexpected; the body carries no stack, SQL, secrets or other internals. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1905,6 +1922,7 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1914,6 +1932,7 @@ export interface operations {
             /** @description `validation_failed`: `name` blank or longer than 200 characters, `plan` not one of `starter`, `professional`, `enterprise`, an unknown field, or no `X-Acting-User`. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1925,6 +1944,11 @@ export interface operations {
                 headers: {
                     /** @description e.g. `Bearer realm="api", error="invalid_token"` */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The answer carries a secret or a credential: no cache or proxy may keep it. */
+                    "Cache-Control"?: "no-store";
+                    /** @description `Cache-Control: no-store` for HTTP/1.0 caches. */
+                    Pragma?: "no-cache";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1936,6 +1960,11 @@ export interface operations {
                 headers: {
                     /** @description With `insufficient_scope`: `Bearer realm="api", error="insufficient_scope", scope="…"` */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The answer carries a secret or a credential: no cache or proxy may keep it. */
+                    "Cache-Control"?: "no-store";
+                    /** @description `Cache-Control: no-store` for HTTP/1.0 caches. */
+                    Pragma?: "no-cache";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1947,6 +1976,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1956,6 +1986,7 @@ export interface operations {
             /** @description `internal_error`: unexpected; the body carries no stack, SQL, secrets or other internals. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1977,6 +2008,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1986,6 +2018,7 @@ export interface operations {
             /** @description `validation_failed`: tenantId is not a positive integer. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1997,6 +2030,11 @@ export interface operations {
                 headers: {
                     /** @description e.g. `Bearer realm="api", error="invalid_token"` */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The answer carries a secret or a credential: no cache or proxy may keep it. */
+                    "Cache-Control"?: "no-store";
+                    /** @description `Cache-Control: no-store` for HTTP/1.0 caches. */
+                    Pragma?: "no-cache";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2008,6 +2046,11 @@ export interface operations {
                 headers: {
                     /** @description With `insufficient_scope`: `Bearer realm="api", error="insufficient_scope", scope="…"` */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The answer carries a secret or a credential: no cache or proxy may keep it. */
+                    "Cache-Control"?: "no-store";
+                    /** @description `Cache-Control: no-store` for HTTP/1.0 caches. */
+                    Pragma?: "no-cache";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2017,6 +2060,7 @@ export interface operations {
             /** @description `not_found`: unknown tenant. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2028,6 +2072,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2037,6 +2082,7 @@ export interface operations {
             /** @description `internal_error`: unexpected; the body carries no stack, SQL, secrets or other internals. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2065,6 +2111,11 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The answer carries a secret or a credential: no cache or proxy may keep it. */
+                    "Cache-Control": "no-store";
+                    /** @description `Cache-Control: no-store` for HTTP/1.0 caches. */
+                    Pragma: "no-cache";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2074,6 +2125,11 @@ export interface operations {
             /** @description `validation_failed`: a blank or too long `name`, an unknown `plan` or entitlement, an entitlement named in two lists, an unknown field, no `X-Acting-User`, or tenantId is not a positive integer. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The answer carries a secret or a credential: no cache or proxy may keep it. */
+                    "Cache-Control"?: "no-store";
+                    /** @description `Cache-Control: no-store` for HTTP/1.0 caches. */
+                    Pragma?: "no-cache";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2085,6 +2141,11 @@ export interface operations {
                 headers: {
                     /** @description e.g. `Bearer realm="api", error="invalid_token"` */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The answer carries a secret or a credential: no cache or proxy may keep it. */
+                    "Cache-Control"?: "no-store";
+                    /** @description `Cache-Control: no-store` for HTTP/1.0 caches. */
+                    Pragma?: "no-cache";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2096,6 +2157,11 @@ export interface operations {
                 headers: {
                     /** @description With `insufficient_scope`: `Bearer realm="api", error="insufficient_scope", scope="…"` */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The answer carries a secret or a credential: no cache or proxy may keep it. */
+                    "Cache-Control"?: "no-store";
+                    /** @description `Cache-Control: no-store` for HTTP/1.0 caches. */
+                    Pragma?: "no-cache";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2105,6 +2171,11 @@ export interface operations {
             /** @description `not_found`: unknown tenant. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The answer carries a secret or a credential: no cache or proxy may keep it. */
+                    "Cache-Control"?: "no-store";
+                    /** @description `Cache-Control: no-store` for HTTP/1.0 caches. */
+                    Pragma?: "no-cache";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2116,6 +2187,11 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The answer carries a secret or a credential: no cache or proxy may keep it. */
+                    "Cache-Control"?: "no-store";
+                    /** @description `Cache-Control: no-store` for HTTP/1.0 caches. */
+                    Pragma?: "no-cache";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2125,6 +2201,11 @@ export interface operations {
             /** @description `internal_error`: unexpected; the body carries no stack, SQL, secrets or other internals. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The answer carries a secret or a credential: no cache or proxy may keep it. */
+                    "Cache-Control"?: "no-store";
+                    /** @description `Cache-Control: no-store` for HTTP/1.0 caches. */
+                    Pragma?: "no-cache";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2151,6 +2232,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2160,6 +2242,7 @@ export interface operations {
             /** @description `validation_failed`: `limit` outside 1..1000, a cursor that is not this list's, or tenantId is not a positive integer. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2171,6 +2254,11 @@ export interface operations {
                 headers: {
                     /** @description e.g. `Bearer realm="api", error="invalid_token"` */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The answer carries a secret or a credential: no cache or proxy may keep it. */
+                    "Cache-Control"?: "no-store";
+                    /** @description `Cache-Control: no-store` for HTTP/1.0 caches. */
+                    Pragma?: "no-cache";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2182,6 +2270,11 @@ export interface operations {
                 headers: {
                     /** @description With `insufficient_scope`: `Bearer realm="api", error="insufficient_scope", scope="…"` */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The answer carries a secret or a credential: no cache or proxy may keep it. */
+                    "Cache-Control"?: "no-store";
+                    /** @description `Cache-Control: no-store` for HTTP/1.0 caches. */
+                    Pragma?: "no-cache";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2191,6 +2284,7 @@ export interface operations {
             /** @description `not_found`: unknown tenant. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2202,6 +2296,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2211,6 +2306,7 @@ export interface operations {
             /** @description `internal_error`: unexpected; the body carries no stack, SQL, secrets or other internals. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2239,6 +2335,11 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The answer carries a secret or a credential: no cache or proxy may keep it. */
+                    "Cache-Control": "no-store";
+                    /** @description `Cache-Control: no-store` for HTTP/1.0 caches. */
+                    Pragma: "no-cache";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2248,6 +2349,11 @@ export interface operations {
             /** @description `validation_failed`: a blank or too long `name`, no or an unknown scope, an `allowed_ips` entry that is not an IPv4 or IPv6 CIDR, an unknown field, no `X-Acting-User`, or tenantId is not a positive integer. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The answer carries a secret or a credential: no cache or proxy may keep it. */
+                    "Cache-Control"?: "no-store";
+                    /** @description `Cache-Control: no-store` for HTTP/1.0 caches. */
+                    Pragma?: "no-cache";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2259,6 +2365,11 @@ export interface operations {
                 headers: {
                     /** @description e.g. `Bearer realm="api", error="invalid_token"` */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The answer carries a secret or a credential: no cache or proxy may keep it. */
+                    "Cache-Control"?: "no-store";
+                    /** @description `Cache-Control: no-store` for HTTP/1.0 caches. */
+                    Pragma?: "no-cache";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2270,6 +2381,11 @@ export interface operations {
                 headers: {
                     /** @description With `insufficient_scope`: `Bearer realm="api", error="insufficient_scope", scope="…"` */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The answer carries a secret or a credential: no cache or proxy may keep it. */
+                    "Cache-Control"?: "no-store";
+                    /** @description `Cache-Control: no-store` for HTTP/1.0 caches. */
+                    Pragma?: "no-cache";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2279,6 +2395,11 @@ export interface operations {
             /** @description `not_found`: unknown tenant. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The answer carries a secret or a credential: no cache or proxy may keep it. */
+                    "Cache-Control"?: "no-store";
+                    /** @description `Cache-Control: no-store` for HTTP/1.0 caches. */
+                    Pragma?: "no-cache";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2290,6 +2411,11 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The answer carries a secret or a credential: no cache or proxy may keep it. */
+                    "Cache-Control"?: "no-store";
+                    /** @description `Cache-Control: no-store` for HTTP/1.0 caches. */
+                    Pragma?: "no-cache";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2299,6 +2425,11 @@ export interface operations {
             /** @description `internal_error`: unexpected; the body carries no stack, SQL, secrets or other internals. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The answer carries a secret or a credential: no cache or proxy may keep it. */
+                    "Cache-Control"?: "no-store";
+                    /** @description `Cache-Control: no-store` for HTTP/1.0 caches. */
+                    Pragma?: "no-cache";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2323,6 +2454,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2332,6 +2464,7 @@ export interface operations {
             /** @description `validation_failed`: clientId is not a client id, or no `X-Acting-User`. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2343,6 +2476,11 @@ export interface operations {
                 headers: {
                     /** @description e.g. `Bearer realm="api", error="invalid_token"` */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The answer carries a secret or a credential: no cache or proxy may keep it. */
+                    "Cache-Control"?: "no-store";
+                    /** @description `Cache-Control: no-store` for HTTP/1.0 caches. */
+                    Pragma?: "no-cache";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2354,6 +2492,11 @@ export interface operations {
                 headers: {
                     /** @description With `insufficient_scope`: `Bearer realm="api", error="insufficient_scope", scope="…"` */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The answer carries a secret or a credential: no cache or proxy may keep it. */
+                    "Cache-Control"?: "no-store";
+                    /** @description `Cache-Control: no-store` for HTTP/1.0 caches. */
+                    Pragma?: "no-cache";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2363,6 +2506,7 @@ export interface operations {
             /** @description `not_found`: unknown client. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2374,6 +2518,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2383,6 +2528,7 @@ export interface operations {
             /** @description `internal_error`: unexpected; the body carries no stack, SQL, secrets or other internals. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2411,6 +2557,11 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The answer carries a secret or a credential: no cache or proxy may keep it. */
+                    "Cache-Control": "no-store";
+                    /** @description `Cache-Control: no-store` for HTTP/1.0 caches. */
+                    Pragma: "no-cache";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2420,6 +2571,11 @@ export interface operations {
             /** @description `validation_failed`: `revoke_tokens` is not a boolean, an unknown field, clientId is not a client id, or no `X-Acting-User`. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The answer carries a secret or a credential: no cache or proxy may keep it. */
+                    "Cache-Control"?: "no-store";
+                    /** @description `Cache-Control: no-store` for HTTP/1.0 caches. */
+                    Pragma?: "no-cache";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2431,6 +2587,11 @@ export interface operations {
                 headers: {
                     /** @description e.g. `Bearer realm="api", error="invalid_token"` */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The answer carries a secret or a credential: no cache or proxy may keep it. */
+                    "Cache-Control"?: "no-store";
+                    /** @description `Cache-Control: no-store` for HTTP/1.0 caches. */
+                    Pragma?: "no-cache";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2442,6 +2603,11 @@ export interface operations {
                 headers: {
                     /** @description With `insufficient_scope`: `Bearer realm="api", error="insufficient_scope", scope="…"` */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The answer carries a secret or a credential: no cache or proxy may keep it. */
+                    "Cache-Control"?: "no-store";
+                    /** @description `Cache-Control: no-store` for HTTP/1.0 caches. */
+                    Pragma?: "no-cache";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2451,6 +2617,11 @@ export interface operations {
             /** @description `not_found`: unknown client. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The answer carries a secret or a credential: no cache or proxy may keep it. */
+                    "Cache-Control"?: "no-store";
+                    /** @description `Cache-Control: no-store` for HTTP/1.0 caches. */
+                    Pragma?: "no-cache";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2460,6 +2631,11 @@ export interface operations {
             /** @description `client_disabled`: a new secret asked for a disabled client (administration only). */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The answer carries a secret or a credential: no cache or proxy may keep it. */
+                    "Cache-Control"?: "no-store";
+                    /** @description `Cache-Control: no-store` for HTTP/1.0 caches. */
+                    Pragma?: "no-cache";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2471,6 +2647,11 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The answer carries a secret or a credential: no cache or proxy may keep it. */
+                    "Cache-Control"?: "no-store";
+                    /** @description `Cache-Control: no-store` for HTTP/1.0 caches. */
+                    Pragma?: "no-cache";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2480,6 +2661,11 @@ export interface operations {
             /** @description `internal_error`: unexpected; the body carries no stack, SQL, secrets or other internals. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The answer carries a secret or a credential: no cache or proxy may keep it. */
+                    "Cache-Control"?: "no-store";
+                    /** @description `Cache-Control: no-store` for HTTP/1.0 caches. */
+                    Pragma?: "no-cache";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2506,6 +2692,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2515,6 +2702,7 @@ export interface operations {
             /** @description `validation_failed`: `limit` outside 1..1000, a cursor that is not this list's, or tenantId is not a positive integer. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2526,6 +2714,11 @@ export interface operations {
                 headers: {
                     /** @description e.g. `Bearer realm="api", error="invalid_token"` */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The answer carries a secret or a credential: no cache or proxy may keep it. */
+                    "Cache-Control"?: "no-store";
+                    /** @description `Cache-Control: no-store` for HTTP/1.0 caches. */
+                    Pragma?: "no-cache";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2537,6 +2730,11 @@ export interface operations {
                 headers: {
                     /** @description With `insufficient_scope`: `Bearer realm="api", error="insufficient_scope", scope="…"` */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The answer carries a secret or a credential: no cache or proxy may keep it. */
+                    "Cache-Control"?: "no-store";
+                    /** @description `Cache-Control: no-store` for HTTP/1.0 caches. */
+                    Pragma?: "no-cache";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2546,6 +2744,7 @@ export interface operations {
             /** @description `not_found`: unknown tenant. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2557,6 +2756,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2566,6 +2766,7 @@ export interface operations {
             /** @description `internal_error`: unexpected; the body carries no stack, SQL, secrets or other internals. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2594,6 +2795,11 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The answer carries a secret or a credential: no cache or proxy may keep it. */
+                    "Cache-Control": "no-store";
+                    /** @description `Cache-Control: no-store` for HTTP/1.0 caches. */
+                    Pragma: "no-cache";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2603,6 +2809,11 @@ export interface operations {
             /** @description `validation_failed`: a blank or too long `name`, no or an unknown scope, an `allowed_ips` entry that is not a CIDR, `expires_in_days` outside 1..365, an unknown field, no `X-Acting-User`, or tenantId is not a positive integer. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The answer carries a secret or a credential: no cache or proxy may keep it. */
+                    "Cache-Control"?: "no-store";
+                    /** @description `Cache-Control: no-store` for HTTP/1.0 caches. */
+                    Pragma?: "no-cache";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2614,6 +2825,11 @@ export interface operations {
                 headers: {
                     /** @description e.g. `Bearer realm="api", error="invalid_token"` */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The answer carries a secret or a credential: no cache or proxy may keep it. */
+                    "Cache-Control"?: "no-store";
+                    /** @description `Cache-Control: no-store` for HTTP/1.0 caches. */
+                    Pragma?: "no-cache";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2625,6 +2841,11 @@ export interface operations {
                 headers: {
                     /** @description With `insufficient_scope`: `Bearer realm="api", error="insufficient_scope", scope="…"` */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The answer carries a secret or a credential: no cache or proxy may keep it. */
+                    "Cache-Control"?: "no-store";
+                    /** @description `Cache-Control: no-store` for HTTP/1.0 caches. */
+                    Pragma?: "no-cache";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2634,6 +2855,11 @@ export interface operations {
             /** @description `not_found`: unknown tenant. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The answer carries a secret or a credential: no cache or proxy may keep it. */
+                    "Cache-Control"?: "no-store";
+                    /** @description `Cache-Control: no-store` for HTTP/1.0 caches. */
+                    Pragma?: "no-cache";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2645,6 +2871,11 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The answer carries a secret or a credential: no cache or proxy may keep it. */
+                    "Cache-Control"?: "no-store";
+                    /** @description `Cache-Control: no-store` for HTTP/1.0 caches. */
+                    Pragma?: "no-cache";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2654,6 +2885,11 @@ export interface operations {
             /** @description `internal_error`: unexpected; the body carries no stack, SQL, secrets or other internals. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The answer carries a secret or a credential: no cache or proxy may keep it. */
+                    "Cache-Control"?: "no-store";
+                    /** @description `Cache-Control: no-store` for HTTP/1.0 caches. */
+                    Pragma?: "no-cache";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2678,6 +2914,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2687,6 +2924,7 @@ export interface operations {
             /** @description `validation_failed`: patId is not a positive integer, or no `X-Acting-User`. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2698,6 +2936,11 @@ export interface operations {
                 headers: {
                     /** @description e.g. `Bearer realm="api", error="invalid_token"` */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The answer carries a secret or a credential: no cache or proxy may keep it. */
+                    "Cache-Control"?: "no-store";
+                    /** @description `Cache-Control: no-store` for HTTP/1.0 caches. */
+                    Pragma?: "no-cache";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2709,6 +2952,11 @@ export interface operations {
                 headers: {
                     /** @description With `insufficient_scope`: `Bearer realm="api", error="insufficient_scope", scope="…"` */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The answer carries a secret or a credential: no cache or proxy may keep it. */
+                    "Cache-Control"?: "no-store";
+                    /** @description `Cache-Control: no-store` for HTTP/1.0 caches. */
+                    Pragma?: "no-cache";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2718,6 +2966,7 @@ export interface operations {
             /** @description `not_found`: unknown personal access token. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2729,6 +2978,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2738,6 +2988,7 @@ export interface operations {
             /** @description `internal_error`: unexpected; the body carries no stack, SQL, secrets or other internals. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2768,6 +3019,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2777,6 +3029,7 @@ export interface operations {
             /** @description `validation_failed`: `tenantId` or `documentId` not a positive integer, `status` not a candidate status, `limit` outside 1..1000, an unknown parameter, or a cursor of another filter. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2788,6 +3041,7 @@ export interface operations {
                 headers: {
                     /** @description e.g. `Bearer realm="api", error="invalid_token"` */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2799,6 +3053,7 @@ export interface operations {
                 headers: {
                     /** @description With `insufficient_scope`: `Bearer realm="api", error="insufficient_scope", scope="…"` */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2810,6 +3065,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2819,6 +3075,7 @@ export interface operations {
             /** @description `internal_error`: unexpected; the body carries no stack, SQL, secrets or other internals. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2841,6 +3098,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2850,6 +3108,7 @@ export interface operations {
             /** @description `validation_failed`: revisionId is not a positive integer. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2861,6 +3120,7 @@ export interface operations {
                 headers: {
                     /** @description e.g. `Bearer realm="api", error="invalid_token"` */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2872,6 +3132,7 @@ export interface operations {
                 headers: {
                     /** @description With `insufficient_scope`: `Bearer realm="api", error="insufficient_scope", scope="…"` */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2881,6 +3142,7 @@ export interface operations {
             /** @description `not_found`: no candidate revision has this id. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2892,6 +3154,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2901,6 +3164,7 @@ export interface operations {
             /** @description `internal_error`: unexpected; the body carries no stack, SQL, secrets or other internals. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2930,6 +3194,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2939,6 +3204,7 @@ export interface operations {
             /** @description `validation_failed`: revisionId is not a positive integer, `note` too long, an unknown field, or `X-Acting-User` missing or invalid. `version_conflict`: the base is no longer current although the candidate is still staged (a safeguard: every new version supersedes the staged candidates on older bases). */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2950,6 +3216,7 @@ export interface operations {
                 headers: {
                     /** @description e.g. `Bearer realm="api", error="invalid_token"` */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2961,6 +3228,7 @@ export interface operations {
                 headers: {
                     /** @description With `insufficient_scope`: `Bearer realm="api", error="insufficient_scope", scope="…"` */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2970,6 +3238,7 @@ export interface operations {
             /** @description `not_found`: no candidate revision has this id. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2979,6 +3248,7 @@ export interface operations {
             /** @description `revision_not_staged`: the candidate is already accepted, rejected or superseded (a newer version exists: read the candidate for `diff_to_current`). */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2988,6 +3258,7 @@ export interface operations {
             /** @description `payload_too_large`: the body exceeds the `BODY_LIMIT` of the server (5 MiB). */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2997,6 +3268,7 @@ export interface operations {
             /** @description `unsupported_media_type`: the body is not `application/json` in UTF-8, or has a `Content-Encoding` other than gzip, deflate or br. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3008,6 +3280,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3017,6 +3290,7 @@ export interface operations {
             /** @description `internal_error`: unexpected; the body carries no stack, SQL, secrets or other internals. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3046,6 +3320,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3055,6 +3330,7 @@ export interface operations {
             /** @description `validation_failed`: revisionId is not a positive integer, `note` too long, an unknown field, or `X-Acting-User` missing or invalid. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3066,6 +3342,7 @@ export interface operations {
                 headers: {
                     /** @description e.g. `Bearer realm="api", error="invalid_token"` */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3077,6 +3354,7 @@ export interface operations {
                 headers: {
                     /** @description With `insufficient_scope`: `Bearer realm="api", error="insufficient_scope", scope="…"` */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3086,6 +3364,7 @@ export interface operations {
             /** @description `not_found`: no candidate revision has this id. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3095,6 +3374,7 @@ export interface operations {
             /** @description `revision_not_staged`: accept or reject of a revision that is already accepted, rejected or superseded. */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3104,6 +3384,7 @@ export interface operations {
             /** @description `payload_too_large`: the body exceeds the `BODY_LIMIT` of the server (5 MiB). */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3113,6 +3394,7 @@ export interface operations {
             /** @description `unsupported_media_type`: the body is not `application/json` in UTF-8, or has a `Content-Encoding` other than gzip, deflate or br. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3124,6 +3406,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3133,6 +3416,7 @@ export interface operations {
             /** @description `internal_error`: unexpected; the body carries no stack, SQL, secrets or other internals. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3165,6 +3449,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3174,6 +3459,7 @@ export interface operations {
             /** @description `validation_failed`: `limit` not an integer in 1..1000, `tenantId` not a positive integer, `action` empty or over 100 characters, `since` or `until` not a date or a date-time with its zone, or a cursor that is not of this list and these filters. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3185,6 +3471,7 @@ export interface operations {
                 headers: {
                     /** @description e.g. `Bearer realm="api", error="invalid_token"` */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3196,6 +3483,7 @@ export interface operations {
                 headers: {
                     /** @description With `insufficient_scope`: `Bearer realm="api", error="insufficient_scope", scope="…"` */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3205,6 +3493,7 @@ export interface operations {
             /** @description `not_found`: there is no tenant `tenantId`. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3216,6 +3505,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3225,6 +3515,7 @@ export interface operations {
             /** @description `internal_error`: unexpected; the body carries no stack, SQL, secrets or other internals. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3257,6 +3548,7 @@ export interface operations {
             /** @description The page (JSON) or the stream (`text/event-stream`), as `Accept` asks. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3274,6 +3566,7 @@ export interface operations {
             /** @description `validation_failed`: `after` or `Last-Event-ID` not a cursor of this feed, `limit` not an integer in 1..1000, a `types` value not an event type, `tenantId` not a positive integer. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3285,6 +3578,7 @@ export interface operations {
                 headers: {
                     /** @description e.g. `Bearer realm="api", error="invalid_token"` */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3296,6 +3590,7 @@ export interface operations {
                 headers: {
                     /** @description With `insufficient_scope`: `Bearer realm="api", error="insufficient_scope", scope="…"` */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3305,6 +3600,7 @@ export interface operations {
             /** @description `not_found`: there is no tenant `tenantId`. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3316,6 +3612,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3325,6 +3622,7 @@ export interface operations {
             /** @description `internal_error`: unexpected; the body carries no stack, SQL, secrets or other internals. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3357,6 +3655,7 @@ export interface operations {
             /** @description Updated. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3366,6 +3665,7 @@ export interface operations {
             /** @description Created. */
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3375,6 +3675,7 @@ export interface operations {
             /** @description `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take. `malformed_request`: the request line or path could not be parsed, or the head sends `Host`, `Authorization`, `Content-Type` or `Content-Length` twice or a transfer coding other than `chunked` alone (the connection is closed). */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3386,6 +3687,7 @@ export interface operations {
                 headers: {
                     /** @description e.g. `Bearer realm="api", error="invalid_token"` */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3397,6 +3699,7 @@ export interface operations {
                 headers: {
                     /** @description With `insufficient_scope`: `Bearer realm="api", error="insufficient_scope", scope="…"` */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3406,6 +3709,7 @@ export interface operations {
             /** @description `not_found`: unknown tenant. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3415,6 +3719,7 @@ export interface operations {
             /** @description `payload_too_large`: the body exceeds the `BODY_LIMIT` of the server (5 MiB). */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3424,6 +3729,7 @@ export interface operations {
             /** @description `unsupported_media_type`: the body is not `application/json` in UTF-8, or has a `Content-Encoding` other than gzip, deflate or br. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3435,6 +3741,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3444,6 +3751,7 @@ export interface operations {
             /** @description `internal_error`: unexpected; the body carries no stack, SQL, secrets or other internals. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3476,6 +3784,9 @@ export interface operations {
             /** @description Updated. */
             200: {
                 headers: {
+                    /** @description `"<content_hash>"`: send it in `If-Match` or `If-None-Match`. */
+                    ETag: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3485,6 +3796,9 @@ export interface operations {
             /** @description Created. */
             201: {
                 headers: {
+                    /** @description `"<content_hash>"`: send it in `If-Match` or `If-None-Match`. */
+                    ETag: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3494,6 +3808,7 @@ export interface operations {
             /** @description `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take. `malformed_request`: the request line or path could not be parsed, or the head sends `Host`, `Authorization`, `Content-Type` or `Content-Length` twice or a transfer coding other than `chunked` alone (the connection is closed). */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3505,6 +3820,7 @@ export interface operations {
                 headers: {
                     /** @description e.g. `Bearer realm="api", error="invalid_token"` */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3516,6 +3832,7 @@ export interface operations {
                 headers: {
                     /** @description With `insufficient_scope`: `Bearer realm="api", error="insufficient_scope", scope="…"` */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3525,6 +3842,7 @@ export interface operations {
             /** @description `not_found`: unknown project. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3534,6 +3852,7 @@ export interface operations {
             /** @description `payload_too_large`: the body exceeds the `BODY_LIMIT` of the server (5 MiB). */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3543,6 +3862,7 @@ export interface operations {
             /** @description `unsupported_media_type`: the body is not `application/json` in UTF-8, or has a `Content-Encoding` other than gzip, deflate or br. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3554,6 +3874,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3563,6 +3884,7 @@ export interface operations {
             /** @description `internal_error`: unexpected; the body carries no stack, SQL, secrets or other internals. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3594,6 +3916,9 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    /** @description `"<content_hash>"`: send it in `If-Match` or `If-None-Match`. */
+                    ETag: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3603,6 +3928,7 @@ export interface operations {
             /** @description `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take. `malformed_request`: the request line or path could not be parsed, or the head sends `Host`, `Authorization`, `Content-Type` or `Content-Length` twice or a transfer coding other than `chunked` alone (the connection is closed). */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3614,6 +3940,7 @@ export interface operations {
                 headers: {
                     /** @description e.g. `Bearer realm="api", error="invalid_token"` */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3625,6 +3952,7 @@ export interface operations {
                 headers: {
                     /** @description With `insufficient_scope`: `Bearer realm="api", error="insufficient_scope", scope="…"` */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3634,6 +3962,7 @@ export interface operations {
             /** @description `not_found`: unknown document. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3643,6 +3972,7 @@ export interface operations {
             /** @description `precondition_failed`: `If-Match` is not the current content hash; `current_version_id` names the current version. */
             412: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3652,6 +3982,7 @@ export interface operations {
             /** @description `payload_too_large`: the body exceeds the `BODY_LIMIT` of the server (5 MiB). */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3661,6 +3992,7 @@ export interface operations {
             /** @description `unsupported_media_type`: the body is not `application/json` in UTF-8, or has a `Content-Encoding` other than gzip, deflate or br. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3672,6 +4004,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3681,6 +4014,7 @@ export interface operations {
             /** @description `internal_error`: unexpected; the body carries no stack, SQL, secrets or other internals. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3713,6 +4047,7 @@ export interface operations {
             /** @description Replaced. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3722,6 +4057,7 @@ export interface operations {
             /** @description Created. */
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3731,6 +4067,7 @@ export interface operations {
             /** @description `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take. `malformed_request`: the request line or path could not be parsed, or the head sends `Host`, `Authorization`, `Content-Type` or `Content-Length` twice or a transfer coding other than `chunked` alone (the connection is closed). */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3742,6 +4079,7 @@ export interface operations {
                 headers: {
                     /** @description e.g. `Bearer realm="api", error="invalid_token"` */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3753,6 +4091,7 @@ export interface operations {
                 headers: {
                     /** @description With `insufficient_scope`: `Bearer realm="api", error="insufficient_scope", scope="…"` */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3762,6 +4101,7 @@ export interface operations {
             /** @description `not_found`: unknown project. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3771,6 +4111,7 @@ export interface operations {
             /** @description `payload_too_large`: the body exceeds the `BODY_LIMIT` of the server (5 MiB). */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3780,6 +4121,7 @@ export interface operations {
             /** @description `unsupported_media_type`: the body is not `application/json` in UTF-8, or has a `Content-Encoding` other than gzip, deflate or br. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3791,6 +4133,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3800,6 +4143,7 @@ export interface operations {
             /** @description `internal_error`: unexpected; the body carries no stack, SQL, secrets or other internals. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3828,6 +4172,7 @@ export interface operations {
             /** @description Deleted. */
             204: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -3835,6 +4180,7 @@ export interface operations {
             /** @description `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take. `malformed_request`: the request line or path could not be parsed, or the head sends `Host`, `Authorization`, `Content-Type` or `Content-Length` twice or a transfer coding other than `chunked` alone (the connection is closed). */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3846,6 +4192,7 @@ export interface operations {
                 headers: {
                     /** @description e.g. `Bearer realm="api", error="invalid_token"` */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3857,6 +4204,7 @@ export interface operations {
                 headers: {
                     /** @description With `insufficient_scope`: `Bearer realm="api", error="insufficient_scope", scope="…"` */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3866,6 +4214,7 @@ export interface operations {
             /** @description `not_found`: unknown project, or no file of it has this id. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3877,6 +4226,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3886,6 +4236,7 @@ export interface operations {
             /** @description `internal_error`: unexpected; the body carries no stack, SQL, secrets or other internals. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3916,6 +4267,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3925,6 +4277,7 @@ export interface operations {
             /** @description `validation_failed`: the path, query, headers or body are invalid, or the query has a parameter this operation does not take. `malformed_request`: the request line or path could not be parsed, or the head sends `Host`, `Authorization`, `Content-Type` or `Content-Length` twice or a transfer coding other than `chunked` alone (the connection is closed). */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3936,6 +4289,7 @@ export interface operations {
                 headers: {
                     /** @description e.g. `Bearer realm="api", error="invalid_token"` */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3947,6 +4301,7 @@ export interface operations {
                 headers: {
                     /** @description With `insufficient_scope`: `Bearer realm="api", error="insufficient_scope", scope="…"` */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3956,6 +4311,7 @@ export interface operations {
             /** @description `not_found`: unknown tenant. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3965,6 +4321,7 @@ export interface operations {
             /** @description `unsupported_media_type`: a body that is not `application/x-ndjson` in UTF-8, or compressed. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3976,6 +4333,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3985,6 +4343,7 @@ export interface operations {
             /** @description `internal_error`: unexpected; the body carries no stack, SQL, secrets or other internals. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {

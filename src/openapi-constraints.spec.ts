@@ -122,7 +122,7 @@ describe('applyServiceConstraints: query and path parameters', () => {
         operationIdFactory,
       },
     );
-    applyServiceConstraints(document, app, operationIdFactory);
+    applyServiceConstraints(document, app, operationIdFactory, { rateLimited: true });
   });
   afterAll(async () => {
     await app?.close();
@@ -166,7 +166,7 @@ describe('applyServiceConstraints: a body class that only inherits its validator
         { openapi: '3.1.0', info: { title: 't', version: '1' } },
         { operationIdFactory },
       );
-      applyServiceConstraints(document, app, operationIdFactory);
+      applyServiceConstraints(document, app, operationIdFactory, { rateLimited: true });
       const schema = document.components!.schemas!.CreateThingBody as Record<string, any>;
       expect(schema.properties.name).toMatchObject({ maxLength: 200, pattern: '\\S' });
       expect(schema.additionalProperties).toBe(false);

@@ -1,5 +1,5 @@
 import type { INestApplication, Type } from '@nestjs/common';
-import { PATH_METADATA, ROUTE_ARGS_METADATA } from '@nestjs/common/constants.js';
+import { HEADERS_METADATA, PATH_METADATA, ROUTE_ARGS_METADATA } from '@nestjs/common/constants.js';
 import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum.js';
 import { ModulesContainer } from '@nestjs/core';
 import {
@@ -12,6 +12,7 @@ import {
 import { getMetadataStorage } from 'class-validator';
 import { minFieldsOf } from './common/http/min-fields.js';
 import { MAX_BIG_ID, MAX_ID, type IdSchema } from './common/http/params.js';
+import { documentResponseHeaders, type FixedHeader } from './openapi-headers.js';
 
 /**
  * Makes a generated document say what the service enforces, from the same sources the service
@@ -249,6 +250,8 @@ interface HandlerArgs {
   queryDtos: object[];
   bodyDtos: object[];
   pathPipes: Map<string, unknown[]>;
+  /** Its `@Header` response headers. */
+  fixedHeaders: FixedHeader[];
 }
 
 /** Every handler of the application's controllers, by the operationId the document gives it. */
@@ -280,6 +283,7 @@ function handlerArgs(
           queryDtos: [],
           bodyDtos: [],
           pathPipes: new Map(),
+          fixedHeaders: (Reflect.getMetadata(HEADERS_METADATA, handler) ?? []) as FixedHeader[],
         };
         for (const [key, arg] of Object.entries(args)) {
           const kind = Number(key.split(':')[0]);
@@ -372,6 +376,7 @@ export function applyServiceConstraints(
   document: OpenAPIObject,
   app: INestApplication,
   operationIdFactory: OperationIdFactory,
+  { rateLimited }: { rateLimited: boolean },
 ): void {
   const schemas = (document.components?.schemas ?? {}) as Record<string, Schema>;
   const handlers = handlerArgs(app, operationIdFactory);
@@ -382,4 +387,9 @@ export function applyServiceConstraints(
   applyRouteArgs(document, handlers);
   closeRequestBodies(document, schemas);
   integerIds(schemas);
+  documentResponseHeaders(
+    document,
+    (operationId) => handlers.get(operationId)?.fixedHeaders ?? [],
+    rateLimited,
+  );
 }

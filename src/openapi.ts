@@ -176,7 +176,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     autoTagControllers: false,
     operationIdFactory,
   });
-  applyServiceConstraints(document, app, operationIdFactory);
+  applyServiceConstraints(document, app, operationIdFactory, { rateLimited: true });
   const schemas = (document.components ??= {}).schemas ?? {};
   schemas[WEBHOOK_EVENT_SCHEMA] = {
     description: 'Any payload the service sends; `type` tells which.',

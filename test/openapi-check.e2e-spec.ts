@@ -19,7 +19,11 @@ function exchange(x: Partial<CheckedExchange> & { method: string; path: string }
     status: x.status ?? 200,
     headers:
       x.headers ??
-      new Headers(text === '' ? {} : { 'content-type': 'application/json; charset=utf-8' }),
+      new Headers({
+        'x-request-id': 'r-1',
+        date: new Date().toUTCString(),
+        ...(text === '' ? {} : { 'content-type': 'application/json; charset=utf-8' }),
+      }),
     body: body ?? null,
     text,
   };
@@ -37,6 +41,36 @@ describe('the OpenAPI response checker', () => {
     expect(() =>
       checkAgainstDocument(replay({ deliveryId: 5, status: 'queued', colour: 'red' })),
     ).toThrow(/body does not match its schema/);
+  });
+
+  it('fails a planted undocumented header, and one that breaks its schema or is missing', () => {
+    const withHeaders = (headers: Record<string, string>) => ({
+      ...replay({ deliveryId: 5, status: 'queued' }),
+      headers: new Headers({ 'content-type': 'application/json', ...headers }),
+    });
+    const documented = {
+      'x-request-id': 'r-1',
+      'x-ratelimit-limit-api': '600',
+      'x-ratelimit-remaining-api': '599',
+      'x-ratelimit-reset-api': '60',
+      connection: 'keep-alive',
+      'keep-alive': 'timeout=5',
+    };
+    expect(() => checkAgainstDocument(withHeaders(documented))).not.toThrow();
+    expect(() => checkAgainstDocument(withHeaders({ ...documented, 'x-powered-by': 'x' }))).toThrow(
+      /undocumented POST \S+ 200 header x-powered-by/,
+    );
+    expect(() =>
+      checkAgainstDocument(withHeaders({ ...documented, 'x-ratelimit-remaining-api': 'many' })),
+    ).toThrow(/header x-ratelimit-remaining-api does not match/);
+    expect(() => checkAgainstDocument(withHeaders({ ...documented, 'x-request-id': '' }))).toThrow(
+      /required header x-request-id is missing|header x-request-id does not match/,
+    );
+    const anonymous: Record<string, string> = { ...documented };
+    delete anonymous['x-request-id'];
+    expect(() => checkAgainstDocument(withHeaders(anonymous))).toThrow(
+      /required header x-request-id is missing/,
+    );
   });
 
   it('fails an undocumented status', () => {
@@ -85,7 +119,7 @@ describe('the OpenAPI response checker', () => {
         method: 'GET',
         path: `/api/v1/webhook-deliveries${query}`,
         status: 400,
-        headers: new Headers({ 'content-type': 'application/problem+json' }),
+        headers: new Headers({ 'content-type': 'application/problem+json', 'x-request-id': 'r-1' }),
         body: refusal(field, message),
       });
 

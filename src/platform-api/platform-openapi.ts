@@ -62,7 +62,7 @@ export function buildPlatformOpenApiDocument(app: INestApplication): OpenAPIObje
     autoTagControllers: false,
     operationIdFactory,
   });
-  applyServiceConstraints(document, app, operationIdFactory);
+  applyServiceConstraints(document, app, operationIdFactory, { rateLimited: false });
   for (const item of Object.values(document.paths)) {
     for (const method of ['get', 'put', 'post', 'delete', 'patch'] as const) {
       const operation = item[method];

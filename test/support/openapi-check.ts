@@ -5,9 +5,9 @@ import addFormatsModule from 'ajv-formats';
 
 /**
  * Every answer the e2e suites receive through `call()` is checked against the published OpenAPI
- * documents: its status must be one the operation documents, its documented headers must match
- * their schemas, and its body must match the schema of its media type with no field the schema
- * does not name (object schemas are read as closed here: the documents leave responses open so
+ * documents: its status must be one the operation documents, each of its headers must be one the
+ * answer documents (but HTTP's own, `TRANSPORT_HEADERS`) and match its schema, and its body must
+ * match the schema of its media type with no field the schema does not name (object schemas are read as closed here: the documents leave responses open so
  * that clients tolerate fields added later, but the service must not send an undocumented one).
  * A request the service accepted (2xx) must be valid by the document too, and one it refused as
  * `validation_failed` must be invalid by it, unless every error the service gave is one the
@@ -120,6 +120,7 @@ function validator(engine: Ajv2020, id: string, schema: unknown, key: string): V
 
 interface Match {
   id: string;
+  doc: Json;
   template: string;
   operation: Json;
   params: Record<string, string>;
@@ -172,7 +173,7 @@ function findOperation(method: string, url: URL): Match | undefined {
     // not valid percent-encoding: no operation's parameter, the service refuses it before routing
     if (values.some((v) => v === undefined)) continue;
     const params = Object.fromEntries(names.map((n, i) => [n, values[i]!]));
-    candidates.push({ id: d.id, template, operation, params });
+    candidates.push({ id: d.id, doc: d.doc, template, operation, params });
   }
   // a literal segment wins over a template one
   return candidates.sort((a, b) => Object.keys(a.params).length - Object.keys(b.params).length)[0];
@@ -237,6 +238,28 @@ function checkRequest(
   }
 }
 
+/**
+ * What HTTP itself puts on an answer (its framing, the connection, the date): no document lists
+ * them. The media type is checked with the body.
+ */
+const TRANSPORT_HEADERS = new Set([
+  'connection',
+  'content-length',
+  'content-type',
+  'date',
+  'keep-alive',
+  'transfer-encoding',
+]);
+
+/** A response's header object, its `$ref` to `components.headers` followed. */
+function headerObject(match: Match, header: Json): Json {
+  const ref = /^#\/components\/headers\/(.+)$/.exec(String(header.$ref ?? ''));
+  if (!ref) return header;
+  const found = (match.doc.components?.headers as Json | undefined)?.[ref[1]!] as Json | undefined;
+  if (!found) throw new Error(`OpenAPI: ${String(header.$ref)} is not in the document`);
+  return found;
+}
+
 function checkHeaders(
   match: Match,
   method: string,
@@ -244,7 +267,19 @@ function checkHeaders(
   headers: Headers,
   key: string,
 ): void {
-  for (const [name, header] of Object.entries((response.headers ?? {}) as Json)) {
+  const documented = new Map<string, Json>(
+    Object.entries((response.headers ?? {}) as Json).map(([name, header]) => [
+      name.toLowerCase(),
+      headerObject(match, header as Json),
+    ]),
+  );
+  const undocumented: string[] = [];
+  headers.forEach((_value, name) => {
+    if (!documented.has(name) && !TRANSPORT_HEADERS.has(name)) undocumented.push(name);
+  });
+  if (undocumented.length > 0)
+    fail(`undocumented ${key} header ${undocumented.join(', ')}`, match, method, {});
+  for (const [name, header] of documented) {
     const value = headers.get(name);
     if (value === null) {
       if (header.required) fail(`required header ${name} is missing`, match, method, {});

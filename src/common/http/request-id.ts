@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 
-const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+/** What a caller's `X-Request-Id` may hold to be kept (a token safe in logs and headers). */
+export const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /**
  * A caller's `X-Request-Id` when it is a sane token (so it cannot inject into logs or headers),

@@ -16,6 +16,7 @@ import {
 } from './dto/document.response.js';
 import { etagOf, ifNoneMatchHits } from './etag.js';
 import type { JsonText } from '../../common/http/json-text.js';
+import { ETAG_HEADER } from '../../common/http/etag-header.js';
 
 const INVALID_ID = {
   status: 400,
@@ -118,12 +119,12 @@ export class DocumentsController {
   })
   @ApiOkResponse({
     type: VersionResponse,
-    headers: { ETag: { description: '`"<content_hash>"`', schema: { type: 'string' } } },
+    headers: ETAG_HEADER,
   })
   @ApiResponse({
     status: HttpStatus.NOT_MODIFIED,
     description: 'If-None-Match matched the version: no body.',
-    headers: { ETag: { description: '`"<content_hash>"`', schema: { type: 'string' } } },
+    headers: ETAG_HEADER,
   })
   @ApiProblemResponses(INVALID_ID, {
     status: 404,

@@ -52,6 +52,7 @@ import {
   ImportFileLine,
   ImportProjectLine,
 } from './dto/import-line.request.js';
+import { ETAG_HEADER } from '../../../common/http/etag-header.js';
 
 /** The one media type of the import's body (read as a stream, line by line). */
 export const NDJSON_MEDIA_TYPE = 'application/x-ndjson';
@@ -132,8 +133,12 @@ export class ContentPlatformController {
   })
   @idParam('projectId', 'project')
   @EXTERNAL_ID_PARAM
-  @ApiCreatedResponse({ type: PlatformDocumentResponse, description: 'Created.' })
-  @ApiOkResponse({ type: PlatformDocumentResponse, description: 'Updated.' })
+  @ApiCreatedResponse({
+    type: PlatformDocumentResponse,
+    description: 'Created.',
+    headers: ETAG_HEADER,
+  })
+  @ApiOkResponse({ type: PlatformDocumentResponse, description: 'Updated.', headers: ETAG_HEADER })
   @ApiProblemResponses(413, {
     status: 404,
     description: '`not_found`: unknown project.',
@@ -169,7 +174,7 @@ export class ContentPlatformController {
       'Content hash of the current version, quoted or bare; a list matches if any tag does; `*` matches any. Weak tags (`W/"…"`) are 400 `validation_failed`.',
   })
   @idParam('documentId', 'document')
-  @ApiCreatedResponse({ type: PlatformVersionResponse })
+  @ApiCreatedResponse({ type: PlatformVersionResponse, headers: ETAG_HEADER })
   @ApiProblemResponses(
     413,
     { status: 404, description: '`not_found`: unknown document.' },
