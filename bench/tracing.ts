@@ -15,6 +15,7 @@ import {
   startProcess,
   ROOT,
 } from './harness.js';
+import { CpuMeter } from './cpu-meter.js';
 import { startScriptFlags } from './service-flags.js';
 
 /**
@@ -24,6 +25,9 @@ import { startScriptFlags } from './service-flags.js';
  * `off`, this build without OTEL_* variables; `on`, this build exporting every span (OTLP/HTTP
  * JSON, always-on sampling) to a sink in this process that only counts them. Each round
  * BENCH_DURATION seconds at CONNECTIONS connections after BENCH_WARMUP seconds unmeasured.
+ * Besides req/s, the service process's CPU milliseconds per request over the measured seconds:
+ * on this shared host req/s swings by a quarter between rounds of one build, CPU per request far
+ * less (a process is not charged while it waits for a CPU), so the ratios are given for both.
  *
  * `npm run build && tsc -p bench/tsconfig.json && node dist/bench/tracing.js`.
  * DATABASE_URL is not used: the service's embedded PostgreSQL in a temp DATA_DIR, as `npm start`.
@@ -114,6 +118,11 @@ async function main(): Promise<void> {
     let seeded: { token: string; documentId: number } | undefined;
     for (const adapter of BENCH_ADAPTERS) {
       const runs: Record<SideName, LoadResult[]> = { before: [], off: [], on: [] };
+      const cpu: Record<SideName, { ticksMs: number; requests: number }> = {
+        before: { ticksMs: 0, requests: 0 },
+        off: { ticksMs: 0, requests: 0 },
+        on: { ticksMs: 0, requests: 0 },
+      };
       for (let round = 0; round < ROUNDS; round++) {
         for (const side of order) {
           const otel: Record<string, string> =
@@ -145,10 +154,16 @@ async function main(): Promise<void> {
               headers: { authorization: `Bearer ${seeded.token}` },
             };
             if (WARMUP > 0) await load({ ...request, durationSec: WARMUP });
+            const meter = new CpuMeter(svc.pid).begin();
             const run = await load({ ...request, durationSec: DURATION });
+            const cost = meter.end().cost(run.total);
             runs[side].push(run);
+            if (cost) {
+              cpu[side].ticksMs += cost.processMs * run.total;
+              cpu[side].requests += run.total;
+            }
             log(
-              `${adapter} round ${round + 1} ${side}: ${(run.total / (run.elapsedSec ?? DURATION)).toFixed(0)} req/s, p99 ${run.p99} ms, load ${loadavg()[0]!.toFixed(1)}`,
+              `${adapter} round ${round + 1} ${side}: ${(run.total / (run.elapsedSec ?? DURATION)).toFixed(0)} req/s, p99 ${run.p99} ms, CPU ${cost ? cost.processMs.toFixed(3) : '–'} ms/request, steal ${cost ? cost.stealPct.toFixed(1) : '–'} %, load ${loadavg()[0]!.toFixed(1)}`,
             );
           } finally {
             await svc.stop();
@@ -159,13 +174,21 @@ async function main(): Promise<void> {
         SideName,
         ReturnType<typeof summary>
       >;
+      const cpuMs = (side: SideName): number | undefined =>
+        cpu[side].requests > 0 ? cpu[side].ticksMs / cpu[side].requests : undefined;
       const cell = (side: SideName): string =>
-        s[side] ? `${s[side].rps.toFixed(0)} | ${s[side].p99}` : '– | –';
+        s[side]
+          ? `${s[side].rps.toFixed(0)} | ${s[side].p99} | ${cpuMs(side)?.toFixed(3) ?? '–'}`
+          : '– | – | –';
+      const cpuRatio = (a: SideName, b: SideName): string => {
+        const [x, y] = [cpuMs(a), cpuMs(b)];
+        return x !== undefined && y !== undefined ? (x / y).toFixed(3) : '–';
+      };
       const ratio = (a: SideName, b: SideName): string =>
         s[a] && s[b] ? (s[a].rps / s[b].rps).toFixed(3) : '–';
       const errors = order.reduce((n, side) => n + s[side].errors, 0);
       rows.push(
-        `| ${adapter} | ${cell('before')} | ${cell('off')} | ${cell('on')} | ${ratio('off', 'before')} | ${ratio('on', 'off')} | ${errors} |`,
+        `| ${adapter} | ${cell('before')} | ${cell('off')} | ${cell('on')} | ${ratio('off', 'before')} | ${cpuRatio('off', 'before')} | ${ratio('on', 'off')} | ${cpuRatio('on', 'off')} | ${errors} |`,
       );
     }
   } finally {
@@ -177,8 +200,8 @@ async function main(): Promise<void> {
     [
       `Scenario 1: before (${BEFORE ?? 'not given'}), tracing off, tracing on (every span exported, ${(sink.bytes() / 1e6).toFixed(1)} MB of OTLP JSON); load average at the end ${loadavg()[0]!.toFixed(2)}`,
       '',
-      '| adapter | before req/s | before p99 ms | off req/s | off p99 ms | on req/s | on p99 ms | off ÷ before | on ÷ off | errors |',
-      '|---|---|---|---|---|---|---|---|---|---|',
+      '| adapter | before req/s | before p99 ms | before CPU ms/req | off req/s | off p99 ms | off CPU ms/req | on req/s | on p99 ms | on CPU ms/req | off ÷ before req/s | off ÷ before CPU | on ÷ off req/s | on ÷ off CPU | errors |',
+      '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
       ...rows,
     ]
       .map((l) => `${l}\n`)
