@@ -5,6 +5,7 @@ import { resolve } from 'node:path';
 import pg from 'pg';
 import type { Logger } from 'pino';
 import { freePort } from '../net/free-port.js';
+import { embeddedBinariesDir, restoreLibraryLinks } from './embedded-binaries.js';
 import {
   accessFlags,
   DATABASE,
@@ -149,13 +150,23 @@ async function openAsSuperuser(
  * owner only (embedded-access.ts): a data directory made by an earlier version (password
  * `postgres`, a loopback TCP listener) is brought in line at this start. Imported lazily: the
  * package installs process-exit hooks that would otherwise cut short a graceful shutdown, so they
- * are removed here and the caller stops the database after the application has closed.
+ * are removed here and the caller stops the database after the application has closed. The
+ * binaries' library links are made first if their package's install script did not run.
  */
 export async function startEmbeddedDatabase(
   dataDir: string,
   port: number,
   log: Logger,
 ): Promise<EmbeddedDatabase> {
+  // the platform package's install script may not have run (a consumer's allowScripts)
+  const binaries = embeddedBinariesDir();
+  const linked = await restoreLibraryLinks(binaries);
+  if (linked.length > 0) {
+    log.info(
+      { dir: binaries, links: linked.length },
+      'restored the embedded PostgreSQL library links',
+    );
+  }
   const before = new Map(
     (
       [
