@@ -162,10 +162,7 @@ export async function startEmbeddedDatabase(
   const binaries = embeddedBinariesDir();
   const linked = await restoreLibraryLinks(binaries);
   if (linked.length > 0) {
-    log.info(
-      { dir: binaries, links: linked.length },
-      'restored the embedded PostgreSQL library links',
-    );
+    log.info({ links: linked.length }, 'restored the embedded PostgreSQL library links');
   }
   const before = new Map(
     (
