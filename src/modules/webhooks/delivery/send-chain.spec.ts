@@ -100,6 +100,51 @@ describe('runChain', () => {
     );
   });
 
+  it("never asks for more once its last row is sent: that row's result frees the slot", async () => {
+    const h = harness({ more: [rows(2, 3)] });
+    expect(await runChain(h.chain([1]), h.deps)).toBe(1);
+    expect(h.log).toEqual(['send 1']);
+    expect(h.released).toEqual([]);
+  });
+
+  it('asks for more at its last row when it could not before, and sends that row after', async () => {
+    // row 1 is the first timed send, so row 2 (the last) is the first that may ask
+    const h = harness();
+    const answer = deferred<ChainRow[]>();
+    let asked = 0;
+    h.deps.extend = async (tail) => {
+      h.log.push(`extend after ${tail.id}`);
+      return (asked += 1) === 1 ? answer.promise : [];
+    };
+    const done = runChain(h.chain([1, 2]), h.deps);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(h.log).toEqual(['send 1', 'extend after 2']);
+    answer.resolve(rows(3, 4).map((row) => ({ row, claimedAt: 0 })));
+    expect(await done).toBe(2);
+    expect(h.log.filter((step) => step.startsWith('send'))).toEqual(
+      [1, 2, 3, 4].map((id) => `send ${id}`),
+    );
+  });
+
+  it('takes a failed request for more as none, and still sends its last row', async () => {
+    const h = harness();
+    h.deps.extend = () => Promise.reject(new Error('connection lost'));
+    expect(await runChain(h.chain([1, 2, 3]), h.deps)).toBe(1);
+    expect(h.log).toEqual(['send 1', 'send 2', 'send 3']);
+    expect(h.released).toEqual([]);
+  });
+
+  it('hands back its last row when waiting for more took it past its window', async () => {
+    const h = harness({ windowMs: 1_000 });
+    h.deps.extend = async () => {
+      h.deps.now = () => 5_000;
+      return [];
+    };
+    await runChain(h.chain([1, 2]), h.deps);
+    expect(h.log).toEqual(['send 1']);
+    expect(h.released).toEqual(['2']);
+  });
+
   it('does not ask for more while its tenant has no room, nor before it has timed a send', async () => {
     const h = harness({ mayExtend: false, more: [rows(3, 4)] });
     expect(await runChain(h.chain([1, 2]), h.deps)).toBe(1);

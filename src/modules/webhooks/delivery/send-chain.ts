@@ -44,6 +44,11 @@ export interface SendChainDeps {
  * write. After an unsuccessful attempt, on shutdown, once its webhook changed (paused, revoked,
  * edited, rotated), or once a row could no longer finish within its lease, the rest go back
  * unsent. Answers how many segments (the claim and each extension that brought rows) it ran.
+ *
+ * The last row holds the chain's slot until its result is written, so more rows are only ever
+ * asked for while it is unsent, and it is sent only once they are claimed (they carry the slot
+ * on): were they claimed after its result freed the slot, a claim in between could start another
+ * chain, and the endpoint would get one send more than its limit.
  */
 export async function runChain(first: readonly ChainRow[], deps: SendChainDeps): Promise<number> {
   const rows = [...first];
@@ -56,27 +61,31 @@ export async function runChain(first: readonly ChainRow[], deps: SendChainDeps):
     deps.running() &&
     lastSendMs < deps.windowMs * EXTEND_MAX_SEND_SHARE &&
     deps.mayExtend(tail.tenant_id);
+  // a failed request for more is none: the last row must not wait on it forever, nor leak
+  const extend = (tail: ClaimedRow): Promise<ChainRow[]> =>
+    deps.extend(tail).catch((): ChainRow[] => []);
   const giveBack = async (from: number) => {
     deps.release(rows.slice(from).map((entry) => entry.row));
     if (extending) deps.release((await extending).map((entry) => entry.row));
+    extending = null;
   };
+  const late = (entry: ChainRow) => deps.now() - entry.claimedAt > deps.windowMs;
 
-  for (let i = 0; ; i++) {
-    if (i === rows.length) {
-      if (dry) return segments;
-      const tail = rows[i - 1]!.row;
-      extending ??= mayExtend(tail) ? deps.extend(tail) : null;
-      if (!extending) return segments;
-      const more = await extending;
-      extending = null;
-      if (more.length === 0) return segments;
-      rows.push(...more);
-      segments += 1;
+  for (let i = 0; i < rows.length; i++) {
+    const entry = rows[i]!;
+    if (i > 0) {
+      const seen = deps.unchanged(entry.row);
+      // lateness again after a look-up, which may have waited for a connection
+      const unchanged = typeof seen === 'boolean' ? seen : (await seen) && !late(entry);
+      if (late(entry) || !deps.running() || !unchanged) {
+        await giveBack(i);
+        return segments;
+      }
+    }
+    if (!extending && !dry && rows.length - i <= EXTEND_AHEAD && mayExtend(entry.row)) {
+      extending = extend(rows.at(-1)!.row);
     }
     if (extending && i === rows.length - 1) {
-      // The last row holds the chain's slot until its result is written. The rows that carry the
-      // slot on must be claimed before that: in between, a claim would see the slot free and start
-      // another chain, and the endpoint would get one send more than its limit.
       const more = await extending;
       extending = null;
       if (more.length === 0) dry = true;
@@ -84,20 +93,11 @@ export async function runChain(first: readonly ChainRow[], deps: SendChainDeps):
         rows.push(...more);
         segments += 1;
       }
-    }
-    const entry = rows[i]!;
-    if (i > 0) {
-      const late = () => deps.now() - entry.claimedAt > deps.windowMs;
-      const seen = deps.unchanged(entry.row);
-      // lateness again after a look-up, which may have waited for a connection
-      const unchanged = typeof seen === 'boolean' ? seen : (await seen) && !late();
-      if (late() || !deps.running() || !unchanged) {
+      // the wait may have taken the row past its window, or the worker may be stopping
+      if (late(entry) || !deps.running()) {
         await giveBack(i);
         return segments;
       }
-    }
-    if (!extending && !dry && rows.length - i <= EXTEND_AHEAD && mayExtend(entry.row)) {
-      extending = deps.extend(rows.at(-1)!.row);
     }
     const started = deps.now();
     const ok = await deps.deliver(entry);
@@ -107,4 +107,5 @@ export async function runChain(first: readonly ChainRow[], deps: SendChainDeps):
       return segments;
     }
   }
+  return segments;
 }
