@@ -3548,6 +3548,10 @@ export interface operations {
             /** @description The page (JSON) or the stream (`text/event-stream`), as `Accept` asks. */
             200: {
                 headers: {
+                    /** @description The stream only: `no-store` (no cache or proxy keeps or replays it). */
+                    "Cache-Control"?: "no-store";
+                    /** @description The stream only: `no`, so that nginx and the like pass each event on at once. */
+                    "X-Accel-Buffering"?: "no";
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };

@@ -460,6 +460,25 @@ export function checkAgainstDocument(x: CheckedExchange): void {
 }
 
 /**
+ * Checks the status and headers of an answer whose body is a stream read as it comes (Server-Sent
+ * Events), against the document as `checkAgainstDocument` does; a path outside the documents is
+ * left alone.
+ */
+export function checkStreamHead(
+  method: string,
+  url: string,
+  status: number,
+  headers: Headers,
+): void {
+  const match = findOperation(method, new URL(url));
+  if (!match) return;
+  const responses = match.operation.responses as Json;
+  const response = (responses[String(status)] ?? responses.default) as Json | undefined;
+  if (!response) fail(`undocumented status ${status}`, match, method, {});
+  checkHeaders(match, method, response, headers, `${method} ${match.template} ${status}`);
+}
+
+/**
  * Why the document refuses a request (its parameters, headers and JSON body), or null when it
  * accepts it: for the negative cases the service must refuse alike.
  */

@@ -1,4 +1,5 @@
 import http from 'node:http';
+import { checkStreamHead } from './openapi-check.js';
 
 /** One message of an event stream as the client parsed it. */
 export interface SseMessage {
@@ -34,6 +35,20 @@ export interface SseStream {
 export function openStream(url: string, headers: Record<string, string> = {}): Promise<SseStream> {
   return new Promise((resolve, reject) => {
     const req = http.get(url, { headers: { accept: 'text/event-stream', ...headers } }, (res) => {
+      // a stream's status and headers are checked against the document as call() checks answers
+      if ((res.headers['content-type'] ?? '').startsWith('text/event-stream')) {
+        try {
+          const head = new Headers();
+          for (const [name, value] of Object.entries(res.headers)) {
+            for (const v of [value ?? []].flat()) head.append(name, v);
+          }
+          checkStreamHead('GET', url, res.statusCode ?? 0, head);
+        } catch (err) {
+          req.destroy();
+          reject(err instanceof Error ? err : new Error(String(err)));
+          return;
+        }
+      }
       const messages: SseMessage[] = [];
       let buffer = '';
       let raw = '';

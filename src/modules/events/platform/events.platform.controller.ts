@@ -64,6 +64,17 @@ export class EventsPlatformController {
   @ApiResponse({
     status: 200,
     description: 'The page (JSON) or the stream (`text/event-stream`), as `Accept` asks.',
+    headers: {
+      'Cache-Control': {
+        description: 'The stream only: `no-store` (no cache or proxy keeps or replays it).',
+        schema: { type: 'string', enum: ['no-store'] },
+      },
+      'X-Accel-Buffering': {
+        description:
+          'The stream only: `no`, so that nginx and the like pass each event on at once.',
+        schema: { type: 'string', enum: ['no'] },
+      },
+    },
     content: {
       'application/json': { schema: { $ref: getSchemaPath(EventFeedPage) } },
       'text/event-stream': {
