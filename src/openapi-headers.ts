@@ -79,8 +79,8 @@ function add(response: { headers?: Headers }, names: readonly string[], used: Se
  *   carrying a secret), as constants: on its successes always, on its errors when the refusal
  *   came after its guards (Nest sets them between the guards and the pipes);
  * - the rate-limit budget of the `api` throttler on every answer of an operation that takes a
- *   bearer credential, and of the `token` throttler, with
- *   `no-store`, on every answer of the token endpoint (RFC 6749 §5.1 asks it of errors too).
+ *   bearer credential, and of the `token` throttler, with `no-store`, on every answer of the token
+ *   endpoint (RFC 6749 §5.1 asks it of errors too).
  * The e2e suites check every answer's headers against these: an undocumented one fails.
  */
 export function documentResponseHeaders(

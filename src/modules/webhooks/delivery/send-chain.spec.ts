@@ -57,6 +57,20 @@ function harness(
 const rows = (from: number, to: number) =>
   Array.from({ length: to - from + 1 }, (_, i) => claimedRow(from + i));
 
+/** The first request for more waits until the returned function answers it; later ones find none. */
+function holdFirstRequest(h: ReturnType<typeof harness>): (more: ClaimedRow[]) => void {
+  const answer = deferred<ChainRow[]>();
+  let asked = 0;
+  h.deps.extend = async (tail) => {
+    h.log.push(`extend after ${tail.id}`);
+    return (asked += 1) === 1 ? answer.promise : [];
+  };
+  return (more) => answer.resolve(more.map((row) => ({ row, claimedAt: 0 })));
+}
+
+/** Lets every pending promise callback run. */
+const settled = () => new Promise((resolve) => setImmediate(resolve));
+
 describe('runChain', () => {
   it('sends a chain in order and, with no rows due, ends after one look for more', async () => {
     const h = harness();
@@ -83,17 +97,12 @@ describe('runChain', () => {
 
   it('sends its last row (which holds the slot) only once the rows asked for have come', async () => {
     const h = harness();
-    const answer = deferred<ChainRow[]>();
-    let asked = 0;
-    h.deps.extend = async (tail) => {
-      h.log.push(`extend after ${tail.id}`);
-      return (asked += 1) === 1 ? answer.promise : [];
-    };
+    const answer = holdFirstRequest(h);
     const done = runChain(h.chain([1, 2, 3]), h.deps);
-    await new Promise((resolve) => setImmediate(resolve));
+    await settled();
     // row 3's result would free the slot while the extension is still being claimed
     expect(h.log).toEqual(['send 1', 'extend after 3', 'send 2']);
-    answer.resolve(rows(4, 5).map((row) => ({ row, claimedAt: 0 })));
+    answer(rows(4, 5));
     expect(await done).toBe(2);
     expect(h.log.filter((step) => step.startsWith('send'))).toEqual(
       [1, 2, 3, 4, 5].map((id) => `send ${id}`),
@@ -110,16 +119,11 @@ describe('runChain', () => {
   it('asks for more at its last row when it could not before, and sends that row after', async () => {
     // row 1 is the first timed send, so row 2 (the last) is the first that may ask
     const h = harness();
-    const answer = deferred<ChainRow[]>();
-    let asked = 0;
-    h.deps.extend = async (tail) => {
-      h.log.push(`extend after ${tail.id}`);
-      return (asked += 1) === 1 ? answer.promise : [];
-    };
+    const answer = holdFirstRequest(h);
     const done = runChain(h.chain([1, 2]), h.deps);
-    await new Promise((resolve) => setImmediate(resolve));
+    await settled();
     expect(h.log).toEqual(['send 1', 'extend after 2']);
-    answer.resolve(rows(3, 4).map((row) => ({ row, claimedAt: 0 })));
+    answer(rows(3, 4));
     expect(await done).toBe(2);
     expect(h.log.filter((step) => step.startsWith('send'))).toEqual(
       [1, 2, 3, 4].map((id) => `send ${id}`),
