@@ -89,16 +89,16 @@ export class AuditRepository {
    * another prune holds skipped. How many.
    */
   async pruneBatch(before: string, tenantId: number | null, batch: number): Promise<number> {
-    const m = this.tx.manager;
-    const announce = sql`SELECT set_config(${AUDIT_PRUNE_SETTING}, ${before}, true)`;
-    await m.query(announce.text, announce.values);
-    const prune = sql`DELETE FROM audit_log WHERE id IN (
+    await this.tx.query(sql`SELECT set_config(${AUDIT_PRUNE_SETTING}, ${before}, true)`);
+    const [row] = await this.tx.query(sql<{ n: number }>`WITH d AS (
+             DELETE FROM audit_log WHERE id IN (
                SELECT id FROM audit_log
                 WHERE created_at < ${before} AND (${tenantId}::int IS NULL OR tenant_id = ${tenantId})
                 LIMIT ${batch}
-                FOR UPDATE SKIP LOCKED)`;
-    const [, count]: [unknown, number] = await m.query(prune.text, prune.values);
-    return count;
+                FOR UPDATE SKIP LOCKED)
+             RETURNING 1)
+           SELECT count(*)::int AS n FROM d`);
+    return row!.n;
   }
 
   /** The line that records a prune (written by the CLI as `cli`). */

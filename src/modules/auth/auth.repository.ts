@@ -277,14 +277,16 @@ export class AuthRepository {
    * another sweeper holds skipped), in the current transaction; how many.
    */
   async pruneAccessTokens(graceSeconds: number, batch: number): Promise<number> {
-    const prune = sql`DELETE FROM access_tokens WHERE id IN (
+    const [row] = await this.tx.query(sql<{ n: number }>`WITH d AS (
+         DELETE FROM access_tokens WHERE id IN (
            SELECT id FROM access_tokens
             WHERE expires_at < now() - make_interval(secs => ${graceSeconds})
                OR revoked_at < now() - make_interval(secs => ${graceSeconds})
             LIMIT ${batch}
-            FOR UPDATE SKIP LOCKED)`;
-    const [, count]: [unknown, number] = await this.tx.manager.query(prune.text, prune.values);
-    return count;
+            FOR UPDATE SKIP LOCKED)
+         RETURNING 1)
+       SELECT count(*)::int AS n FROM d`);
+    return row!.n;
   }
 
   private rows<R>(statement: Statement<R>): Promise<R[]> {

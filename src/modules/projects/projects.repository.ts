@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { jsonObjectText, jsonValue as v } from '../../common/database/sql-json.js';
-import { type Sql, sql } from '../../common/database/statement.js';
+import { fragment, type Sql, sql } from '../../common/database/statement.js';
 import { TenantTransactions } from '../../common/database/tenant-transactions.js';
 import { PageReads } from '../../common/database/page-reads.js';
 import {
@@ -10,9 +10,8 @@ import {
   type PageRow,
   keysetPage,
 } from '../../common/pagination/keyset-page.js';
-import { ProjectFile } from './entities/project-file.entity.js';
-import { Project } from './entities/project.entity.js';
-import type { ProjectStatus } from './entities/project.entity.js';
+import type { ProjectFile } from './entities/project-file.entity.js';
+import type { Project, ProjectStatus } from './entities/project.entity.js';
 import type { NewProjectFile, ProjectFileView, ProjectView } from './projects.views.js';
 
 /** A project as its upsert returns it; `created` tells an insert from an update. */
@@ -41,6 +40,22 @@ export interface FileUpsertRow {
   created: boolean;
 }
 
+/** A project row as the entity names its members (`summary_json` is the page's, never read here). */
+export type ProjectRow = Omit<Project, 'summaryJson'>;
+
+/** The columns of `ProjectRow`, as the entity names them. */
+const PROJECT_ROW = fragment(`id, tenant_id AS "tenantId", external_id AS "externalId", name,
+       description, status, created_at AS "createdAt", updated_at AS "updatedAt"`);
+
+/**
+ * The columns of a file row as the entity names them; `size_bytes` as a number, as its transformer
+ * reads it. The storage location only where it was just written (an insert's echo).
+ */
+const FILE_ROW = fragment(`id, tenant_id AS "tenantId", external_id AS "externalId",
+       project_id AS "projectId", name, media_type AS "mediaType",
+       size_bytes::float8 AS "sizeBytes", sha256, storage_location AS "storageLocation",
+       created_at AS "createdAt", updated_at AS "updatedAt"`);
+
 /** What the project page statement answers: the page, and the tenant's total (bigint text). */
 type ProjectPageText = KeysetPageText<ProjectView> & { total: string };
 export type ProjectPageRow = PageRow<ProjectPageText>;
@@ -68,21 +83,27 @@ export class ProjectsRepository {
   ) {}
 
   /** Inside a tenant transaction: a new active project. */
-  insertProject(tenantId: number, name: string, description: string): Promise<Project> {
-    return this.tx.repo(Project).save({ tenantId, name, description, status: 'active' as const });
+  async insertProject(tenantId: number, name: string, description: string): Promise<ProjectRow> {
+    const [row] = await this.tx.query(sql<ProjectRow>`
+      INSERT INTO projects (tenant_id, name, description, status)
+      VALUES (${tenantId}, ${name}, ${description}, 'active')
+      RETURNING ${PROJECT_ROW}`);
+    return row!;
   }
 
   /** Inside a tenant transaction: a new file's metadata. */
-  insertFile(tenantId: number, projectId: number, input: NewProjectFile): Promise<ProjectFile> {
-    return this.tx.repo(ProjectFile).save({
-      tenantId,
-      projectId,
-      name: input.name,
-      mediaType: input.media_type,
-      sizeBytes: input.size_bytes,
-      sha256: input.sha256 ?? null,
-      storageLocation: input.storage_location,
-    });
+  async insertFile(
+    tenantId: number,
+    projectId: number,
+    input: NewProjectFile,
+  ): Promise<ProjectFile> {
+    const [row] = await this.tx.query(sql<ProjectFile>`
+      INSERT INTO project_files (tenant_id, project_id, name, media_type, size_bytes, sha256,
+                                 storage_location)
+      VALUES (${tenantId}, ${projectId}, ${input.name}, ${input.media_type}, ${input.size_bytes},
+              ${input.sha256 ?? null}, ${input.storage_location})
+      RETURNING ${FILE_ROW}`);
+    return row!;
   }
 
   /**
@@ -169,16 +190,17 @@ export class ProjectsRepository {
   }
 
   /** Inside a tenant transaction: the project, or null when unknown or of another tenant. */
-  findProject(tenantId: number, projectId: number): Promise<Project | null> {
-    return this.tx.repo(Project).findOneBy({ tenantId, id: projectId });
+  async findProject(tenantId: number, projectId: number): Promise<ProjectRow | null> {
+    const [row] = await this.tx.query(sql<ProjectRow>`
+      SELECT ${PROJECT_ROW} FROM projects WHERE tenant_id = ${tenantId} AND id = ${projectId}`);
+    return row ?? null;
   }
 
   /** Inside a system transaction (owner role, across tenants): the tenant of a project. */
   async tenantOfProject(projectId: number): Promise<number | undefined> {
-    const row = await this.tx
-      .repo(Project)
-      .findOne({ where: { id: projectId }, select: { id: true, tenantId: true } });
-    return row?.tenantId;
+    const [row] = await this.tx.query(sql<{ tenant_id: number }>`
+      SELECT tenant_id FROM projects WHERE id = ${projectId}`);
+    return row?.tenant_id;
   }
 
   /**

@@ -14,7 +14,7 @@ import {
   nextCursorOf,
   pageArray,
 } from '../../common/pagination/keyset-page.js';
-import type { Project, ProjectStatus } from './entities/project.entity.js';
+import type { ProjectStatus } from './entities/project.entity.js';
 import { ProjectNotFoundError } from './projects.errors.js';
 import type {
   ProjectView,
@@ -28,6 +28,7 @@ import type {
 } from './projects.views.js';
 import {
   type FileUpsertRow,
+  type ProjectRow,
   type ProjectUpsertRow,
   ProjectsRepository,
 } from './projects.repository.js';
@@ -214,7 +215,7 @@ export class ProjectsService {
   }
 }
 
-function projectView(p: Project): ProjectView {
+function projectView(p: ProjectRow): ProjectView {
   return {
     projectId: p.id,
     name: p.name,

@@ -10,7 +10,8 @@ import {
 } from '../../../common/pagination/keyset-page.js';
 import type { ReviewQueueItemResponse } from '../platform/dto/review.response.js';
 import type { RevisionStatus } from '../revision-status.js';
-import { ExternalRevision } from '../entities/external-revision.entity.js';
+import type { ExternalRevision } from '../entities/external-revision.entity.js';
+import { EXTERNAL_REVISION_ROW } from './revisions.repository.js';
 
 /** Which candidates the queue lists: one status, optionally one tenant and one document. */
 export interface ReviewQueueFilter {
@@ -95,7 +96,9 @@ export class ReviewQueueRepository {
   }
 
   /** The candidate, whichever tenant's it is, with its content and html. */
-  find(revisionId: number): Promise<ExternalRevision | null> {
-    return this.tx.repo(ExternalRevision).findOneBy({ id: revisionId });
+  async find(revisionId: number): Promise<ExternalRevision | null> {
+    const [row] = await this.tx.query(sql<ExternalRevision>`
+      SELECT ${EXTERNAL_REVISION_ROW} FROM external_revisions WHERE id = ${revisionId}`);
+    return row ?? null;
   }
 }

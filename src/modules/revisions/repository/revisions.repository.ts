@@ -17,7 +17,7 @@ import {
   type PageRow,
 } from '../../../common/pagination/keyset-page.js';
 import type { RevisionSummaryResponse } from '../dto/revision.response.js';
-import { ExternalRevision } from '../entities/external-revision.entity.js';
+import type { ExternalRevision } from '../entities/external-revision.entity.js';
 
 /** A candidate as staging writes it. */
 export interface StagedCandidate {
@@ -40,6 +40,17 @@ export interface SupersededRow {
   id: number;
   base_version_id: number;
 }
+
+/**
+ * Every column of a candidate, as the entity names its members (`ExternalRevision`), content and
+ * html included; the review queue's repository reads candidates with it too.
+ */
+export const EXTERNAL_REVISION_ROW = fragment(`id, tenant_id AS "tenantId",
+       document_id AS "documentId", base_version_id AS "baseVersionId", status, content,
+       content_hash AS "contentHash", html, source_reference AS "sourceReference",
+       credential_ref AS "credentialRef", decided_at AS "decidedAt", decided_by AS "decidedBy",
+       decision_note AS "decisionNote", resulting_version_id AS "resultingVersionId",
+       created_at AS "createdAt"`);
 
 /** Candidates without content and html, as the JSON text of one list item. */
 const REVISION_ITEM = jsonObjectText({
@@ -114,12 +125,16 @@ export class RevisionsRepository {
     return row;
   }
 
-  findRevision(
+  /** The document's candidate with its content and html, or null. */
+  async findRevision(
     tenantId: number,
     documentId: number,
     revisionId: number,
   ): Promise<ExternalRevision | null> {
-    return this.tx.repo(ExternalRevision).findOneBy({ tenantId, documentId, id: revisionId });
+    const [row] = await this.tx.query(sql<ExternalRevision>`
+      SELECT ${EXTERNAL_REVISION_ROW} FROM external_revisions
+       WHERE tenant_id = ${tenantId} AND document_id = ${documentId} AND id = ${revisionId}`);
+    return row ?? null;
   }
 
   /**

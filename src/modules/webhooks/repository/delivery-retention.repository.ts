@@ -63,16 +63,15 @@ export class DeliveryRetentionRepository {
     return this.deleted(sql`DELETE FROM events WHERE id = ANY(${eventIds}::bigint[])`);
   }
 
-  /** Through TypeORM, whose answer to a DELETE carries the count of rows it removed. */
-  private async deleted(statement: Statement): Promise<number> {
-    const [, count] = await this.tx.manager.query<[unknown, number]>(
-      statement.text,
-      statement.values,
+  /** How many rows `deletion` (a DELETE without RETURNING) removed. */
+  private async deleted(deletion: Statement): Promise<number> {
+    const [row] = await this.tx.query(
+      sql<{ n: number }>`WITH d AS (${deletion} RETURNING 1) SELECT count(*)::int AS n FROM d`,
     );
-    return count;
+    return row!.n;
   }
 
   private rows<R>(statement: Statement<R>): Promise<R[]> {
-    return this.tx.manager.query<R[]>(statement.text, statement.values);
+    return this.tx.query(statement);
   }
 }
