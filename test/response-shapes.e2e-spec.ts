@@ -208,7 +208,11 @@ describe('response shapes: every declared property of every list and read appear
       ]);
       // and `call()`'s check refuses the answer
       const text = JSON.stringify(body);
-      const exchange = { method: 'GET', url: `${t.baseUrl}/api/v1/webhooks`, requestBody: undefined };
+      const exchange = {
+        method: 'GET',
+        url: `${t.baseUrl}/api/v1/webhooks`,
+        requestBody: undefined,
+      };
       expect(() =>
         checkAgainstDocument({ ...exchange, status: 200, headers: res.headers, body, text }),
       ).toThrow(/200 body does not match its schema/);

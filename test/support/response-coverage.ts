@@ -41,8 +41,7 @@ export function jsonGetOperations(apis: readonly Api[] = APIS): JsonGet[] {
     for (const [template, item] of Object.entries(api.doc.paths as Json)) {
       const operation = (item as Json).get as Json | undefined;
       const schema = operation?.responses?.['200']?.content?.['application/json']?.schema as
-        | Json
-        | undefined;
+        Json | undefined;
       if (operation && schema) {
         out.push({ api, template, operationId: String(operation.operationId), operation, schema });
       }
@@ -124,7 +123,8 @@ export function shapeOf(doc: Json, schema: Json, refs: readonly string[] = []): 
  */
 export function declaredPaths(shape: Shape, path = '$'): string[] {
   const out: string[] = [];
-  for (const [k, child] of shape.props) out.push(`${path}.${k}`, ...declaredPaths(child, `${path}.${k}`));
+  for (const [k, child] of shape.props)
+    out.push(`${path}.${k}`, ...declaredPaths(child, `${path}.${k}`));
   if (shape.items) out.push(...declaredPaths(shape.items, `${path}[]`));
   for (const [value, b] of shape.branches?.byValue ?? []) {
     out.push(...declaredPaths(b, `${path}<${value}>`));
@@ -157,8 +157,8 @@ export class Coverage {
     }
     // an object the schema leaves free (a version's `content`) has no properties to follow
     if (!value || typeof value !== 'object' || (shape.props.size === 0 && !shape.branches)) return;
-    for (const [k, v] of Object.entries(value as Json)) {
-      const found = lookup(shape, value as Json, k, path);
+    for (const [k, v] of Object.entries(value)) {
+      const found = lookup(shape, value, k, path);
       if (!found) {
         this.undeclared.add(`${path}.${k}`);
         continue;

@@ -130,9 +130,10 @@ export async function seedShapes(t: TestApp, receiver: Receiver): Promise<ShapeS
     20_000,
     'the failing deliveries',
   );
-  const [queued] = (await db.query(`SELECT id FROM webhook_deliveries WHERE webhook_id = $1`, [
-    paused.webhookId,
-  ])) as Array<{ id: string }>;
+  const [queued] = await db.query<Array<{ id: string }>>(
+    `SELECT id FROM webhook_deliveries WHERE webhook_id = $1`,
+    [paused.webhookId],
+  );
   await app.get(AuditService).drain();
 
   const common = { tenantId, projectId };
