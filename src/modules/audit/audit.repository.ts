@@ -32,11 +32,14 @@ export interface AuditFilter {
   until?: string;
 }
 
-export interface AuditRow {
-  /** bigint: a string from the driver */
-  id: string;
+/** An audit line as the CLI and the platform API list it; never a secret (none is recorded). */
+export interface AuditRecord {
+  id: number;
+  /** Null for lines before a tenant was known (a refused token request). */
   tenant_id: number | null;
+  /** Which credential acted (`client:…`, `pat:…`, `platform:<key name>`, `cli`). */
   credential: string | null;
+  /** Who, in the platform's UI, a platform key acted for (`X-Acting-User`); null otherwise. */
   actor: string | null;
   action: string;
   target: string | null;
@@ -44,8 +47,11 @@ export interface AuditRow {
   detail: string | null;
   ip: string | null;
   request_id: string | null;
-  created_at: Date;
+  created_at: string;
 }
+
+/** An audit line as its statement reads it: the id a bigint string, the time a Date. */
+export type AuditRow = Omit<AuditRecord, 'id' | 'created_at'> & { id: string; created_at: Date };
 
 /** The append-only `audit_log`: batched inserts, the CLI's listing and its prune. */
 @Injectable()

@@ -4,9 +4,14 @@ import { outsideRequests } from '../../common/logging/background.js';
 import { ValidationFailedError } from '../../common/http/app-error.js';
 import type { TenantDirectory } from '../../common/access/tenant-directory.js';
 import { Cursor, type CursorPage, type ListIdentity } from '../../common/pagination/cursor.js';
-import { type AuditFilter, type AuditOutcome, AuditRepository } from './audit.repository.js';
+import {
+  type AuditFilter,
+  type AuditOutcome,
+  type AuditRecord,
+  AuditRepository,
+} from './audit.repository.js';
 
-export type { AuditFilter, AuditOutcome };
+export type { AuditFilter, AuditOutcome, AuditRecord };
 
 export interface AuditEntry {
   tenantId: number | null;
@@ -20,24 +25,6 @@ export interface AuditEntry {
   requestId?: string | null;
   /** The person in the platform's UI a platform key acted for (`X-Acting-User`). */
   actor?: string | null;
-}
-
-/** An audit line as the CLI and the platform API list it; never a secret (none is recorded). */
-export interface AuditRecord {
-  id: number;
-  /** Null for lines before a tenant was known (a refused token request). */
-  tenant_id: number | null;
-  /** Which credential acted (`client:…`, `pat:…`, `platform:<key name>`, `cli`). */
-  credential: string | null;
-  /** Who, in the platform's UI, a platform key acted for (`X-Acting-User`); null otherwise. */
-  actor: string | null;
-  action: string;
-  target: string | null;
-  outcome: AuditOutcome;
-  detail: string | null;
-  ip: string | null;
-  request_id: string | null;
-  created_at: string;
 }
 
 /**

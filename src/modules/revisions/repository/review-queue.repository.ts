@@ -11,7 +11,7 @@ import {
 import type { ReviewQueueItemResponse } from '../platform/dto/review.response.js';
 import type { RevisionStatus } from '../revision-status.js';
 import type { ExternalRevision } from '../entities/external-revision.entity.js';
-import { EXTERNAL_REVISION_ROW } from './revisions.repository.js';
+import { EXTERNAL_REVISION_ROW, REVISION_ITEM_MEMBERS } from './revisions.repository.js';
 
 /** Which candidates the queue lists: one status, optionally one tenant and one document. */
 export interface ReviewQueueFilter {
@@ -23,17 +23,7 @@ export interface ReviewQueueFilter {
 /** A queue entry as the JSON text of one list item: the candidate without content and html. */
 const QUEUE_ITEM = jsonObjectText({
   tenant_id: v.integer('r.tenant_id'),
-  revisionId: v.integer('r.id'),
-  documentId: v.integer('r.document_id'),
-  base_version_id: v.integer('r.base_version_id'),
-  status: v.text('r.status'),
-  content_hash: v.text('r.content_hash'),
-  source_reference: v.text('r.source_reference'),
-  created_at: v.timestamp('r.created_at'),
-  decided_at: v.timestamp('r.decided_at'),
-  decided_by: v.text('r.decided_by'),
-  resulting_version_id: v.integer('r.resulting_version_id'),
-  decision_note: v.text('r.decision_note'),
+  ...REVISION_ITEM_MEMBERS,
 });
 
 const QUEUE_COLUMNS = `x.id AS k, x.id, x.tenant_id, x.document_id, x.base_version_id, x.status,

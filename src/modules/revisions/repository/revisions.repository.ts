@@ -52,8 +52,8 @@ export const EXTERNAL_REVISION_ROW = fragment(`id, tenant_id AS "tenantId",
        decision_note AS "decisionNote", resulting_version_id AS "resultingVersionId",
        created_at AS "createdAt"`);
 
-/** Candidates without content and html, as the JSON text of one list item. */
-const REVISION_ITEM = jsonObjectText({
+/** A candidate's list-item members: the candidate without content and html. */
+export const REVISION_ITEM_MEMBERS = {
   revisionId: v.integer('r.id'),
   documentId: v.integer('r.document_id'),
   base_version_id: v.integer('r.base_version_id'),
@@ -65,7 +65,10 @@ const REVISION_ITEM = jsonObjectText({
   decided_by: v.text('r.decided_by'),
   resulting_version_id: v.integer('r.resulting_version_id'),
   decision_note: v.text('r.decision_note'),
-});
+};
+
+/** Candidates without content and html, as the JSON text of one list item. */
+const REVISION_ITEM = jsonObjectText(REVISION_ITEM_MEMBERS);
 
 /**
  * `external_revisions` for staging, reads and supersession. Unless a method says otherwise it runs
