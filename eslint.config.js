@@ -74,6 +74,21 @@ export default tseslint.config(
     },
   },
   {
+    // Files <= 300 lines (issue 38): a file that grows past it is split by responsibility, not
+    // trimmed of comments or blank lines. Unit specs are exempt.
+    files: ['src/**/*.ts', 'src/**/*.cts'],
+    ignores: ['**/*.spec.ts'],
+    rules: {
+      'max-lines': ['error', { max: 300, skipBlankLines: false, skipComments: false }],
+    },
+  },
+  {
+    // TEMPORARY: 301 lines, being reworked by the webhooks delivery split (issue 38); remove this
+    // entry once that lands
+    files: ['src/modules/webhooks/delivery/delivery-worker.ts'],
+    rules: { 'max-lines': 'off' },
+  },
+  {
     files: ['**/*.spec.ts', '**/*.e2e-spec.ts', 'test/**/*.ts', 'bench/**/*.ts'],
     rules: {
       '@typescript-eslint/no-unsafe-member-access': 'off',

@@ -2,7 +2,7 @@ import type { ClientBase as PgClient } from 'pg';
 import { APP_ROLE } from './schema-constants.js';
 import { type CompiledCalls, PreparedStatements } from './prepared-statements.js';
 import { inlined, join, type Sql, sql } from './statement.js';
-import { rollback } from './transaction-connection.js';
+import { type PooledConnection, rollback } from './transaction-connection.js';
 
 /**
  * What each pooled connection has prepared, kept per connection object, so shared by every
@@ -113,6 +113,21 @@ export class OpeningRoundTrip {
       throw err;
     }
     return rows;
+  }
+
+  /**
+   * Returns the rows of the tenant pin and of `call`, read on `connection` in one round trip that
+   * commits (`TenantTransactions.readOnce`), and gives the connection back.
+   */
+  async readOnce(
+    [client, release]: PooledConnection,
+    tenantId: number,
+    call: Sql,
+    hold?: RowsHold,
+  ): Promise<[Rows, Rows]> {
+    const [pinned = [], rows = []] = await this.send(client, release, tenantId, [call], true, hold);
+    release();
+    return [pinned, rows];
   }
 
   /** Pins the tenant; answers one row with the registered checks' columns. */

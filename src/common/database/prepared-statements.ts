@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { ClientBase as PgClient } from 'pg';
+import type { ClientBase as PgClient, QueryConfig } from 'pg';
 import { inlinedInteger, type Sql } from './statement.js';
 
 /**
@@ -94,6 +94,15 @@ export function driverStatementName(sql: string): string {
   let name = driverNames.get(sql);
   if (!name) driverNames.set(sql, (name = digestName(DRIVER_PREFIX, sql)));
   return name;
+}
+
+/**
+ * A parameterised statement for the driver: named (parsed and planned once per connection) when
+ * the connection is ours (`named`), unnamed behind a transaction pooler.
+ */
+export function driverQuery(statement: Sql, named: boolean): QueryConfig {
+  const { text, values } = statement;
+  return named ? { name: driverStatementName(text), text, values } : { text, values };
 }
 
 /** A statement's name: derived from its text, so one text always has one name. */

@@ -1,7 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import type { QueryConfig } from 'pg';
 import type { DataSource, EntityManager, EntityTarget, ObjectLiteral, Repository } from 'typeorm';
 import { AppConfig } from '../config/app-config.js';
 import type { ColumnsHold, DriverRow, Held } from '../http/json-text.js';
@@ -11,7 +10,7 @@ import {
   type Rows,
   type RowsHold,
 } from './opening-round-trip.js';
-import { driverStatementName } from './prepared-statements.js';
+import { driverQuery } from './prepared-statements.js';
 import { timeoutStatements } from './statement-timeouts.js';
 import type { Batch, Sql, Statement } from './statement.js';
 import { pipelines, pooledConnection, type PooledConnection } from './transaction-connection.js';
@@ -138,7 +137,8 @@ export class TenantTransactions {
     }
     if (!isTenantId(tenantId)) throw invalidTenant();
     for (let attempt = 1; ; attempt++) {
-      const [opened, rows] = await this.readOnceRaw(tenantId, statement, hold);
+      const connection = await this.connection();
+      const [opened, rows] = await this.round.readOnce(connection, tenantId, statement, hold);
       const refreshes = this.round.refreshes(opened);
       if (attempt > MAX_REOPEN || refreshes.length === 0) return rows as R[];
       for (const refresh of refreshes) await refresh();
@@ -154,7 +154,7 @@ export class TenantTransactions {
     const scope = this.scope.getStore();
     if (!scope) return this.dataSource.query(statement.text, statement.values);
     assertOpen(scope);
-    const result = await scope.client.query(this.statement(statement));
+    const result = await scope.client.query(driverQuery(statement, this.sessionBound));
     return result.rows as R[];
   }
 
@@ -170,27 +170,12 @@ export class TenantTransactions {
     const scope = this.scope.getStore();
     if (!scope || scope.joined || !pipelines(scope.client)) return this.query(statement);
     assertOpen(scope);
-    const result = scope.client.query(this.statement(statement));
+    const result = scope.client.query(driverQuery(statement, this.sessionBound));
     const commit = scope.client.query('COMMIT');
     // awaited by runInScope, which also sees its failure; never an unhandled rejection here
     commit.catch(() => undefined);
     scope.end.commit = commit;
     return (await result).rows as R[];
-  }
-
-  /** Returns the rows of the tenant pin and of `call`, read in one round trip that commits. */
-  private async readOnceRaw(tenantId: number, call: Sql, hold?: RowsHold): Promise<[Rows, Rows]> {
-    const [client, release] = await this.connection();
-    const [pinned = [], rows = []] = await this.round.send(
-      client,
-      release,
-      tenantId,
-      [call],
-      true,
-      hold,
-    );
-    release();
-    return [pinned, rows];
   }
 
   /**
@@ -204,7 +189,7 @@ export class TenantTransactions {
     if (scope) return this.query(statement);
     const [client, release] = await this.connection();
     try {
-      const result = await client.query(this.statement(statement));
+      const result = await client.query(driverQuery(statement, this.sessionBound));
       return result.rows as R[];
     } finally {
       // a failed autocommit statement leaves the connection clean; a lost one is caught anyway
@@ -241,7 +226,7 @@ export class TenantTransactions {
       return this.dataSource.query(statement.text, statement.values);
     }
     assertOpen(scope);
-    const result = await scope.client.query(this.statement(statement));
+    const result = await scope.client.query(driverQuery(statement, this.sessionBound));
     return result.rows as R[];
   }
 
@@ -288,15 +273,6 @@ export class TenantTransactions {
         ),
       across,
     );
-  }
-
-  /**
-   * A parameterised statement: named (parsed and planned once per connection) when the
-   * connection is ours, unnamed behind a transaction pooler.
-   */
-  private statement(statement: Sql): QueryConfig {
-    const { text, values } = statement;
-    return this.sessionBound ? { name: driverStatementName(text), text, values } : { text, values };
   }
 
   /** A pooled connection and the function that returns it (transaction-connection.ts). */

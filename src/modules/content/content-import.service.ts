@@ -5,7 +5,7 @@ import { AppError, NotFoundError, ValidationFailedError } from '../../common/htt
 import { jsonLimitsOf } from '../../common/http/json-limits.js';
 import { type StorableContent, storableContent } from '../../common/http/storable-content.js';
 import { createValidationPipe } from '../../common/http/validation.js';
-import { DocumentsService } from '../documents/documents.service.js';
+import { DocumentsPlatformService } from '../documents/documents-platform.service.js';
 import { ProjectsService } from '../projects/projects.service.js';
 import { fileInput, projectInput } from './content-inputs.js';
 import {
@@ -36,7 +36,7 @@ export class ContentImportService {
     private readonly config: AppConfig,
     private readonly tx: TenantTransactions,
     private readonly projects: ProjectsService,
-    private readonly documents: DocumentsService,
+    private readonly documents: DocumentsPlatformService,
   ) {}
 
   /**

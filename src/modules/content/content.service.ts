@@ -2,10 +2,10 @@ import { Injectable } from '@nestjs/common';
 import { parseIfMatch } from '../../common/http/if-match.js';
 import type { FreeJsonValue } from '../../common/http/prepared-json.js';
 import {
-  DocumentsService,
+  DocumentsPlatformService,
   type PlatformDocumentView,
   type PlatformVersionView,
-} from '../documents/documents.service.js';
+} from '../documents/documents-platform.service.js';
 import {
   type PlatformFileView,
   type PlatformProjectView,
@@ -42,7 +42,7 @@ export class ContentService {
   constructor(
     private readonly tenancy: TenancyService,
     private readonly projects: ProjectsService,
-    private readonly documents: DocumentsService,
+    private readonly documents: DocumentsPlatformService,
     private readonly imports: ContentImportService,
   ) {}
 

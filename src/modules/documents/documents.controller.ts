@@ -7,7 +7,7 @@ import { CursorPageQuery } from '../../common/pagination/page-query.js';
 import { Authorized } from '../../common/access/authorized.decorator.js';
 import { CurrentPrincipal } from '../../common/access/current-principal.decorator.js';
 import type { Principal } from '../../common/access/principal.js';
-import { DocumentsService } from './documents.service.js';
+import { DocumentsReadService } from './documents-read.service.js';
 import {
   DocumentListResponse,
   DocumentResponse,
@@ -25,7 +25,7 @@ const INVALID_ID = {
 
 @Controller()
 export class DocumentsController {
-  constructor(private readonly documents: DocumentsService) {}
+  constructor(private readonly documents: DocumentsReadService) {}
 
   @Get('projects/:projectId/documents')
   @ApiTags('projects')

@@ -17,6 +17,9 @@ import {
   type FeedPosition,
   EventFeedService,
 } from './event-feed.service.js';
+import { eventFrame, type StreamClient } from './stream-client.js';
+
+export { eventFrame } from './stream-client.js';
 
 /** Events one client reads (and writes to its socket) at a time. */
 export const STREAM_BATCH = 100;
@@ -27,24 +30,6 @@ const PENDING_RETRY_MS = 20;
 /** Backs up LISTEN (a lost connection, a transaction pooler without DATABASE_LISTEN_URL). */
 const POLL_MS = 1_000;
 const LISTEN_RECONNECT_MS = 1_000;
-
-/** One connected client of the stream. */
-interface StreamClient {
-  res: ServerResponse;
-  filter: FeedFilter;
-  /** Clients with the same key at the same position share one read. */
-  filterKey: string;
-  position: FeedPosition;
-  /** reading: a read or its write is under way; blocked: the socket buffer is full. */
-  state: 'idle' | 'reading' | 'blocked' | 'closed';
-  /** A wake-up came while it was reading or blocked: read again when it is done. */
-  again: boolean;
-}
-
-/** The SSE frame of one event: `id` (its cursor), `event` (its type), `data` (its envelope). */
-export const eventFrame = (cursor: string, type: string, envelope: string): string =>
-  // the envelope is jsonb's text output: a newline in a value is escaped, never raw
-  `id: ${cursor}\nevent: ${type}\ndata: ${envelope}\n\n`;
 
 /**
  * The platform API's event stream: every connected Server-Sent Events client of this process, fed
