@@ -2,7 +2,6 @@ import { Injectable } from '@nestjs/common';
 import { sql } from '../../common/database/statement.js';
 import { TenantTransactions } from '../../common/database/tenant-transactions.js';
 import type { JsonbParam } from '../../common/http/canonical-json.js';
-import { DocumentEntity } from './entities/document.entity.js';
 
 /** What the platform's document upsert did: `version_*` only when it created the document. */
 export interface DocumentUpsertRow {
@@ -148,9 +147,8 @@ export class DocumentsPlatformRepository {
 
   /** Inside a system transaction (owner role, across tenants): the tenant of a document. */
   async tenantOfDocument(documentId: number): Promise<number | undefined> {
-    const row = await this.tx
-      .repo(DocumentEntity)
-      .findOne({ where: { id: documentId }, select: { id: true, tenantId: true } });
-    return row?.tenantId;
+    const [row] = await this.tx.query(sql<{ tenant_id: number }>`
+      SELECT tenant_id FROM documents WHERE id = ${documentId}`);
+    return row?.tenant_id;
   }
 }

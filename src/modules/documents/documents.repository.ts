@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { fragment, type Sql, sql, type Statement } from '../../common/database/statement.js';
 import { TenantTransactions } from '../../common/database/tenant-transactions.js';
-import { DocumentVersion, type VersionSource } from './entities/document-version.entity.js';
-import { DocumentEntity } from './entities/document.entity.js';
+import type { DocumentVersion, VersionSource } from './entities/document-version.entity.js';
 import type { JsonbParam } from '../../common/http/canonical-json.js';
 
 /** A document with its current version, as `documentRef` reads it. */
@@ -12,6 +11,12 @@ export interface DocumentRefRow {
   version_id: number;
   hash: string;
 }
+/** A version as `findVersion` reads it, named as the entity names its members. */
+export type VersionRow = Pick<
+  DocumentVersion,
+  'id' | 'documentId' | 'number' | 'content' | 'contentHash' | 'createdAt'
+>;
+
 /** A version as its insert returns it. */
 export interface InsertedVersionRow {
   id: number;
@@ -110,19 +115,26 @@ export class DocumentsRepository {
   }
 
   /** Inside a tenant transaction: one version of a document, or null. */
-  findVersion(
+  async findVersion(
     tenantId: number,
     documentId: number,
     versionId: number,
-  ): Promise<DocumentVersion | null> {
-    return this.tx.repo(DocumentVersion).findOneBy({ tenantId, documentId, id: versionId });
+  ): Promise<VersionRow | null> {
+    const [row] = await this.tx.query(sql<VersionRow>`
+      SELECT id, document_id AS "documentId", number, content, content_hash AS "contentHash",
+             created_at AS "createdAt"
+        FROM document_versions
+       WHERE tenant_id = ${tenantId} AND document_id = ${documentId} AND id = ${versionId}`);
+    return row ?? null;
   }
 
-  /** Inside a tenant transaction: a new active document without a version yet. */
-  insertDocument(tenantId: number, projectId: number, title: string): Promise<DocumentEntity> {
-    return this.tx
-      .repo(DocumentEntity)
-      .save({ tenantId, projectId, title, status: 'active' as const, currentVersionId: null });
+  /** Inside a tenant transaction: a new active document without a version yet; its id. */
+  async insertDocument(tenantId: number, projectId: number, title: string): Promise<number> {
+    const [row] = await this.tx.query(sql<{ id: number }>`
+      INSERT INTO documents (tenant_id, project_id, title, status, current_version_id)
+      VALUES (${tenantId}, ${projectId}, ${title}, 'active', NULL)
+      RETURNING id`);
+    return row!.id;
   }
 
   /**

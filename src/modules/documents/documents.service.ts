@@ -7,8 +7,12 @@ import { ProjectsService } from '../projects/projects.service.js';
 import { contentHash } from './content-hash.js';
 import type { DocumentRef, VersionView } from './document-views.js';
 import { DocumentVersionWriter, type VersionCreatedListener } from './document-version-writer.js';
-import { DocumentsRepository, type DocumentRefRow } from './documents.repository.js';
-import type { DocumentVersion, VersionSource } from './entities/document-version.entity.js';
+import {
+  DocumentsRepository,
+  type DocumentRefRow,
+  type VersionRow,
+} from './documents.repository.js';
+import type { VersionSource } from './entities/document-version.entity.js';
 
 /** A document held for its next version, and that version's id and number, drawn already. */
 export interface LockedForVersion {
@@ -180,16 +184,16 @@ export class DocumentsService {
       if (!(await this.projects.findProject(tenantId, projectId))) {
         throw new NotFoundError('project');
       }
-      const doc = await this.repository.insertDocument(tenantId, projectId, title);
+      const id = await this.repository.insertDocument(tenantId, projectId, title);
       const stored = { json: JSON.stringify(content), hash: contentHash(content) };
       const version = await this.versions.insertVersion(
         tenantId,
-        doc.id,
+        id,
         projectId,
         stored,
         'platform',
       );
-      return { documentId: doc.id, versionId: version.versionId };
+      return { documentId: id, versionId: version.versionId };
     });
   }
   private async documentRef(
@@ -204,7 +208,7 @@ export class DocumentsService {
   }
 }
 
-function versionView(v: DocumentVersion): VersionView {
+function versionView(v: VersionRow): VersionView {
   return {
     versionId: v.id,
     documentId: v.documentId,
