@@ -19,6 +19,7 @@ import { EventCommitOrder1764003500000 } from './1764003500000-event-commit-orde
 import { EventTraceContext1764004030000 } from './1764004030000-event-trace-context.js';
 import { PlatformKeyChangeNotify1764005000000 } from './1764005000000-platform-key-change-notify.js';
 import { StagedRevisionsByDocument1764005010000 } from './1764005010000-staged-revisions-by-document.js';
+import { DeliveryChurn1764005030000 } from './1764005030000-delivery-churn.js';
 
 /** Every migration, in order. Listed explicitly so the build, the CLI and the tests agree. */
 export const MIGRATIONS = [
@@ -43,4 +44,5 @@ export const MIGRATIONS = [
   EventTraceContext1764004030000,
   PlatformKeyChangeNotify1764005000000,
   StagedRevisionsByDocument1764005010000,
+  DeliveryChurn1764005030000,
 ];

@@ -40,7 +40,7 @@ export class MetricsRepository {
   async attemptsInFlight(): Promise<number> {
     const [row] = await this.tx.ownerQuery(sql<{ n: string }>`SELECT count(*) AS n
       FROM webhook_deliveries
-      WHERE status = 'sending' AND holds_slot AND lease_expires_at >= now()`);
+      WHERE pending AND status = 'sending' AND holds_slot AND lease_expires_at >= now()`);
     return Number(row?.n ?? 0);
   }
 
@@ -89,7 +89,7 @@ export class MetricsRepository {
     const [row] = await this.tx.ownerQuery(sql<BacklogRow>`SELECT count(*) AS due,
         extract(epoch FROM now() - min(d.next_attempt_at))::float8 AS oldest_age_seconds
       FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id AND w.status = 'active'
-      WHERE d.status IN ('queued', 'retry') AND d.next_attempt_at <= now()`);
+      WHERE d.pending AND d.status IN ('queued', 'retry') AND d.next_attempt_at <= now()`);
     return row;
   }
 }

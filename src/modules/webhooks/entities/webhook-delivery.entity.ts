@@ -18,18 +18,10 @@ export const DELIVERY_STATUSES = [
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
 @Entity('webhook_deliveries')
-@Index('webhook_deliveries_due', ['nextAttemptAt'], { where: "status IN ('queued', 'retry')" })
-@Index('webhook_deliveries_leased', ['leaseExpiresAt'], { where: "status = 'sending'" })
-@Index('webhook_deliveries_webhook', ['webhookId'], {
-  where: "status IN ('queued', 'retry', 'sending')",
-})
+// Only `pending` and `next_attempt_at` of the columns an update changes are indexed (and only
+// here): a claim changes neither, so it is a HOT update (migration 1764005030000-delivery-churn)
+@Index('webhook_deliveries_pending', ['webhookId', 'nextAttemptAt'], { where: 'pending' })
 @Index('webhook_deliveries_event', ['eventRowId'])
-@Index('webhook_deliveries_due_by_webhook', ['webhookId', 'nextAttemptAt'], {
-  where: "status IN ('queued', 'retry')",
-})
-@Index('webhook_deliveries_expired_by_webhook', ['webhookId', 'leaseExpiresAt'], {
-  where: "status = 'sending'",
-})
 // (tenant_id, id DESC), (webhook_id, id DESC): TypeORM cannot state a column's order, so the
 // generator leaves these two alone
 @Index('webhook_deliveries_tenant', { synchronize: false })
@@ -38,6 +30,7 @@ export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
   'webhook_deliveries_status_check',
   "status IN ('queued', 'sending', 'succeeded', 'retry', 'failed', 'cancelled')",
 )
+@Check('webhook_deliveries_pending_check', "pending = (status IN ('queued', 'retry', 'sending'))")
 export class WebhookDeliveryEntity {
   @BigIdColumn()
   id!: string;
@@ -78,6 +71,10 @@ export class WebhookDeliveryEntity {
   /** A `sending` row that holds one of its webhook's in-flight slots (the last row of a chain). */
   @Column({ name: 'holds_slot', type: 'boolean', default: true })
   holdsSlot!: boolean;
+
+  /** `status` is queued, retry or sending; kept by a trigger (the worker's index names it). */
+  @Column({ type: 'boolean', default: true })
+  pending!: boolean;
 
   @CreatedAtColumn()
   createdAt!: Date;

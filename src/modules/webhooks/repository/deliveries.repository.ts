@@ -23,7 +23,7 @@ export class DeliveriesRepository {
     await this.tx.query(
       sql`WITH released AS (
          UPDATE webhook_deliveries SET next_attempt_at = now(), updated_at = now()
-          WHERE webhook_id = ${webhookId} AND tenant_id = ${tenantId}
+          WHERE webhook_id = ${webhookId} AND tenant_id = ${tenantId} AND pending
             AND status IN ('queued', 'retry') AND next_attempt_at ${fragment(which === 'waiting' ? '>' : '<')} now()
          RETURNING 1
        )
@@ -39,7 +39,7 @@ export class DeliveriesRepository {
     await this.tx.query(
       sql`UPDATE webhook_deliveries
               SET status = 'cancelled', lease_expires_at = NULL, updated_at = now()
-            WHERE webhook_id = ${webhookId} AND tenant_id = ${tenantId}
+            WHERE webhook_id = ${webhookId} AND tenant_id = ${tenantId} AND pending
               AND (status IN ('queued', 'retry')
                    OR (status = 'sending' AND lease_expires_at < now()))`,
     );

@@ -9,7 +9,9 @@ import { updatedRows } from './sql-rows.js';
  * and handing back leases. Each runs on its own (autocommit) through the data source, never in a
  * tenant transaction: the worker works across tenants. Their text is performance-tuned and built
  * by the `sql` tag from constant pieces, so each is the same text every time; a value used twice
- * is bound twice (the unnamed statements are planned with the values bound, so alike).
+ * is bound twice (the unnamed statements are planned with the values bound, so alike). Each
+ * names `d.pending`, the predicate of the index they read (`webhook_deliveries_pending`): the
+ * planner cannot infer it from the status.
  */
 
 /** A delivery claimed for sending, with what sending it needs. */
@@ -70,7 +72,8 @@ const RELEASE_EXPIRED = sql`UPDATE webhook_deliveries d
                             WHEN d.attempts > 0 THEN 'retry' ELSE 'queued' END,
               lease_expires_at = NULL, holds_slot = true, updated_at = now()
          FROM webhooks w
-        WHERE d.status = 'sending' AND d.lease_expires_at < now() AND w.id = d.webhook_id`;
+        WHERE d.pending AND d.status = 'sending' AND d.lease_expires_at < now()
+          AND w.id = d.webhook_id`;
 
 const claimStatement = (limits: ClaimLimits): Statement<ClaimedRow> => sql`WITH hooks AS (
          SELECT w.id, w.tenant_id,
@@ -79,7 +82,7 @@ const claimStatement = (limits: ClaimLimits): Statement<ClaimedRow> => sql`WITH 
            FROM webhooks w
           WHERE w.status = 'active'
             AND EXISTS (SELECT 1 FROM webhook_deliveries d
-                         WHERE d.webhook_id = w.id AND d.status IN ('queued', 'retry')
+                         WHERE d.webhook_id = w.id AND d.pending AND d.status IN ('queued', 'retry')
                            AND d.next_attempt_at <= now())
           FOR NO KEY UPDATE OF w SKIP LOCKED
        ), due AS (
@@ -87,7 +90,7 @@ const claimStatement = (limits: ClaimLimits): Statement<ClaimedRow> => sql`WITH 
            FROM hooks h
            CROSS JOIN LATERAL (
              SELECT d.id, d.next_attempt_at FROM webhook_deliveries d
-              WHERE d.webhook_id = h.id AND d.status IN ('queued', 'retry')
+              WHERE d.webhook_id = h.id AND d.pending AND d.status IN ('queued', 'retry')
                 AND d.next_attempt_at <= now()
               ORDER BY d.next_attempt_at
               LIMIT GREATEST(LEAST(h.free, ${limits.chains}), 0) * h.per_slot
@@ -137,7 +140,7 @@ const extendStatement = (
   leaseSeconds: number,
 ): Statement<ClaimedRow> => sql`WITH due AS (
          SELECT d.id, d.next_attempt_at FROM webhook_deliveries d
-          WHERE d.webhook_id = ${tail.webhook_id} AND d.status IN ('queued', 'retry')
+          WHERE d.webhook_id = ${tail.webhook_id} AND d.pending AND d.status IN ('queued', 'retry')
             AND d.next_attempt_at <= now()
             AND EXISTS (SELECT 1 FROM webhooks w
                          WHERE w.id = ${tail.webhook_id} AND w.status = 'active' AND w.consecutive_failures = 0
