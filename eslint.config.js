@@ -83,12 +83,6 @@ export default tseslint.config(
     },
   },
   {
-    // TEMPORARY: 301 lines, being reworked by the webhooks delivery split (issue 38); remove this
-    // entry once that lands
-    files: ['src/modules/webhooks/delivery/delivery-worker.ts'],
-    rules: { 'max-lines': 'off' },
-  },
-  {
     files: ['**/*.spec.ts', '**/*.e2e-spec.ts', 'test/**/*.ts', 'bench/**/*.ts'],
     rules: {
       '@typescript-eslint/no-unsafe-member-access': 'off',

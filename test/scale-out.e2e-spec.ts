@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { DataSource } from 'typeorm';
 import { RevisionDecisionService } from '../src/modules/revisions/revision-decision.service.js';
-import { MAX_IN_FLIGHT_PER_TENANT } from '../src/modules/webhooks/delivery/delivery-worker.js';
+import { MAX_IN_FLIGHT_PER_TENANT } from '../src/modules/webhooks/delivery/worker-limits.js';
 import { startTestApp, type TestApp } from './support/app.js';
 import { createTestDatabase, type TestDatabase } from './support/database.js';
 import { type ApiResponse, call } from './support/http.js';

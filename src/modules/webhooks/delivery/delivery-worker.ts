@@ -34,7 +34,6 @@ import {
 } from '../repository/delivery-claims.repository.js';
 import { DeliveryResultsRepository } from '../repository/delivery-results.repository.js';
 
-export { CHAIN_LENGTH, MAX_IN_FLIGHT, MAX_IN_FLIGHT_PER_TENANT } from './worker-limits.js';
 /** The scheduler's name for the 1 s poll that backs up LISTEN. */
 export const DELIVERY_POLL = 'webhook-delivery-poll';
 export const POLL_INTERVAL_MS = 1_000;
