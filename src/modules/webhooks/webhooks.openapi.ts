@@ -1,6 +1,8 @@
-// The OpenAPI text of webhooks.controller.ts: one composed decorator per handler
-// (`WebhooksDocs.<handler>()`, Nest's applyDecorators), so the controller keeps only routing and
-// behaviour. Convention: docs/contributors/architecture.md#inside-a-module.
+// The OpenAPI text of webhooks.controller.ts: one composed decorator per handler,
+// `WebhooksDocs.<handler>()`, built with Nest's applyDecorators and written last above the
+// handler, so the controller keeps only routing and behaviour. applyDecorators applies in the
+// order written (stacked decorators apply bottom-up): headers and parameters reach the document
+// in this order. Convention: docs/contributors/architecture.md#inside-a-module.
 import { applyDecorators } from '@nestjs/common';
 import { ApiBody, ApiOperation, ApiResponse } from '@nestjs/swagger';
 import { ApiProblemResponses } from '../../common/http/api-problem-responses.js';
