@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { bearerToken } from '../common/http/bearer-header.js';
 import type { BodyTerms, HttpRequest } from '../common/http/platform/http-platform.js';
 import type { PlatformRequest } from '../modules/platform-keys/platform-access.js';
-import { NDJSON_MEDIA_TYPE } from '../modules/content/platform/content.platform.controller.js';
+import { NDJSON_MEDIA_TYPE } from '../modules/content/platform/content.platform.openapi.js';
 import type { PlatformScope } from '../modules/platform-keys/platform-scopes.js';
 import { PLATFORM_PREFIX } from './platform-openapi.js';
 import { PlatformKeyVerifier } from './platform-key-verifier.js';
