@@ -88,6 +88,9 @@ export interface Target {
 const fmt = (n: number | undefined, digits = 0): string =>
   n === undefined || Number.isNaN(n) ? '–' : n.toFixed(digits);
 
+/** Requests/s: a tenth shown below 10/s (the heavy-content rows stage a few per second). */
+const fmtRate = (n: number | undefined): string => fmt(n, n !== undefined && n < 10 ? 1 : 0);
+
 const measured = (rows: readonly Row[], id: string, adapter: Adapter): Row | undefined =>
   rows.find((r) => r.id === id && r.adapter === adapter && r.available);
 
@@ -390,7 +393,7 @@ function sideBySideLines(rows: readonly Row[], info: RunInfo): string[] {
       const r = measured(rows, id, a);
       const ratio = id === '1' ? floorRatio(rows, a) : undefined;
       cells.push(
-        fmt(r?.rps),
+        fmtRate(r?.rps),
         fmt(r?.p99),
         fmt(r?.cpu?.processMs, 2),
         loopCell(r),
@@ -434,7 +437,7 @@ function tableLines(rows: readonly Row[]): string[] {
     const adapter = adapterLabel(r.adapter);
     lines.push(
       r.available
-        ? `| ${r.id} | ${adapter} | ${r.name} | ${fmt(r.rps)} | ${fmt(r.p50)} | ${fmt(r.p99)} | ${fmt(r.errors)} | ${fmt(r.rssMb)} | ${ratio} | ${cpu} | ${loopCell(r)} | ${r.note} |`
+        ? `| ${r.id} | ${adapter} | ${r.name} | ${fmtRate(r.rps)} | ${fmt(r.p50)} | ${fmt(r.p99)} | ${fmt(r.errors)} | ${fmt(r.rssMb)} | ${ratio} | ${cpu} | ${loopCell(r)} | ${r.note} |`
         : `| ${r.id} | ${adapter} | ${r.name} | – | – | – | – | – | | – | – | – | – | ${r.note} |`,
     );
   }
@@ -552,7 +555,8 @@ export async function writeResults(
     'row 5a per delivery, 5b per event. loop p99: the service’s event-loop delay p99 over the row’s',
     'measured window (`nodejs_eventloop_lag_p99_seconds` of /metrics, scraped right before and right',
     'after it; the 10 ms sampling interval included, so an idle loop reads ~10); n/a for rows without',
-    'one window of the service (alternating pairs and rounds, row 6, group 9). vs raw floor: row 1 ÷ the raw floor (6) measured right after',
+    'one window of the service (alternating pairs and rounds, row 6, group 9). vs raw floor: row 1 ÷',
+    'the raw floor (6) measured right after',
     'that adapter’s row 1 (the floor does not go through the service; the adapter’s service is idle',
     'while it runs). On row 6 the last column compares two runs of the same floor: how far the host',
     'drifted between the two adapters’ turns. PostgreSQL’s CPU share and the notes are in the rows below.',
@@ -567,10 +571,11 @@ export async function writeResults(
     'for 5a/5b: events whose delivery never arrived. Peak RSS is sampled every 100 ms during the row.',
     'CPU ms/req: CPU time (user + system, all threads) during the row divided by its requests — for',
     'the process measured (the service; the raw floor in row 6) and for all PostgreSQL processes; 5a per',
-    'delivery, 5b per event (its staging and its delivery), 10b-10e per staging (per MiB in the notes).',
-    'Steal: the share of the host’s CPU time the',
-    'hypervisor gave elsewhere during the row. Both figures drift with the host between runs, as',
-    'requests/s do; the split shows where a request’s time goes.',
+    'delivery, 5b per event (its staging and its delivery), 10b-10e per staging (per MiB in their',
+    'notes). Steal: the share of the host’s CPU time the hypervisor gave elsewhere during the row.',
+    'Both figures drift with the host between runs, as requests/s do; the split shows where a',
+    'request’s time goes. Group 10 stages at a few connections (bench/README.md), not at the 32 of',
+    'the other rows; its notes compare the other tenant’s read p99 during each row with 10a’s.',
     '',
     ...(info.soak
       ? [
