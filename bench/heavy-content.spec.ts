@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { DEFAULT_JSON_LIMITS, jsonLimitProblem } from '../src/common/http/json-limits.js';
-import { HEAVY_CASES, heavyBody, MIB } from './heavy-content.js';
+import { heavyBody, MIB } from './heavy-bodies.js';
+import { HEAVY_CASES } from './heavy-content.js';
 
 /** The service's own defaults: CONTENT_MAX_NODES 100,000, CONTENT_MAX_DEPTH 64, BODY_LIMIT 5 MiB. */
 const BODY_LIMIT = 5 * MIB;

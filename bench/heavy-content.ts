@@ -10,7 +10,17 @@ import {
   type LoadResult,
   type ManagedProcess,
   RssSampler,
+  sleep,
 } from './harness.js';
+import { readAtRate, settledCandidates } from './heavy-reader.js';
+import {
+  DEEP_ENTRIES,
+  DEEP_LEVELS,
+  heavyBody,
+  MIB,
+  type Shape,
+  WIDE_SECTION_CHARS,
+} from './heavy-bodies.js';
 import { type Measured, unavailable } from './report.js';
 
 /**
@@ -18,9 +28,6 @@ import { type Measured, unavailable } from './report.js';
  * and deep (60 levels, ~90,000 values), at a few connections, while another tenant reads a small
  * document at a steady rate; 10a is that read alone, the baseline of the same turn.
  */
-export const MIB = 1024 * 1024;
-
-export type Shape = 'wide' | 'deep';
 export interface HeavyCase {
   id: string;
   shape: Shape;
@@ -38,13 +45,6 @@ export const IDS_10 = ['10a', ...HEAVY_CASES.map((c) => c.id)];
 const CONNECTIONS = Number(process.env.BENCH_HEAVY_CONNECTIONS ?? 4);
 /** The other tenant's reads per second, in 10a and beside 10b-10e (`BENCH_HEAVY_READER_RATE`). */
 const READER_RATE = Number(process.env.BENCH_HEAVY_READER_RATE ?? 50);
-/** Enough connections that a slow answer delays few of the reader's next requests. */
-const READER_CONNECTIONS = 4;
-
-/** Levels and entries per level of the deep shape: depth 62 and ~90,000 values, within 64 and 100,000. */
-const DEEP_LEVELS = 60;
-const DEEP_ENTRIES = 500;
-const WIDE_SECTION_CHARS = 16 * 1024;
 
 const shapeLabel = (c: HeavyCase): string =>
   c.shape === 'wide'
@@ -60,69 +60,6 @@ export const NAMES_10: Record<string, string> = {
     ]),
   ),
 };
-
-/** mulberry32: the same text every run, so every run stages the same bytes. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-const WORDS = (
-  'access control policy scope systems review owner record evidence audit risk asset ' +
-  'supplier incident change backup recovery encryption key network logging monitoring ' +
-  'training approval exception register version annual quarterly retention disposal'
-).split(' ');
-
-/** `length` characters of lowercase words and spaces: compressible as prose is, no escapes. */
-export function prose(length: number, rand: () => number): string {
-  let out = '';
-  while (out.length < length) out += `${WORDS[Math.floor(rand() * WORDS.length)]} `;
-  return out.slice(0, length);
-}
-
-/** The content without its padding: long strings in a flat list, or a chain of levels. */
-function contentOfShape(shape: Shape, bytes: number, rand: () => number): Record<string, unknown> {
-  if (shape === 'wide') {
-    const sections = Math.floor(bytes / (WIDE_SECTION_CHARS + 40));
-    return {
-      title: 'Heavy content (wide)',
-      sections: Array.from({ length: sections }, (_, i) => ({
-        heading: `Section ${i + 1}`,
-        body: prose(WIDE_SECTION_CHARS, rand),
-      })),
-    };
-  }
-  // an entry {"k":"…8…","v":"…"}, is 24 characters around its value
-  const valueChars = Math.max(1, Math.floor((bytes * 0.98) / (DEEP_LEVELS * DEEP_ENTRIES)) - 24);
-  let level: Record<string, unknown> | undefined;
-  for (let i = DEEP_LEVELS; i >= 1; i--) {
-    const entries = Array.from({ length: DEEP_ENTRIES }, () => ({
-      k: prose(8, rand),
-      v: prose(valueChars, rand),
-    }));
-    level = { level: i, entries, ...(level ? { child: level } : {}) };
-  }
-  return { title: 'Heavy content (deep)', ...level };
-}
-
-/**
- * A staging body of exactly `bytes` bytes: the shape's content, a `padding` string filling the
- * rest (the node and depth counts barely change), and a source reference.
- */
-export function heavyBody(shape: Shape, bytes: number): string {
-  const content = contentOfShape(shape, bytes, random(bytes + shape.length));
-  const body = { content: { ...content, padding: '' }, source_reference: `bench heavy ${shape}` };
-  const missing = bytes - JSON.stringify(body).length;
-  if (missing < 0) throw new Error(`the ${shape} content is ${-missing} bytes over ${bytes}`);
-  body.content.padding = prose(missing, random(missing));
-  return JSON.stringify(body);
-}
 
 const bodies = new Map<string, string>();
 const bodyOf = (c: HeavyCase): string => {
@@ -207,6 +144,8 @@ export async function heavySetup(
 
 export interface HeavyOptions {
   svc: ManagedProcess;
+  /** The run's database as its owner: the heavy document's candidates are counted there. */
+  dbUrl: string;
   token: string | undefined;
   setup: () => Promise<HeavySetup>;
   durationSec: number;
@@ -218,7 +157,12 @@ export interface HeavyOptions {
 
 const fmt = (n: number, digits = 0): string => n.toFixed(digits);
 
-/** Group 10 on one adapter: 10a (the other tenant's read alone), then 10b-10e beside it. */
+/**
+ * Group 10 on one adapter: 10a (the other tenant's reads alone), then 10b-10e beside them. A heavy
+ * row's window runs from its load's start until the service has stored every staging it was still
+ * working on when the load stopped; its CPU is divided over the stagings stored in the window (the
+ * database's count), after taking off the reads' share at 10a's CPU per read.
+ */
 export async function heavyContentGroup(o: HeavyOptions): Promise<Measured[]> {
   const none = (why: string): Measured[] => IDS_10.map((id) => unavailable(id, NAMES_10[id]!, why));
   if (!o.token) return none('seed incomplete');
@@ -229,14 +173,9 @@ export async function heavyContentGroup(o: HeavyOptions): Promise<Measured[]> {
     return none(`setup: ${err instanceof Error ? err.message : String(err)}`);
   }
   const { svc, loop } = o;
-  const read = (seconds: number): Promise<LoadResult> =>
-    load({
-      url: `${svc.baseUrl}/api/v1/documents/${setup.readerDocumentId}`,
-      headers: { authorization: `Bearer ${setup.readerToken}` },
-      durationSec: seconds,
-      connections: READER_CONNECTIONS,
-      overallRate: READER_RATE,
-    });
+  const readUrl = `${svc.baseUrl}/api/v1/documents/${setup.readerDocumentId}`;
+  const read = (until: Promise<unknown>): Promise<LoadResult> =>
+    readAtRate(readUrl, setup.readerToken, READER_RATE, until);
   const stagingUrl = `${svc.baseUrl}/api/v1/documents/${setup.documentId}/external-revisions`;
   const stage = (body: string, seconds: number): Promise<LoadResult> =>
     load({
@@ -247,24 +186,15 @@ export async function heavyContentGroup(o: HeavyOptions): Promise<Measured[]> {
       durationSec: seconds,
       connections: CONNECTIONS,
     });
-
-  /** One measured window: the loop's scrapes outside it, CPU and RSS over it. */
-  const window = async <T>(run: () => Promise<T>) => {
-    await loop.begin();
-    const rss = new RssSampler(svc.pid).start();
-    const cpu = new CpuMeter(svc.pid).begin();
-    const result = await run();
-    cpu.end();
-    const rssMb = rss.stop();
-    const loopP99Ms = await loop.end();
-    const loopNote = loop.problem ? `event-loop p99 n/a: ${loop.problem}` : '';
-    return { result, rssMb, cpu, loopP99Ms, loopNote };
-  };
+  const loopNote = (): string => (loop.problem ? `event-loop p99 n/a: ${loop.problem}` : '');
 
   o.log(`scenario 10a: ${NAMES_10['10a']}`);
-  if (o.warmupSec > 0) await read(o.warmupSec);
-  const alone = await window(() => read(o.durationSec));
-  const base = alone.result;
+  if (o.warmupSec > 0) await read(sleep(o.warmupSec * 1000));
+  await loop.begin();
+  const rssA = new RssSampler(svc.pid).start();
+  const cpuA = new CpuMeter(svc.pid).begin();
+  const base = await read(sleep(o.durationSec * 1000));
+  cpuA.end();
   const rows: Measured[] = [
     {
       id: '10a',
@@ -274,18 +204,20 @@ export async function heavyContentGroup(o: HeavyOptions): Promise<Measured[]> {
       p50: base.p50,
       p99: base.p99,
       errors: base.errors,
-      rssMb: alone.rssMb,
-      cpu: alone.cpu.cost(base.total),
-      loopP99Ms: alone.loopP99Ms,
+      rssMb: rssA.stop(),
+      cpu: cpuA.cost(base.total),
+      loopP99Ms: await loop.end(),
       note: [
-        `tenant "Reader", ${READER_CONNECTIONS} connections at ${READER_RATE}/s in all`,
+        `tenant "Reader", one request every ${fmt(1000 / READER_RATE)} ms, open loop`,
         `${base.total} requests`,
-        alone.loopNote,
+        base.errors ? `statuses ${base.statuses}` : '',
+        loopNote(),
       ]
         .filter(Boolean)
         .join('; '),
     },
   ];
+  const readCpu = rows[0]!.cpu;
 
   for (const c of HEAVY_CASES) {
     const name = NAMES_10[c.id]!;
@@ -305,11 +237,32 @@ export async function heavyContentGroup(o: HeavyOptions): Promise<Measured[]> {
       rows.push(unavailable(c.id, name, `probe answered ${probe.status} ${answer.slice(0, 200)}`));
       continue;
     }
-    if (o.warmupSec > 0) await Promise.all([stage(body, o.warmupSec), read(o.warmupSec)]);
-    const w = await window(() => Promise.all([stage(body, o.durationSec), read(o.durationSec)]));
-    const [st, rd] = w.result;
+    if (o.warmupSec > 0) {
+      const warm = stage(body, o.warmupSec);
+      await Promise.all([warm, read(warm)]);
+    }
+    // the warm-up's last stagings may still be running: the window starts once they are stored
+    const before = await settledCandidates(o.dbUrl, setup.documentId);
+    await loop.begin();
+    const rss = new RssSampler(svc.pid).start();
+    const cpu = new CpuMeter(svc.pid).begin();
+    const staging = stage(body, o.durationSec);
+    const [st, rd] = await Promise.all([staging, read(staging)]);
+    const loopP99Ms = await loop.end();
+    const stored = (await settledCandidates(o.dbUrl, setup.documentId)) - before;
+    cpu.end();
     const mib = Buffer.byteLength(body) / MIB;
-    const cost = w.cpu.cost(st.total);
+    const all = cpu.cost(1);
+    // the service's CPU less the reads' (at 10a's CPU per read), over the stagings stored
+    const cost =
+      all && stored > 0
+        ? {
+            processMs: Math.max(0, all.processMs - rd.total * (readCpu?.processMs ?? 0)) / stored,
+            databaseMs:
+              Math.max(0, all.databaseMs - rd.total * (readCpu?.databaseMs ?? 0)) / stored,
+            stealPct: all.stealPct,
+          }
+        : undefined;
     const perMib = cost
       ? `CPU per MiB staged: service ${fmt(cost.processMs / mib, 1)} ms, PostgreSQL ${fmt(cost.databaseMs / mib, 1)} ms`
       : '';
@@ -321,16 +274,16 @@ export async function heavyContentGroup(o: HeavyOptions): Promise<Measured[]> {
       p50: st.p50,
       p99: st.p99,
       errors: st.errors + rd.errors,
-      rssMb: w.rssMb,
+      rssMb: rss.stop(),
       cpu: cost,
-      loopP99Ms: w.loopP99Ms,
+      loopP99Ms,
       note: [
         `another tenant's GET p99 ${fmt(rd.p99)} ms during (alone, 10a: ${fmt(base.p99)} ms; ${fmt(rd.p99 / Math.max(base.p99, 1), 1)} ×), p50 ${fmt(rd.p50)} ms, ${rd.total} reads, ${rd.errors} read errors`,
         `${fmt(st.requestsPerSec * mib, 1)} MiB/s staged`,
         perMib,
         `body ${Buffer.byteLength(body)} bytes`,
-        `${st.total} stagings${st.errors ? `, statuses ${st.statuses}` : ''}`,
-        w.loopNote,
+        `${st.total} stagings answered, ${stored} stored in the window${st.errors ? `, statuses ${st.statuses}` : ''}`,
+        loopNote(),
       ]
         .filter(Boolean)
         .join('; '),

@@ -1594,6 +1594,7 @@ async function main(): Promise<void> {
       (svc) =>
         heavyContentGroup({
           svc,
+          dbUrl: db.url(),
           token: s.token,
           setup: () => {
             if (!s.projectId) return Promise.reject(new Error('seed incomplete'));
