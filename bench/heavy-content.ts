@@ -161,7 +161,8 @@ const fmt = (n: number, digits = 0): string => n.toFixed(digits);
  * Group 10 on one adapter: 10a (the other tenant's reads alone), then 10b-10e beside them. A heavy
  * row's window runs from its load's start until the service has stored every staging it was still
  * working on when the load stopped; its CPU is divided over the stagings stored in the window (the
- * database's count), after taking off the reads' share at 10a's CPU per read.
+ * database's count), the service's after taking off what it used per second in 10a (the reads and
+ * its idle timers), PostgreSQL's as measured (all its processes, the reads' small share included).
  */
 export async function heavyContentGroup(o: HeavyOptions): Promise<Measured[]> {
   const none = (why: string): Measured[] => IDS_10.map((id) => unavailable(id, NAMES_10[id]!, why));
@@ -195,6 +196,8 @@ export async function heavyContentGroup(o: HeavyOptions): Promise<Measured[]> {
   const cpuA = new CpuMeter(svc.pid).begin();
   const base = await read(sleep(o.durationSec * 1000));
   cpuA.end();
+  /** The service's CPU ms per second with the reader alone. */
+  const restMsPerSec = (cpuA.cost(1)?.processMs ?? 0) / (base.elapsedSec ?? o.durationSec);
   const rows: Measured[] = [
     {
       id: '10a',
@@ -217,7 +220,6 @@ export async function heavyContentGroup(o: HeavyOptions): Promise<Measured[]> {
         .join('; '),
     },
   ];
-  const readCpu = rows[0]!.cpu;
 
   for (const c of HEAVY_CASES) {
     const name = NAMES_10[c.id]!;
@@ -242,24 +244,24 @@ export async function heavyContentGroup(o: HeavyOptions): Promise<Measured[]> {
       await Promise.all([warm, read(warm)]);
     }
     // the warm-up's last stagings may still be running: the window starts once they are stored
-    const before = await settledCandidates(o.dbUrl, setup.documentId);
+    const before = await settledCandidates(o.dbUrl, setup.documentId, svc.pid);
     await loop.begin();
     const rss = new RssSampler(svc.pid).start();
     const cpu = new CpuMeter(svc.pid).begin();
+    const started = performance.now();
     const staging = stage(body, o.durationSec);
     const [st, rd] = await Promise.all([staging, read(staging)]);
     const loopP99Ms = await loop.end();
-    const stored = (await settledCandidates(o.dbUrl, setup.documentId)) - before;
+    const stored = (await settledCandidates(o.dbUrl, setup.documentId, svc.pid)) - before;
     cpu.end();
+    const seconds = (performance.now() - started) / 1000;
     const mib = Buffer.byteLength(body) / MIB;
     const all = cpu.cost(1);
-    // the service's CPU less the reads' (at 10a's CPU per read), over the stagings stored
     const cost =
       all && stored > 0
         ? {
-            processMs: Math.max(0, all.processMs - rd.total * (readCpu?.processMs ?? 0)) / stored,
-            databaseMs:
-              Math.max(0, all.databaseMs - rd.total * (readCpu?.databaseMs ?? 0)) / stored,
+            processMs: Math.max(0, all.processMs - restMsPerSec * seconds) / stored,
+            databaseMs: all.databaseMs / stored,
             stealPct: all.stealPct,
           }
         : undefined;

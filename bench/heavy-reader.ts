@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { processTicks } from './cpu-meter.js';
 import { type LoadResult, sleep } from './harness.js';
 
 /**
@@ -78,21 +79,30 @@ export async function storedCandidates(dbUrl: string, documentId: number): Promi
 }
 
 /**
- * Waits until the count stops growing (two readings 500 ms apart agree, at most `maxMs`): the
- * stagings the service was still working on when the load generator stopped (their clients gone)
- * are done, so a window's CPU and its count of stagings cover the same work.
+ * Waits until the service is done with the heavy document (at most `maxMs`): over two 500 ms spans
+ * in a row the candidate count did not grow and the service process used under 10 % of a CPU. Then
+ * the stagings it was still working on when the load generator stopped (their clients gone) are
+ * stored, so a window's CPU and its count of stagings cover the same work. A big staging holds the
+ * process busy between its commits, so the count alone could settle too early.
  */
 export async function settledCandidates(
   dbUrl: string,
   documentId: number,
-  maxMs = 15_000,
+  pid: number,
+  maxMs = 20_000,
 ): Promise<number> {
   const deadline = Date.now() + maxMs;
   let last = await storedCandidates(dbUrl, documentId);
+  let ticks = processTicks(String(pid));
+  let quiet = 0;
   for (;;) {
     await sleep(500);
     const now = await storedCandidates(dbUrl, documentId);
-    if (now === last || Date.now() > deadline) return now;
+    const nowTicks = processTicks(String(pid));
+    // 5 ticks of 10 ms in 500 ms: 10 % of a CPU, above the idle service's timers
+    quiet = now === last && nowTicks - ticks < 5 ? quiet + 1 : 0;
+    if (quiet >= 2 || Date.now() > deadline) return now;
     last = now;
+    ticks = nowTicks;
   }
 }
