@@ -33,7 +33,8 @@ interface Totals {
 
 const TICKS_PER_SECOND = 100; // USER_HZ: fixed at 100 for /proc on Linux
 
-function processTicks(pid: string): number {
+/** utime + stime of one process, in ticks of 10 ms; 0 once it has exited. */
+export function processTicks(pid: string): number {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     // fields after the command name, which may itself contain spaces and parentheses

@@ -270,7 +270,7 @@ export interface LoadResult {
 }
 
 /**
- * One autocannon run at CONNECTIONS connections. Errors = answers other than the expected ones (non-2xx
+ * One autocannon run at CONNECTIONS connections (or `connections`). Errors = answers other than the expected ones (non-2xx
  * unless `expectStatus`) + socket errors (timeouts included).
  */
 export async function load(opts: {
@@ -283,13 +283,15 @@ export async function load(opts: {
   overallRate?: number;
   /** For routes whose expected answer is not a 2xx (the auth pair): any other status is an error. */
   expectStatus?: number;
+  /** Connections of this run, instead of CONNECTIONS (the heavy-content rows use a few). */
+  connections?: number;
 }): Promise<LoadResult> {
   const result = await autocannon({
     url: opts.url,
     method: opts.method ?? 'GET',
     headers: opts.headers,
     body: opts.body,
-    connections: CONNECTIONS,
+    connections: opts.connections ?? CONNECTIONS,
     ...(opts.amount ? { amount: opts.amount } : { duration: opts.durationSec ?? 10 }),
     ...(opts.overallRate ? { overallRate: opts.overallRate } : {}),
     timeout: 10,

@@ -31,6 +31,11 @@ export interface Row {
   errors?: number;
   rssMb?: number;
   cpu?: CpuCost;
+  /**
+   * The service's event-loop delay p99 over the row's measured window, ms (bench/event-loop.ts);
+   * undefined ("n/a") for a row without one window of the service (pairs, rounds, row 6, group 9).
+   */
+  loopP99Ms?: number;
   note: string;
 }
 
@@ -68,6 +73,8 @@ export interface RunInfo {
   nodeFlags?: string;
   /** The soak (9c), when it ran. */
   soak?: SoakInfo;
+  /** What the event-loop scrapes around the rows cost (count, median and slowest time). */
+  loopScrapes?: string;
 }
 
 export interface Target {
@@ -80,6 +87,9 @@ export interface Target {
 
 const fmt = (n: number | undefined, digits = 0): string =>
   n === undefined || Number.isNaN(n) ? '–' : n.toFixed(digits);
+
+/** Requests/s: a tenth shown below 10/s (the heavy-content rows stage a few per second). */
+const fmtRate = (n: number | undefined): string => fmt(n, n !== undefined && n < 10 ? 1 : 0);
 
 const measured = (rows: readonly Row[], id: string, adapter: Adapter): Row | undefined =>
   rows.find((r) => r.id === id && r.adapter === adapter && r.available);
@@ -347,10 +357,14 @@ function scenarios(rows: readonly Row[]): { id: string; name: string }[] {
   }));
 }
 
+/** A row's event-loop delay p99: "n/a" for a measured row without one window of the service. */
+const loopCell = (r: Row | undefined): string =>
+  !r?.available ? '–' : r.loopP99Ms === undefined ? 'n/a' : fmt(r.loopP99Ms, 1);
+
 /**
  * One line per scenario, one group of columns per adapter: requests/s, p99, the service's CPU per
- * request (the raw floor's own, in row 6), and row 1's ratio to the raw floor measured right after
- * it; with two adapters, the second's requests/s over the first's.
+ * request (the raw floor's own, in row 6), its event-loop delay p99, and row 1's ratio to the raw
+ * floor measured right after it; with two adapters, the second's requests/s over the first's.
  */
 function sideBySideLines(rows: readonly Row[], info: RunInfo): string[] {
   const cols = columns(info);
@@ -358,8 +372,14 @@ function sideBySideLines(rows: readonly Row[], info: RunInfo): string[] {
   const align = ['---', '---'];
   for (const a of cols) {
     const l = adapterLabel(a);
-    head.push(`${l}: req/s`, `${l}: p99 ms`, `${l}: CPU ms/req`, `${l}: vs raw floor`);
-    align.push('---:', '---:', '---:', '---:');
+    head.push(
+      `${l}: req/s`,
+      `${l}: p99 ms`,
+      `${l}: CPU ms/req`,
+      `${l}: loop p99 ms`,
+      `${l}: vs raw floor`,
+    );
+    align.push('---:', '---:', '---:', '---:', '---:');
   }
   const [first, second] = cols;
   if (first && second) {
@@ -373,9 +393,10 @@ function sideBySideLines(rows: readonly Row[], info: RunInfo): string[] {
       const r = measured(rows, id, a);
       const ratio = id === '1' ? floorRatio(rows, a) : undefined;
       cells.push(
-        fmt(r?.rps),
+        fmtRate(r?.rps),
         fmt(r?.p99),
         fmt(r?.cpu?.processMs, 2),
+        loopCell(r),
         ratio === undefined ? '' : `**${ratio.toFixed(2)} ×**`,
       );
     }
@@ -406,8 +427,8 @@ function perAdapterLines(rows: readonly Row[], info: RunInfo): string[] {
 
 function tableLines(rows: readonly Row[]): string[] {
   const lines = [
-    '| # | adapter | scenario | req/s | p50 ms | p99 ms | errors | peak RSS MB | vs 6 | CPU ms/req: process | CPU ms/req: PostgreSQL | steal % | notes |',
-    '|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|',
+    '| # | adapter | scenario | req/s | p50 ms | p99 ms | errors | peak RSS MB | vs 6 | CPU ms/req: process | CPU ms/req: PostgreSQL | steal % | loop p99 ms | notes |',
+    '|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|',
   ];
   for (const r of rows) {
     const floor = r.id === '1' ? floorRatio(rows, r.adapter) : undefined;
@@ -416,8 +437,8 @@ function tableLines(rows: readonly Row[]): string[] {
     const adapter = adapterLabel(r.adapter);
     lines.push(
       r.available
-        ? `| ${r.id} | ${adapter} | ${r.name} | ${fmt(r.rps)} | ${fmt(r.p50)} | ${fmt(r.p99)} | ${fmt(r.errors)} | ${fmt(r.rssMb)} | ${ratio} | ${cpu} | ${r.note} |`
-        : `| ${r.id} | ${adapter} | ${r.name} | – | – | – | – | – | | – | – | – | ${r.note} |`,
+        ? `| ${r.id} | ${adapter} | ${r.name} | ${fmtRate(r.rps)} | ${fmt(r.p50)} | ${fmt(r.p99)} | ${fmt(r.errors)} | ${fmt(r.rssMb)} | ${ratio} | ${cpu} | ${loopCell(r)} | ${r.note} |`
+        : `| ${r.id} | ${adapter} | ${r.name} | – | – | – | – | – | | – | – | – | – | ${r.note} |`,
     );
   }
   return lines;
@@ -474,6 +495,7 @@ export function printTable(rows: readonly Row[], targets: readonly Target[], inf
     '',
     coldStartLine(info),
     ...info.serviceProblems.map((p) => `service problem: ${p}`),
+    ...(info.loopScrapes ? [`event-loop delay: ${info.loopScrapes}`] : []),
     '',
     ...tableLines(rows),
     '',
@@ -518,6 +540,7 @@ export async function writeResults(
     `- HTTP adapters: ${info.adapters.map((a) => `HTTP_ADAPTER=${a}`).join(', ')}; the service runs on one at a time, restarted on the other between them. Each scenario (or pair) runs on every adapter in turn, and which goes first alternates from one scenario to the next (${order.join(' ')}, ${[...order].reverse().join(' ')}, …), so the later one is not always the same`,
     `- Service settings: ${info.serviceSettings ?? 'defaults'}`,
     `- Service Node flags: ${info.nodeFlags ?? 'none'}`,
+    ...(info.loopScrapes ? [`- Event-loop delay: ${info.loopScrapes}`] : []),
     `- Load: autocannon, ${CONNECTIONS} connections, ${info.durationSec} s per scenario and adapter, each after ${info.warmupSec} s of the same load unmeasured (JIT warm-up, also after a restart; the 3a/3b pair: one round of each)`,
     `- Seed: 1 enterprise tenant, 1 client with all scopes, ${info.seed?.projects ?? 0} projects, 1 document with ${info.seed?.versions ?? 0} versions`,
     ...seedProblems,
@@ -529,7 +552,11 @@ export async function writeResults(
     ...sideBySideLines(rows, info),
     '',
     'CPU ms/req: CPU time of the service process (row 6: of the raw floor process) per request;',
-    'row 5a per delivery, 5b per event. vs raw floor: row 1 ÷ the raw floor (6) measured right after',
+    'row 5a per delivery, 5b per event. loop p99: the service’s event-loop delay p99 over the row’s',
+    'measured window (`nodejs_eventloop_lag_p99_seconds` of /metrics, scraped right before and right',
+    'after it; the 10 ms sampling interval included, so an idle loop reads ~10); n/a for rows without',
+    'one window of the service (alternating pairs and rounds, row 6, group 9). vs raw floor: row 1 ÷',
+    'the raw floor (6) measured right after',
     'that adapter’s row 1 (the floor does not go through the service; the adapter’s service is idle',
     'while it runs). On row 6 the last column compares two runs of the same floor: how far the host',
     'drifted between the two adapters’ turns. PostgreSQL’s CPU share and the notes are in the rows below.',
@@ -544,9 +571,11 @@ export async function writeResults(
     'for 5a/5b: events whose delivery never arrived. Peak RSS is sampled every 100 ms during the row.',
     'CPU ms/req: CPU time (user + system, all threads) during the row divided by its requests — for',
     'the process measured (the service; the raw floor in row 6) and for all PostgreSQL processes; 5a per',
-    'delivery, 5b per event (its staging and its delivery). Steal: the share of the host’s CPU time the',
-    'hypervisor gave elsewhere during the row. Both figures drift with the host between runs, as',
-    'requests/s do; the split shows where a request’s time goes.',
+    'delivery, 5b per event (its staging and its delivery), 10b-10e per staging (per MiB in their',
+    'notes). Steal: the share of the host’s CPU time the hypervisor gave elsewhere during the row.',
+    'Both figures drift with the host between runs, as requests/s do; the split shows where a',
+    'request’s time goes. Group 10 stages at a few connections (bench/README.md), not at the 32 of',
+    'the other rows; its notes compare the other tenant’s read p99 during each row with 10a’s.',
     '',
     ...(info.soak
       ? [

@@ -30,6 +30,14 @@ import {
 } from './harness.js';
 import { BIG, type BigTenant, seedBigTenant } from './big-tenant.js';
 import { CpuMeter } from './cpu-meter.js';
+import { LoopDelayWindow } from './event-loop.js';
+import {
+  heavyContentGroup,
+  type HeavySetup,
+  heavySetup,
+  IDS_10,
+  NAMES_10,
+} from './heavy-content.js';
 import { startScriptEnv, startScriptFlags } from './service-flags.js';
 import {
   type Adapter,
@@ -63,7 +71,7 @@ const MIN_A_IN_FLIGHT = 32;
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 3);
 /**
  * `BENCH_ONLY=1,6,3a` runs those scenarios only (ids as in the table; `3` is 3, 3a and 3b, `5` is
- * 5a-5d, `7` is 7a-7h, `8` is 8a, 8b and 8c, `9` is 9a, 9b and 9c), for iterating on one path. Such a partial run writes bench/.tmp/RESULTS-partial.md,
+ * 5a-5d, `7` is 7a-7h, `8` is 8a, 8b and 8c, `9` is 9a, 9b and 9c, `10` is 10a-10e), for iterating on one path. Such a partial run writes bench/.tmp/RESULTS-partial.md,
  * never RESULTS.md.
  */
 const ONLY = process.env.BENCH_ONLY
@@ -92,6 +100,18 @@ const PAIR_ROUNDS = 5;
 /** Token requests per case in the timing rows 8a-8c (issue 18 measured 2,000). */
 const TIMING_SAMPLES = Number(process.env.BENCH_TIMING_SAMPLES ?? 2000);
 const PROJECTS = 50;
+/**
+ * The service's METRICS_TOKEN: `/metrics` on the API port, scraped around each row's measured
+ * window for its event-loop delay (issue 39 item 5, bench/event-loop.ts). Random per run.
+ */
+const METRICS_TOKEN = randomBytes(24).toString('hex');
+/** Every window made, for the scrapes' own cost at the end of the run. */
+const loopWindows: LoopDelayWindow[] = [];
+const loopOf = (svc: ManagedProcess): LoopDelayWindow => {
+  const w = new LoopDelayWindow(svc.baseUrl, METRICS_TOKEN);
+  loopWindows.push(w);
+  return w;
+};
 const VERSIONS = 20;
 const ALL_SCOPES =
   'projects:read documents:read revisions:write locks:write webhooks:read webhooks:write';
@@ -342,23 +362,32 @@ async function seed(svc: ManagedProcess, env: Record<string, string>, work: stri
   return s;
 }
 
-/** Scenario row from one load run, with the service's peak RSS during it. */
+/**
+ * Scenario row from one load run, with the service's peak RSS during it and, given its `loop`
+ * window, its event-loop delay p99 (scraped right before and right after the measured run).
+ */
 async function measure(
   id: string,
   name: string,
   pid: number,
   run: (seconds: number) => Promise<LoadResult>,
   note = '',
+  loop?: LoopDelayWindow,
 ): Promise<Measured> {
   if (!wanted(id)) return unavailable(id, name, 'not run (BENCH_ONLY)');
   log(`scenario ${id}: ${name}`);
   // unmeasured: otherwise the row's first seconds also measure the JIT compiling the path
   if (WARMUP > 0) await run(WARMUP);
+  await loop?.begin();
   const rss = new RssSampler(pid).start();
   const cpu = new CpuMeter(pid).begin();
   const r = await run(DURATION);
   cpu.end();
-  return rowOf(id, name, r, rss.stop(), note, cpu);
+  const rssMb = rss.stop();
+  const loopP99Ms = await loop?.end();
+  const loopNote = loop?.problem ? `event-loop p99 n/a: ${loop.problem}` : '';
+  const notes = [note, loopNote].filter(Boolean).join('; ');
+  return { ...rowOf(id, name, r, rssMb, notes, cpu), loopP99Ms };
 }
 
 /** One side of an interleaved pair; `pid`: its own process (9a/9b), else the pair's. */
@@ -541,6 +570,7 @@ async function webhookScenario(
   s: Seed,
   stagingBody: string,
   neighbour: () => Promise<Neighbour>,
+  loop: LoopDelayWindow,
 ): Promise<Measured[]> {
   const rows: Measured[] = [];
   const none = (ids: string[], why: string): Measured[] =>
@@ -563,6 +593,11 @@ async function webhookScenario(
     });
   const stagingUrl = `${svc.baseUrl}/api/v1/documents/${s.documentId}/external-revisions`;
   const stagingHeaders = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+  /** A row's event-loop p99 and, when the scrape failed, why (for its note). */
+  const loopEnd = async (): Promise<{ loopP99Ms?: number; loopNote: string }> => {
+    const loopP99Ms = await loop.end();
+    return { loopP99Ms, loopNote: loop.problem ? `; event-loop p99 n/a: ${loop.problem}` : '' };
+  };
   const waitFor = async (
     receiver: WebhookReceiver,
     expected: number,
@@ -608,12 +643,14 @@ async function webhookScenario(
     // a paused webhook must hold its deliveries: anything that arrived already is reported
     const whilePaused = receiver.received;
     receiver.reset();
+    await loop.begin();
     const rss = new RssSampler(svc.pid).start();
     const cpu = new CpuMeter(svc.pid).begin();
     await setStatus(token, webhookId, 'active');
     await waitFor(receiver, queued, 15_000);
     cpu.end();
     const rssMb = rss.stop();
+    const { loopP99Ms, loopNote } = await loopEnd();
     const after = await deliveryCounts(dbUrl, webhookId);
     return {
       id,
@@ -623,7 +660,8 @@ async function webhookScenario(
       errors: Math.max(0, queued - whilePaused - receiver.received),
       rssMb,
       cpu: cpu.cost(receiver.received),
-      note: `${receiver.received}/${queued} queued events arrived after re-activation, ${whilePaused} while paused, ${receiver.duplicates} duplicates (deliveries: ${describeCounts(before, after)}); rate = first to last arrival`,
+      loopP99Ms,
+      note: `${receiver.received}/${queued} queued events arrived after re-activation, ${whilePaused} while paused, ${receiver.duplicates} duplicates (deliveries: ${describeCounts(before, after)}); rate = first to last arrival${loopNote}`,
     };
   };
 
@@ -651,6 +689,7 @@ async function webhookScenario(
         const before = await deliveryCounts(dbUrl, webhookId);
         receiver.reset();
         const liveSince = new Date();
+        await loop.begin();
         const rss = new RssSampler(svc.pid).start();
         const cpu = new CpuMeter(svc.pid).begin();
         const gen = await load({
@@ -666,6 +705,7 @@ async function webhookScenario(
         await waitFor(receiver, produced, 15_000);
         cpu.end();
         const rssMb = rss.stop();
+        const { loopP99Ms, loopNote } = await loopEnd();
         const after = await deliveryCounts(dbUrl, webhookId);
         const split = await firstAttemptWait(dbUrl, webhookId, liveSince);
         rows.push({
@@ -679,7 +719,8 @@ async function webhookScenario(
           rssMb,
           // per event: its staging and its delivery
           cpu: cpu.cost(produced),
-          note: `${receiver.received}/${produced} events arrived (stagings ${gen.requestsPerSec.toFixed(0)}/s, their p99 ${gen.p99} ms, ${gen.errors} staging errors; ${split}), ${receiver.duplicates} duplicates (deliveries: ${describeCounts(before, after)}); p50/p99 = payload timestamp → arrival`,
+          loopP99Ms,
+          note: `${receiver.received}/${produced} events arrived (stagings ${gen.requestsPerSec.toFixed(0)}/s, their p99 ${gen.p99} ms, ${gen.errors} staging errors; ${split}), ${receiver.duplicates} duplicates (deliveries: ${describeCounts(before, after)}); p50/p99 = payload timestamp → arrival${loopNote}`,
         });
         await setStatus(token, webhookId, 'revoked');
       }
@@ -746,6 +787,7 @@ async function webhookScenario(
         log(`scenario 5c: ${name}`);
         receiver.reset();
         const before = await deliveryCounts(dbUrl, webhookId);
+        await loop.begin();
         const rss = new RssSampler(svc.pid).start();
         const cpu = new CpuMeter(svc.pid).begin();
         const started = Date.now();
@@ -761,6 +803,7 @@ async function webhookScenario(
         await waitFor(receiver, produced, 15_000);
         cpu.end();
         const rssMb = rss.stop();
+        const { loopP99Ms, loopNote } = await loopEnd();
         out.push({
           id: '5c',
           name,
@@ -771,7 +814,8 @@ async function webhookScenario(
           errors: Math.max(0, produced - receiver.received) + stagingErrors,
           rssMb,
           cpu: cpu.cost(produced),
-          note: `${receiver.received}/${produced} events arrived, one staging every ${NEIGHBOUR_SPACING_MS} ms (${stagingErrors} staging errors), ${receiver.duplicates} duplicates; p50/p99 = payload timestamp → arrival; before: ${aBefore}; after: ${await aState()}`,
+          loopP99Ms,
+          note: `${receiver.received}/${produced} events arrived, one staging every ${NEIGHBOUR_SPACING_MS} ms (${stagingErrors} staging errors), ${receiver.duplicates} duplicates; p50/p99 = payload timestamp → arrival; before: ${aBefore}; after: ${await aState()}${loopNote}`,
         });
       } else {
         out.push(unavailable('5c', NAMES_5['5c']!, 'not run (BENCH_ONLY)'));
@@ -1015,6 +1059,8 @@ async function main(): Promise<void> {
     RATE_LIMIT_TOKEN_PER_MINUTE: process.env.RATE_LIMIT_TOKEN_PER_MINUTE ?? '1000000000',
     RATE_LIMIT_TOKEN_FAILURES_PER_MINUTE:
       process.env.RATE_LIMIT_TOKEN_FAILURES_PER_MINUTE ?? '1000000000',
+    // /metrics on the API port, for each row's event-loop delay (bench/event-loop.ts)
+    METRICS_TOKEN,
   };
   const profileDir = resolve(ROOT, 'bench/.tmp/profiles');
   // the service runs with the flags of `npm start` (package.json), which the Dockerfile repeats
@@ -1065,7 +1111,8 @@ async function main(): Promise<void> {
     serviceSettings: [
       ...Object.entries(serviceEnv)
         .filter(([k]) => !['DATA_DIR', 'DATABASE_URL', 'WEBHOOK_SECRET_KEY'].includes(k))
-        .map(([k, v]) => `${k}=${v}`),
+        // a credential: its presence is shown, never its value
+        .map(([k, v]) => `${k}=${k === 'METRICS_TOKEN' ? '(random)' : v}`),
       `HTTP_ADAPTER=${ADAPTERS.join('|')} (one per row)`,
     ].join(' '),
     nodeFlags: nodeArgs.join(' '),
@@ -1176,8 +1223,14 @@ async function main(): Promise<void> {
         out.push(
           why1
             ? unavailable('1', s1, why1)
-            : await measure('1', `${s1}, ${s.versions} versions`, svc.pid, (seconds) =>
-                load({ url: `${svc.baseUrl}${docPath}`, headers: auth, durationSec: seconds }),
+            : await measure(
+                '1',
+                `${s1}, ${s.versions} versions`,
+                svc.pid,
+                (seconds) =>
+                  load({ url: `${svc.baseUrl}${docPath}`, headers: auth, durationSec: seconds }),
+                '',
+                loopOf(svc),
               ),
         );
         if (!wanted('6')) {
@@ -1272,12 +1325,18 @@ async function main(): Promise<void> {
       return [
         why2
           ? unavailable('2', s2, why2)
-          : await measure('2', s2, svc.pid, (seconds) =>
-              load({
-                url: `${svc.baseUrl}/api/v1/projects?limit=50`,
-                headers: auth,
-                durationSec: seconds,
-              }),
+          : await measure(
+              '2',
+              s2,
+              svc.pid,
+              (seconds) =>
+                load({
+                  url: `${svc.baseUrl}/api/v1/projects?limit=50`,
+                  headers: auth,
+                  durationSec: seconds,
+                }),
+              '',
+              loopOf(svc),
             ),
       ];
     });
@@ -1352,14 +1411,20 @@ async function main(): Promise<void> {
     await onEachAdapter([['3', s3]], async (svc) => [
       !s.token
         ? unavailable('3', s3, 'no client')
-        : await measure('3', s3, svc.pid, (seconds) =>
-            load({
-              url: `${svc.baseUrl}/api/v1/oauth/token`,
-              method: 'POST',
-              headers: { 'content-type': 'application/json' },
-              body: tokenBody,
-              durationSec: seconds,
-            }),
+        : await measure(
+            '3',
+            s3,
+            svc.pid,
+            (seconds) =>
+              load({
+                url: `${svc.baseUrl}/api/v1/oauth/token`,
+                method: 'POST',
+                headers: { 'content-type': 'application/json' },
+                body: tokenBody,
+                durationSec: seconds,
+              }),
+            '',
+            loopOf(svc),
           ),
     ]);
 
@@ -1431,6 +1496,7 @@ async function main(): Promise<void> {
                   durationSec: seconds,
                 }),
               `body ${Buffer.byteLength(bigBody)} bytes`,
+              loopOf(svc),
             ),
       ];
     });
@@ -1477,8 +1543,13 @@ async function main(): Promise<void> {
         if (why) {
           return IDS_5.map((id) => unavailable(id, NAMES_5[id]!, `staging not available: ${why}`));
         }
-        return webhookScenario(svc, db.url(), s, JSON.stringify({ content: contentOf(0) }), () =>
-          makeNeighbour(svc.baseUrl),
+        return webhookScenario(
+          svc,
+          db.url(),
+          s,
+          JSON.stringify({ content: contentOf(0) }),
+          () => makeNeighbour(svc.baseUrl),
+          loopOf(svc),
         );
       },
     );
@@ -1516,12 +1587,38 @@ async function main(): Promise<void> {
       },
     );
 
+    // 10. issue 39 item 4: heavy content beside another tenant's reads (bench/heavy-content.ts)
+    let heavy: Promise<HeavySetup> | undefined;
+    await onEachAdapter(
+      IDS_10.map((id) => [id, NAMES_10[id]!]),
+      (svc) =>
+        heavyContentGroup({
+          svc,
+          dbUrl: db.url(),
+          token: s.token,
+          setup: () => {
+            if (!s.projectId) return Promise.reject(new Error('seed incomplete'));
+            heavy ??= heavySetup(svc.baseUrl, db.env, work, s.projectId);
+            return heavy;
+          },
+          durationSec: DURATION,
+          warmupSec: WARMUP,
+          wanted,
+          loop: loopOf(svc),
+          log,
+        }),
+    );
+
     // records the VmHWM of the last service process
     await service.stop();
   } finally {
     await cleanup();
   }
   info.finishedAt = new Date();
+  const scrapes = loopWindows.flatMap((w) => w.scrapeMs).sort((a, b) => a - b);
+  if (scrapes.length) {
+    info.loopScrapes = `${scrapes.length} scrapes of /metrics, median ${scrapes[scrapes.length >> 1]!.toFixed(1)} ms, slowest ${scrapes.at(-1)!.toFixed(1)} ms (each outside its row's measured window)`;
+  }
   const targets = evaluateTargets(rows, info);
   printTable(rows, targets, info);
   const partial = ONLY || ADAPTERS.length < ADAPTER_ORDER.length;
