@@ -36,6 +36,7 @@ const ROUNDS = Number(process.env.BENCH_TRACING_ROUNDS ?? 3);
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 3);
 const BEFORE = process.env.BENCH_BEFORE_MAIN;
+const SIDES = process.env.BENCH_TRACING_SIDES?.split(',');
 
 type SideName = 'before' | 'off' | 'on';
 
@@ -109,7 +110,10 @@ async function main(): Promise<void> {
   const env = { DATA_DIR: dataDir };
   const nodeArgs = startScriptFlags(ROOT);
   const sink = await startSink();
-  const order: SideName[] = BEFORE ? ['before', 'off', 'on'] : ['off', 'on'];
+  // BENCH_TRACING_SIDES=before,off: an A/B of two builds alone, without the tracing side
+  const order = (BEFORE ? ['before', 'off', 'on'] : ['off', 'on']).filter(
+    (side) => !SIDES || SIDES.includes(side),
+  ) as SideName[];
   const rows: string[] = [];
   log(
     `${ROUNDS} rounds × ${DURATION} s per side (${order.join(', ')}) at ${CONNECTIONS} connections`,
