@@ -20,6 +20,7 @@ import { EventTraceContext1764004030000 } from './1764004030000-event-trace-cont
 import { PlatformKeyChangeNotify1764005000000 } from './1764005000000-platform-key-change-notify.js';
 import { StagedRevisionsByDocument1764005010000 } from './1764005010000-staged-revisions-by-document.js';
 import { DeliveryChurn1764005030000 } from './1764005030000-delivery-churn.js';
+import { JsonTriggersGenerated1764005040000 } from './1764005040000-json-triggers-generated.js';
 
 /** Every migration, in order. Listed explicitly so the build, the CLI and the tests agree. */
 export const MIGRATIONS = [
@@ -45,4 +46,5 @@ export const MIGRATIONS = [
   PlatformKeyChangeNotify1764005000000,
   StagedRevisionsByDocument1764005010000,
   DeliveryChurn1764005030000,
+  JsonTriggersGenerated1764005040000,
 ];

@@ -16,6 +16,7 @@ import {
   VERSION_INDEX_LIMIT,
   type VersionIndexEntry,
 } from './document-views.js';
+import { documentSummaryMembers } from './document-summary.shape.js';
 
 /** The row of `DOCUMENT_VIEW`. */
 interface DocumentViewText {
@@ -135,13 +136,7 @@ export class DocumentsReadRepository {
  */
 const DOCUMENT_VIEW = fragment(`
   SELECT left(${jsonObjectText({
-    documentId: v.integer('d.id'),
-    projectId: v.integer('d.project_id'),
-    title: v.text('d.title'),
-    status: v.text('d.status'),
-    current_version_id: v.integer('d.current_version_id'),
-    created_at: v.timestamp('d.created_at'),
-    updated_at: v.timestamp('d.updated_at'),
+    ...documentSummaryMembers('d'),
     versions: v.raw(`'[' || COALESCE(ix.versions, '') || ']'`),
   })}, -1) AS doc,
     ix.last_number, COALESCE(ix.more, false) AS more
