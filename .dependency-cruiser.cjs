@@ -151,9 +151,7 @@ module.exports = {
       to: { path: ['^src/modules/', '^src/demo/', '^src/cli/', '^src/[^/]+\\.ts$'] },
     },
     MODULE_CONTRACT_RULE,
-    databaseRule('^node_modules/(@types/)?(typeorm|pg)/', []),
-    // TypeOrmModule.forFeature in a Nest module file is wiring, not data access
-    databaseRule('^node_modules/@nestjs/typeorm/', ['\\.module\\.ts$']),
+    databaseRule('^node_modules/((@types/)?(typeorm|pg)|@nestjs/typeorm)/', []),
     {
       name: 'http-server-only-in-platform',
       comment:

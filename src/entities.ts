@@ -1,6 +1,7 @@
 /**
  * Every entity, one per table the migrations create: what `npm run check:schema` compares with
- * the migrated schema. The application registers each module's own through `forFeature`.
+ * the migrated schema, and the application's DataSource (DatabaseModule.forRoot) describes. No
+ * module reads or writes through them: the repositories run typed `sql` statements.
  */
 import { AuditLogEntry } from './modules/audit/entities/audit-log-entry.entity.js';
 import { AccessToken } from './modules/auth/entities/access-token.entity.js';

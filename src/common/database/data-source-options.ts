@@ -18,7 +18,7 @@ export function dataSourceOptions(
   pool: PoolOptions = DEFAULT_POOL,
   /** false for the migration runner: a migration on a big table may rightly run for minutes */
   timeouts = true,
-  /** The entities to register; the application registers its modules' own (forFeature). */
+  /** The entities to register: src/entities.ts for the application and the drift check. */
   entities: NonNullable<DataSourceOptions['entities']> = [],
 ): DataSourceOptions {
   return {

@@ -1,11 +1,9 @@
 import { Module } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
 import { DatabaseModule } from '../../common/database/database.module.js';
 import { AuditModule } from '../audit/audit.module.js';
 import { DocumentsModule } from '../documents/documents.module.js';
 import { OutboxModule } from '../webhooks/outbox/outbox.module.js';
 import { LocksModule } from '../locks/locks.module.js';
-import { ExternalRevision } from './entities/external-revision.entity.js';
 import { IdempotencyStore } from './idempotency.store.js';
 import { IdempotencyKeysRepository } from './repository/idempotency-keys.repository.js';
 import { RevisionDecisionsRepository } from './repository/revision-decisions.repository.js';
@@ -17,14 +15,7 @@ import { RevisionsController } from './revisions.controller.js';
 import { RevisionsService } from './revisions.service.js';
 
 @Module({
-  imports: [
-    TypeOrmModule.forFeature([ExternalRevision]),
-    DatabaseModule,
-    AuditModule,
-    DocumentsModule,
-    OutboxModule,
-    LocksModule,
-  ],
+  imports: [DatabaseModule, AuditModule, DocumentsModule, OutboxModule, LocksModule],
   controllers: [RevisionsController],
   providers: [
     RevisionsService,

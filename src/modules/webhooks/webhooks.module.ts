@@ -1,6 +1,5 @@
 import { DeliveryRetention } from './delivery-retention.js';
 import { Module } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
 import { AppConfig } from '../../common/config/app-config.js';
 import { SecretBox } from '../../common/crypto/secret-box.js';
 import { DatabaseModule } from '../../common/database/database.module.js';
@@ -10,9 +9,6 @@ import { MetricsModule } from '../metrics/metrics.module.js';
 import { DeliveriesController } from './deliveries.controller.js';
 import { DeliveriesService } from './deliveries.service.js';
 import { DeliveryWorker } from './delivery/delivery-worker.js';
-import { WebhookDeliveryAttemptEntity } from './entities/webhook-delivery-attempt.entity.js';
-import { WebhookDeliveryEntity } from './entities/webhook-delivery.entity.js';
-import { WebhookEntity } from './entities/webhook.entity.js';
 import { DeliveriesRepository } from './repository/deliveries.repository.js';
 import { DeliveryClaimsRepository } from './repository/delivery-claims.repository.js';
 import { DeliveryHistoryRepository } from './repository/delivery-history.repository.js';
@@ -23,13 +19,7 @@ import { WebhooksController } from './webhooks.controller.js';
 import { WebhooksService } from './webhooks.service.js';
 
 @Module({
-  imports: [
-    DatabaseModule,
-    AuditModule,
-    OutboxModule,
-    MetricsModule,
-    TypeOrmModule.forFeature([WebhookEntity, WebhookDeliveryEntity, WebhookDeliveryAttemptEntity]),
-  ],
+  imports: [DatabaseModule, AuditModule, OutboxModule, MetricsModule],
   // in this order: the OpenAPI document lists the webhook routes before the deliveries'
   controllers: [WebhooksController, DeliveriesController],
   providers: [
