@@ -1,6 +1,7 @@
 import { connect } from 'node:net';
 import type { CliResult } from './kit-types.cjs';
 import { ALL_PLATFORM_SCOPES } from './scopes.cjs';
+import { parseJsonObject } from './json-object.cjs';
 
 /** Sends one command line to the service's admin socket (the protocol of `grc-integration-api`). */
 export function adminCall(
@@ -22,17 +23,6 @@ export function adminCall(
       }
     });
   });
-}
-
-export function parseJson(text: string): Record<string, unknown> | undefined {
-  try {
-    const value: unknown = JSON.parse(text);
-    return typeof value === 'object' && value !== null
-      ? (value as Record<string, unknown>)
-      : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /** A command's JSON answer, or an error naming the command and what it printed. */
@@ -58,7 +48,7 @@ export async function createKitKey(socketPath: string): Promise<{ key: string; k
     '--json',
   ];
   const answer = await adminCall(socketPath, argv);
-  const made = answerOf('platform-key create', { ...answer, json: parseJson(answer.stdout) });
+  const made = answerOf('platform-key create', { ...answer, json: parseJsonObject(answer.stdout) });
   if (typeof made.key !== 'string' || typeof made.key_id !== 'number') {
     throw new Error(`platform-key create answered without a key: ${JSON.stringify(made.key_id)}`);
   }

@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import createClient from 'openapi-fetch';
-import { adminCall, answerOf, parseJson } from './admin-socket.cjs';
+import { adminCall, answerOf } from './admin-socket.cjs';
+import { parseJsonObject } from './json-object.cjs';
 import type { EventData, SubscribableEventType } from './events.cjs';
 import {
   API_PREFIX,
@@ -64,7 +65,7 @@ export function handleOn(
   const cli = async (...args: string[]): Promise<CliResult> => {
     const argv = args.includes('--json') ? args : [...args, '--json'];
     const answer = await adminCall(socketPath, argv);
-    return { ...answer, json: parseJson(answer.stdout) };
+    return { ...answer, json: parseJsonObject(answer.stdout) };
   };
 
   const token = async (
@@ -101,7 +102,7 @@ export function handleOn(
       body: JSON.stringify(body),
     });
     const text = await res.text();
-    const answer = parseJson(text);
+    const answer = parseJsonObject(text);
     if (res.status !== 201 || !answer) {
       throw new Error(`POST ${PLATFORM_PREFIX}${path} failed: ${res.status} ${text}`);
     }

@@ -2,6 +2,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { EventPayload, EventType } from './events.cjs';
+import { parseJsonObject } from './json-object.cjs';
 
 /** One delivery of an event of type `T`, its body typed from the service's event catalog. */
 export interface WebhookDelivery<T extends EventType = EventType> {
@@ -41,17 +42,6 @@ export interface WebhookReceiver {
   close(): Promise<void>;
 }
 
-function parseObject(text: string): Record<string, unknown> | undefined {
-  try {
-    const value: unknown = JSON.parse(text);
-    return typeof value === 'object' && value !== null
-      ? (value as Record<string, unknown>)
-      : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 /** Standard Webhooks: `v1,<base64 HMAC-SHA256 of "id.timestamp.body">`, key = the secret's bytes. */
 function signatureMatches(secret: string, headers: Record<string, string>, body: string): boolean {
   const id = headers['webhook-id'];
@@ -83,7 +73,7 @@ export async function startReceiver(): Promise<WebhookReceiver> {
       for (const [k, v] of Object.entries(req.headers)) {
         if (typeof v === 'string') headers[k] = v;
       }
-      const body = parseObject(text) ?? {};
+      const body = parseJsonObject(text) ?? {};
       const verified = secrets.some((s) => signatureMatches(s, headers, text));
       deliveries.push({
         id: headers['webhook-id'] ?? '',

@@ -9,7 +9,12 @@ import { effectiveEntitlements, type Plan } from './plans.js';
 import { TenantDirectory } from '../../common/access/tenant-directory.js';
 import { TenantTransactions } from '../../common/database/tenant-transactions.js';
 import { Cursor, type CursorPage, type ListIdentity } from '../../common/pagination/cursor.js';
-import { type OverrideChange, TenancyRepository, type TenantRow } from './tenancy.repository.js';
+import {
+  type OverrideChange,
+  TenancyRepository,
+  type TenantCountsRow,
+  type TenantRow,
+} from './tenancy.repository.js';
 
 export interface TenantView {
   tenant_id: number;
@@ -31,14 +36,7 @@ export interface TenantDetail extends TenantView {
   /** The tenant's own additions (`granted: true`) and removals (`false`) against its plan. */
   overrides: Array<{ entitlement: Entitlement; granted: boolean }>;
   created_at: string;
-  counts: {
-    clients: number;
-    clients_enabled: number;
-    pats: number;
-    pats_active: number;
-    projects: number;
-    documents: number;
-  };
+  counts: Omit<TenantCountsRow, 'created_at'>;
 }
 
 /** Entitlement changes as named lists: grant beyond the plan, withhold, back to the plan. */
