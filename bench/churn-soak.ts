@@ -15,18 +15,13 @@
  *
  * Run: `npm run build && tsc -p bench/tsconfig.json && node dist/bench/churn-soak.js`.
  */
-import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmod, mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import pg from 'pg';
-import { runningEmbeddedUrls } from '../src/common/database/embedded-access.js';
-import {
-  embeddedDatabaseDir,
-  runningPostmaster,
-} from '../src/common/database/embedded-database.js';
-import { adminQuery, cli, freePort, http, ROOT, sleep, startProcess } from './harness.js';
+import { cli, freePort, http, sleep, startProcess } from './harness.js';
+import { prepareBenchDatabase } from './bench-database.js';
 import { WebhookReceiver } from './webhook-receiver.js';
 
 const MINUTES = Number(process.env.CHURN_MINUTES ?? 15);
@@ -72,51 +67,6 @@ const PUBLISH_SQL = `WITH ev AS (
     RETURNING 1
   )
   SELECT pg_notify('webhook_deliveries', '') AS notified, (SELECT count(*) FROM d)::int AS n`;
-
-interface Database {
-  env: Record<string, string>;
-  adminUrl(): string;
-  drop(): Promise<void>;
-}
-
-async function prepareDatabase(work: string): Promise<Database> {
-  const server = process.env.DATABASE_URL;
-  if (!server) {
-    const dataDir = join(work, 'data');
-    await mkdir(dataDir, { mode: 0o755 });
-    await chmod(dataDir, 0o755);
-    return {
-      env: { DATA_DIR: dataDir },
-      adminUrl: () => {
-        const pm = runningPostmaster(embeddedDatabaseDir(dataDir));
-        if (!pm) throw new Error('the embedded PostgreSQL is not running');
-        return runningEmbeddedUrls(dataDir, pm.port).adminUrl;
-      },
-      drop: async () => {
-        const pm = runningPostmaster(embeddedDatabaseDir(dataDir));
-        if (pm) process.kill(pm.pid, 'SIGINT');
-      },
-    };
-  }
-  const name = `grc_churn_${randomBytes(5).toString('hex')}`;
-  await adminQuery(server, `CREATE DATABASE ${name}`);
-  const u = new URL(server);
-  u.pathname = `/${name}`;
-  const env = {
-    DATABASE_URL: u.toString(),
-    WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64'),
-  };
-  execFileSync(process.execPath, [resolve(ROOT, 'dist/src/migrate-cli.js')], {
-    cwd: ROOT,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  return {
-    env,
-    adminUrl: () => env.DATABASE_URL,
-    drop: () => adminQuery(server, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`),
-  };
-}
 
 /** A tenant with `WEBHOOKS` webhooks, one receiver each, through the CLI and the API. */
 async function seed(baseUrl: string, env: Record<string, string>, receivers: WebhookReceiver[]) {
@@ -171,7 +121,7 @@ function printTable(samples: Sample[], first: Map<string, Sample>): void {
 async function main(): Promise<void> {
   const work = await mkdtemp(join(tmpdir(), 'grc-churn-'));
   await chmod(work, 0o755);
-  const db = await prepareDatabase(work);
+  const db = await prepareBenchDatabase(work, 'grc_churn', { stopEmbedded: true });
   const receivers = Array.from({ length: WEBHOOKS }, () => new WebhookReceiver());
   for (const r of receivers) await r.start();
   const svc = await startProcess({
@@ -190,7 +140,7 @@ async function main(): Promise<void> {
     logFile: join(work, 'service.log'),
     readyPath: '/health/ready',
   });
-  const client = new pg.Client({ connectionString: db.adminUrl() });
+  const client = new pg.Client({ connectionString: db.url() });
   try {
     await client.connect();
     const tenantId = await seed(svc.baseUrl, db.env, receivers);

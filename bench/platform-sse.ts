@@ -1,15 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { execFileSync } from 'node:child_process';
 import { mkdir, mkdtemp, rm, chmod, writeFile } from 'node:fs/promises';
 import nodeHttp from 'node:http';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
-import { runningEmbeddedUrls } from '../src/common/database/embedded-access.js';
-import {
-  embeddedDatabaseDir,
-  runningPostmaster,
-} from '../src/common/database/embedded-database.js';
+import { type BenchDatabase, prepareBenchDatabase } from './bench-database.js';
 import {
   cli,
   freePort,
@@ -17,7 +12,6 @@ import {
   ROOT,
   sleep,
   startProcess,
-  adminQuery,
   BENCH_ADAPTERS,
 } from './harness.js';
 
@@ -46,46 +40,6 @@ const ADAPTERS = BENCH_ADAPTERS;
 const log = (msg: string): void => {
   process.stderr.write(`[bench:sse] ${msg}\n`);
 };
-
-interface Database {
-  env: Record<string, string>;
-  url(): string;
-  drop(): Promise<void>;
-}
-
-async function prepareDatabase(work: string): Promise<Database> {
-  const server = process.env.DATABASE_URL;
-  if (!server) {
-    const dataDir = join(work, 'data');
-    await mkdir(dataDir, { mode: 0o755 });
-    await chmod(dataDir, 0o755);
-    return {
-      env: { DATA_DIR: dataDir },
-      url: () => {
-        const pm = runningPostmaster(embeddedDatabaseDir(dataDir));
-        if (!pm) throw new Error('the embedded PostgreSQL is not running');
-        return runningEmbeddedUrls(dataDir, pm.port).adminUrl;
-      },
-      drop: () => Promise.resolve(),
-    };
-  }
-  const name = `grc_bench_sse_${randomBytes(5).toString('hex')}`;
-  await adminQuery(server, `CREATE DATABASE ${name}`);
-  const u = new URL(server);
-  u.pathname = `/${name}`;
-  const url = u.toString();
-  const env = { DATABASE_URL: url, WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64') };
-  execFileSync(process.execPath, [resolve(ROOT, 'dist/src/migrate-cli.js')], {
-    cwd: ROOT,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  return {
-    env,
-    url: () => url,
-    drop: () => adminQuery(server, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`),
-  };
-}
 
 /** One SSE client: the arrival time of each event id it receives. */
 function connect(
@@ -144,7 +98,7 @@ async function measure(
   svc: ManagedProcess,
   platformUrl: string,
   key: string,
-  db: Database,
+  db: BenchDatabase,
   tenantId: number,
   adapter: string,
 ): Promise<Row> {
@@ -216,7 +170,7 @@ async function measure(
 async function main(): Promise<void> {
   const work = await mkdtemp(join(tmpdir(), 'grc-bench-sse-'));
   await chmod(work, 0o755);
-  const db = await prepareDatabase(work);
+  const db = await prepareBenchDatabase(work, 'grc_bench_sse');
   const rows: Row[] = [];
   let svc: ManagedProcess | undefined;
   try {
