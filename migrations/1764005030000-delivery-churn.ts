@@ -34,8 +34,10 @@ const CHURN_AUTOVACUUM_KEYS = `autovacuum_vacuum_scale_factor, autovacuum_vacuum
  *   version must fit on its page to be HOT. At 70 about half of a test's claims found their page
  *   full (233 HOT updates of 900); at 50, 430 of 900 (450 claims, 450 results).
  *
- * Upgrading: `pending` is added false (no rewrite) and set on the pending rows only, found by the
- * old indexes before they go; each index build holds off writes to the table while it runs.
+ * Upgrading, in three migrations so that the table keeps serving: this one (one transaction, a
+ * moment's exclusive lock: the column is added false without a rewrite, set on the pending rows
+ * only, found by the old indexes, and its CHECK added NOT VALID); 1764005031000 validates the
+ * CHECK and builds the new index CONCURRENTLY; 1764005032000 drops the old five CONCURRENTLY.
  * fillfactor applies to pages written from now on.
  */
 export class DeliveryChurn1764005030000 implements MigrationInterface {
@@ -43,7 +45,8 @@ export class DeliveryChurn1764005030000 implements MigrationInterface {
     await q.query(`
       ALTER TABLE webhook_deliveries ADD COLUMN pending boolean NOT NULL DEFAULT false;
 
-      CREATE FUNCTION webhook_deliveries_pending() RETURNS trigger LANGUAGE plpgsql AS $$
+      CREATE FUNCTION webhook_deliveries_pending() RETURNS trigger LANGUAGE plpgsql
+        SET search_path = pg_catalog, pg_temp AS $$
       BEGIN
         NEW.pending := NEW.status IN ${PENDING};
         RETURN NEW;
@@ -53,12 +56,8 @@ export class DeliveryChurn1764005030000 implements MigrationInterface {
 
       UPDATE webhook_deliveries SET pending = true WHERE status IN ${PENDING};
       ALTER TABLE webhook_deliveries ALTER COLUMN pending SET DEFAULT true,
-        ADD CONSTRAINT webhook_deliveries_pending_check CHECK (pending = (status IN ${PENDING}));
-
-      CREATE INDEX webhook_deliveries_pending ON webhook_deliveries (webhook_id, next_attempt_at)
-        WHERE pending;
-      DROP INDEX webhook_deliveries_due, webhook_deliveries_due_by_webhook,
-        webhook_deliveries_webhook, webhook_deliveries_leased, webhook_deliveries_expired_by_webhook;
+        ADD CONSTRAINT webhook_deliveries_pending_check CHECK (pending = (status IN ${PENDING}))
+          NOT VALID;
 
       ALTER TABLE webhook_deliveries SET (fillfactor = 50, ${CHURN_AUTOVACUUM});
       ALTER TABLE webhook_delivery_attempts SET (${CHURN_AUTOVACUUM});
@@ -71,18 +70,6 @@ export class DeliveryChurn1764005030000 implements MigrationInterface {
       ALTER TABLE events RESET (${CHURN_AUTOVACUUM_KEYS});
       ALTER TABLE webhook_delivery_attempts RESET (${CHURN_AUTOVACUUM_KEYS});
       ALTER TABLE webhook_deliveries RESET (fillfactor, ${CHURN_AUTOVACUUM_KEYS});
-
-      CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at)
-        WHERE status IN ('queued', 'retry');
-      CREATE INDEX webhook_deliveries_leased ON webhook_deliveries (lease_expires_at)
-        WHERE status = 'sending';
-      CREATE INDEX webhook_deliveries_webhook ON webhook_deliveries (webhook_id)
-        WHERE status IN ('queued', 'retry', 'sending');
-      CREATE INDEX webhook_deliveries_due_by_webhook ON webhook_deliveries (webhook_id, next_attempt_at)
-        WHERE status IN ('queued', 'retry');
-      CREATE INDEX webhook_deliveries_expired_by_webhook
-        ON webhook_deliveries (webhook_id, lease_expires_at) WHERE status = 'sending';
-      DROP INDEX webhook_deliveries_pending;
 
       DROP TRIGGER webhook_deliveries_pending ON webhook_deliveries;
       DROP FUNCTION webhook_deliveries_pending();

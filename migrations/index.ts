@@ -20,6 +20,8 @@ import { EventTraceContext1764004030000 } from './1764004030000-event-trace-cont
 import { PlatformKeyChangeNotify1764005000000 } from './1764005000000-platform-key-change-notify.js';
 import { StagedRevisionsByDocument1764005010000 } from './1764005010000-staged-revisions-by-document.js';
 import { DeliveryChurn1764005030000 } from './1764005030000-delivery-churn.js';
+import { DeliveryPendingIndex1764005031000 } from './1764005031000-delivery-pending-index.js';
+import { DeliveryOldIndexes1764005032000 } from './1764005032000-delivery-old-indexes.js';
 import { JsonTriggersGenerated1764005040000 } from './1764005040000-json-triggers-generated.js';
 
 /** Every migration, in order. Listed explicitly so the build, the CLI and the tests agree. */
@@ -46,5 +48,7 @@ export const MIGRATIONS = [
   PlatformKeyChangeNotify1764005000000,
   StagedRevisionsByDocument1764005010000,
   DeliveryChurn1764005030000,
+  DeliveryPendingIndex1764005031000,
+  DeliveryOldIndexes1764005032000,
   JsonTriggersGenerated1764005040000,
 ];
