@@ -23,6 +23,7 @@ import { DeliveryChurn1764005030000 } from './1764005030000-delivery-churn.js';
 import { DeliveryPendingIndex1764005031000 } from './1764005031000-delivery-pending-index.js';
 import { DeliveryOldIndexes1764005032000 } from './1764005032000-delivery-old-indexes.js';
 import { JsonTriggersGenerated1764005040000 } from './1764005040000-json-triggers-generated.js';
+import { EventsAnnouncedAfterCommit1764005050000 } from './1764005050000-events-announced-after-commit.js';
 
 /** Every migration, in order. Listed explicitly so the build, the CLI and the tests agree. */
 export const MIGRATIONS = [
@@ -51,4 +52,5 @@ export const MIGRATIONS = [
   DeliveryPendingIndex1764005031000,
   DeliveryOldIndexes1764005032000,
   JsonTriggersGenerated1764005040000,
+  EventsAnnouncedAfterCommit1764005050000,
 ];

@@ -9,6 +9,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import type { DataSourceOptions } from 'typeorm';
 import { AppConfig } from '../config/app-config.js';
 import { dataSourceOptions } from './data-source-options.js';
+import { CommitAnnouncer } from './commit-announcer.js';
 import { TenantTransactions } from './tenant-transactions.js';
 import { PageReads } from './page-reads.js';
 import { listenUrl, NO_LISTEN_NOTICE } from './listen-connection.js';
@@ -34,12 +35,12 @@ export class ListenNotice implements OnApplicationBootstrap {
 class DatabaseConnectionModule {}
 
 /**
- * TenantTransactions and PageReads, on the connection `DatabaseModule.forRoot` opens: each module
+ * TenantTransactions, PageReads and the CommitAnnouncer, on the connection `DatabaseModule.forRoot` opens: each module
  * whose repositories or services use them imports this module (one instance, shared).
  */
 @Module({
-  providers: [TenantTransactions, PageReads],
-  exports: [TenantTransactions, PageReads],
+  providers: [TenantTransactions, PageReads, CommitAnnouncer],
+  exports: [TenantTransactions, PageReads, CommitAnnouncer],
 })
 export class DatabaseModule {
   /**

@@ -2,6 +2,7 @@ import type { Logger } from '@nestjs/common';
 import pg from 'pg';
 import type { AppConfig } from '../config/app-config.js';
 import { outsideRequests } from '../logging/background.js';
+import type { CommitAnnouncer } from './commit-announcer.js';
 
 /**
  * Where LISTEN connects, or undefined when this process cannot listen. A notification reaches only
@@ -19,8 +20,11 @@ export const NO_LISTEN_NOTICE =
   'polling (about 1 s) and the credential cache is off (every request looks its credential up)';
 
 export interface ListenConnectionOptions {
+  /** Undefined: this process cannot listen (`listenUrl`); only `announcer`'s wake-ups come. */
   connectionString: string | undefined;
   channel: string;
+  /** This process's own announcements of `channel`, heard at once without the round trip. */
+  announcer?: Pick<CommitAnnouncer, 'subscribe'>;
   /** Shown in `pg_stat_activity`. */
   applicationName: string;
   logger: Logger;
@@ -40,6 +44,7 @@ export class ListenConnection {
   private client: pg.Client | null = null;
   private reconnectTimer: NodeJS.Timeout | null = null;
   private running = false;
+  private unsubscribe: (() => void) | null = null;
 
   constructor(private readonly options: ListenConnectionOptions) {}
 
@@ -56,11 +61,17 @@ export class ListenConnection {
   async start(): Promise<void> {
     if (this.running) return;
     this.running = true;
+    const { options } = this;
+    this.unsubscribe =
+      options.announcer?.subscribe(options.channel, () => options.onNotification()) ?? null;
+    if (this.options.connectionString === undefined) return;
     await outsideRequests(() => this.connect());
   }
 
   async stop(): Promise<void> {
     this.running = false;
+    this.unsubscribe?.();
+    this.unsubscribe = null;
     if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
     this.reconnectTimer = null;
     const client = this.client;

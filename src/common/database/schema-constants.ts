@@ -22,5 +22,5 @@ export const AUDIT_PRUNE_SETTING = 'app.audit_prune_before';
  */
 export const PLATFORM_ROLE = 'grc_platform';
 
-/** Channel on which every insert into `events` is announced (by a trigger), for the event feed. */
+/** Channel on which every commit that appended `events` is announced, for the event feed. */
 export const EVENTS_APPENDED_CHANNEL = 'events_appended';

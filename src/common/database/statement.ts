@@ -7,7 +7,11 @@ import sqlTag, { empty, join, raw, Sql } from 'sql-template-tag';
  * the outbox's CTE, a page query inside the keyset wrapper) by building, never by rewriting `$n`
  * in SQL text. `R` is the type of one row the statement answers.
  */
-export type Statement<R = Record<string, unknown>> = Sql & { readonly __row?: R };
+export type Statement<R = Record<string, unknown>> = Sql & {
+  readonly __row?: R;
+  /** The channels its transaction announces once committed (commit-announcer.ts), from its rows. */
+  announces?(rows: readonly R[]): readonly string[];
+};
 
 /** A statement answering rows of type `R`. */
 export function sql<R = Record<string, unknown>>(
@@ -15,6 +19,17 @@ export function sql<R = Record<string, unknown>>(
   ...parts: readonly unknown[]
 ): Statement<R> {
   return sqlTag(strings, ...parts);
+}
+
+/**
+ * `statement`, whose transaction announces `channels(rows)` once it has committed (an autocommit
+ * one: once it has run). Only the outermost statement's announcements count.
+ */
+export function announcing<R>(
+  statement: Statement<R>,
+  channels: (rows: readonly R[]) => readonly string[],
+): Statement<R> {
+  return Object.assign(statement, { announces: channels });
 }
 
 /**

@@ -3,6 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager, EntityTarget, ObjectLiteral, Repository } from 'typeorm';
 import { AppConfig } from '../config/app-config.js';
+import { CommitAnnouncer } from './commit-announcer.js';
 import type { ColumnsHold, DriverRow, Held } from '../http/json-text.js';
 import {
   type OpeningCheck,
@@ -63,6 +64,7 @@ export class TenantTransactions {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     config: AppConfig,
+    private readonly announcer: CommitAnnouncer,
   ) {
     this.sessionBound = config.DATABASE_POOL_MODE === 'session';
     this.opening = this.sessionBound ? [] : timeoutStatements('LOCAL');
@@ -152,10 +154,13 @@ export class TenantTransactions {
    */
   async query<R>(statement: Statement<R>): Promise<R[]> {
     const scope = this.scope.getStore();
-    if (!scope) return this.dataSource.query(statement.text, statement.values);
+    if (!scope) {
+      const rows: R[] = await this.dataSource.query(statement.text, statement.values);
+      return this.announced(statement, rows);
+    }
     assertOpen(scope);
     const result = await scope.client.query(driverQuery(statement, this.sessionBound));
-    return result.rows as R[];
+    return this.announced(statement, result.rows as R[], scope.end.announce);
   }
 
   /**
@@ -175,7 +180,7 @@ export class TenantTransactions {
     // awaited by runInScope, which also sees its failure; never an unhandled rejection here
     commit.catch(() => undefined);
     scope.end.commit = commit;
-    return (await result).rows as R[];
+    return this.announced(statement, (await result).rows as R[], scope.end.announce);
   }
 
   /**
@@ -190,7 +195,7 @@ export class TenantTransactions {
     const [client, release] = await this.connection();
     try {
       const result = await client.query(driverQuery(statement, this.sessionBound));
-      return result.rows as R[];
+      return this.announced(statement, result.rows as R[]);
     } finally {
       // a failed autocommit statement leaves the connection clean; a lost one is caught anyway
       release();
@@ -223,11 +228,23 @@ export class TenantTransactions {
   async ownerQuery<R>(statement: Statement<R>): Promise<R[]> {
     const scope = this.scope.getStore();
     if (!scope || scope.tenantId !== null) {
-      return this.dataSource.query(statement.text, statement.values);
+      const rows: R[] = await this.dataSource.query(statement.text, statement.values);
+      return this.announced(statement, rows);
     }
     assertOpen(scope);
     const result = await scope.client.query(driverQuery(statement, this.sessionBound));
-    return result.rows as R[];
+    return this.announced(statement, result.rows as R[], scope.end.announce);
+  }
+
+  /**
+   * `rows`, after taking `statement`'s announcements: into its transaction's (`until`), sent
+   * when that commits, or sent now for an autocommit statement.
+   */
+  private announced<R>(statement: Statement<R>, rows: R[], until?: Set<string>): R[] {
+    const channels = statement.announces?.(rows) ?? [];
+    if (until) for (const channel of channels) until.add(channel);
+    else this.announcer.announce(channels);
+    return rows;
   }
 
   /** The entity manager of the current transaction (or a plain one outside of any). */
@@ -270,6 +287,7 @@ export class TenantTransactions {
           tenantId,
           () => work(read),
           across,
+          (channels) => this.announcer.announce(channels),
         ),
       across,
     );

@@ -29,8 +29,11 @@ export interface TransactionScope {
   joined: boolean;
   /** A read-only transaction as PLATFORM_ROLE (`readAcrossTenants`): nothing may join it. */
   across?: boolean;
-  /** Shared by the owner and every joined run: the COMMIT `queryAndCommit` sent, if any. */
-  end: { commit?: Promise<unknown> };
+  /**
+   * Shared by the owner and every joined run: the COMMIT `queryAndCommit` sent, if any, and the
+   * channels to announce once the transaction has committed (none if it rolls back).
+   */
+  end: { commit?: Promise<unknown>; announce: Set<string> };
 }
 
 export function assertOpen(scope: TransactionScope): void {
@@ -49,6 +52,7 @@ export async function runInScope<T>(
   tenantId: number | null,
   work: () => Promise<T>,
   across: boolean,
+  announce: (channels: Iterable<string>) => void,
 ): Promise<T> {
   // TypeORM's view of this connection, made only when a query goes through it (the hot paths
   // send SQL on the connection itself and never pay for a query runner and entity manager)
@@ -63,11 +67,12 @@ export async function runInScope<T>(
     return runner.manager;
   };
   let broken: unknown;
-  const end: TransactionScope['end'] = {};
+  const end: TransactionScope['end'] = { announce: new Set() };
   try {
     const scope = { manager, client, tenantId, joined: false, end, across };
     const result = await storage.run(scope, work);
     await committed(end.commit ?? client.query('COMMIT'));
+    announce(end.announce);
     return result;
   } catch (err) {
     // a pipelined COMMIT is answered before the ROLLBACK below is: let it settle first

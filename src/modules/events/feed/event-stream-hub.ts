@@ -10,6 +10,7 @@ import { ListenConnection, listenUrl } from '../../../common/database/listen-con
 import { endWhenServerCloses } from '../../../common/http/graceful-close.js';
 import { StreamedResponse } from '../../../common/http/platform/http-platform.js';
 import { outsideRequests } from '../../../common/logging/background.js';
+import { CommitAnnouncer } from '../../../common/database/commit-announcer.js';
 import { EVENTS_APPENDED_CHANNEL } from '../../../common/database/schema-constants.js';
 import {
   type FeedBatch,
@@ -66,6 +67,7 @@ export class EventStreamHub implements OnApplicationBootstrap, BeforeApplication
   constructor(
     private readonly config: AppConfig,
     private readonly feed: EventFeedService,
+    private readonly announcer: CommitAnnouncer,
   ) {}
 
   /** What the stream is doing (tests, diagnostics). */
@@ -273,10 +275,10 @@ export class EventStreamHub implements OnApplicationBootstrap, BeforeApplication
   /** One LISTEN connection per process, opened with the first client, kept until shutdown. */
   private async startListening(): Promise<void> {
     if (this.listener) return;
-    const url = listenUrl(this.config);
-    if (url === undefined) return;
+    // this process's commits at once, others' through LISTEN where it can listen
     this.listener = new ListenConnection({
-      connectionString: url,
+      connectionString: listenUrl(this.config),
+      announcer: this.announcer,
       channel: EVENTS_APPENDED_CHANNEL,
       applicationName: 'grc-event-stream',
       logger: this.logger,

@@ -8,6 +8,7 @@ import { Interval } from '@nestjs/schedule';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AppConfig } from '../../../common/config/app-config.js';
 import { SecretBox } from '../../../common/crypto/secret-box.js';
+import { CommitAnnouncer } from '../../../common/database/commit-announcer.js';
 import { ListenConnection, listenUrl } from '../../../common/database/listen-connection.js';
 import { WEBHOOK_DELIVERIES_CHANNEL } from '../outbox/outbox-channel.js';
 import { MetricsService } from '../../metrics/metrics.service.js';
@@ -93,6 +94,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
     results: DeliveryResultsRepository,
     private readonly secretBox: SecretBox,
     private readonly metrics: MetricsService,
+    private readonly announcer: CommitAnnouncer,
   ) {
     this.schedule = parseRetrySchedule(config.WEBHOOK_RETRY_SCHEDULE);
     const disableAfterMs = parseDuration(config.WEBHOOK_DISABLE_AFTER);
@@ -134,23 +136,20 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
       connectionsPerOrigin: MAX_IN_FLIGHT,
     });
     this.running = true;
-    const url = listenUrl(this.config);
-    // without one (a transaction pooler and no DATABASE_LISTEN_URL) the 1 s poll alone carries on
-    this.listener =
-      url === undefined
-        ? null
-        : new ListenConnection({
-            connectionString: url,
-            channel: WEBHOOK_DELIVERIES_CHANNEL,
-            applicationName: 'grc-webhook-listener',
-            logger: this.logger,
-            reconnectMs: LISTEN_RECONNECT_MS,
-            onNotification: () => this.wake(),
-            // anything committed while we were not listening is picked up now
-            onListening: () => this.wake(),
-            // the 1 s poll carries on meanwhile
-            onLost: () => undefined,
-          });
+    // this process's commits wake it at once, others' through LISTEN where it can listen (not
+    // behind a transaction pooler without DATABASE_LISTEN_URL: the 1 s poll carries on)
+    this.listener = new ListenConnection({
+      connectionString: listenUrl(this.config),
+      announcer: this.announcer,
+      channel: WEBHOOK_DELIVERIES_CHANNEL,
+      applicationName: 'grc-webhook-listener',
+      logger: this.logger,
+      reconnectMs: LISTEN_RECONNECT_MS,
+      onNotification: () => this.wake(),
+      // anything committed while we were not listening is picked up now
+      onListening: () => this.wake(),
+      onLost: () => undefined,
+    });
     await this.listener?.start();
     this.wake();
   }

@@ -1,11 +1,22 @@
-import { fragment, type Sql, sql, type Statement } from '../../../common/database/statement.js';
+import { EVENTS_APPENDED_CHANNEL } from '../../../common/database/schema-constants.js';
+import { announcing, type Sql, sql, type Statement } from '../../../common/database/statement.js';
 import type { EventEnvelope } from './event-envelope.js';
 import { WEBHOOK_DELIVERIES_CHANNEL } from './outbox-channel.js';
 
-const notify = fragment(`pg_notify('${WEBHOOK_DELIVERIES_CHANNEL}', '')`);
+/** Whether the statement queued deliveries (then the delivery workers are woken too). */
+export interface Queued {
+  queued: boolean;
+}
+
+/** What an events statement announces once committed: the feed, and the workers if it queued. */
+function wakeUps<R extends Queued>(statement: Statement<R>): Statement<R> {
+  return announcing(statement, ([row]) =>
+    row?.queued ? [EVENTS_APPENDED_CHANNEL, WEBHOOK_DELIVERIES_CHANNEL] : [EVENTS_APPENDED_CHANNEL],
+  );
+}
 
 /**
- * The event, one delivery per subscribed webhook and the wake-up notification, as ONE statement;
+ * The event and one delivery per subscribed webhook as ONE statement (its wake-ups once committed);
  * `along` (the change that caused the event: one data-modifying statement, `RETURNING` what its
  * caller needs, timestamps formatted in SQL) runs in it as a CTE, so both cost one round trip.
  * `traceParent` is the publishing span's context (null without tracing), for the deliveries' spans.
@@ -16,11 +27,11 @@ export function appendEvent<A>(
   envelope: EventEnvelope,
   traceParent: string | null,
   along?: Statement<A>,
-): Statement<{ along: A[] | null }> {
+): Statement<{ along: A[] | null } & Queued> {
   const { id, tenant_id: tenantId, type } = envelope;
   const alongCte: Sql = along ? sql`along AS (${along}), ` : sql``;
   const alongRows: Sql = along ? sql`(SELECT json_agg(along) FROM along)` : sql`NULL::json`;
-  return sql`WITH ${alongCte}ev AS (
+  return wakeUps(sql`WITH ${alongCte}ev AS (
        INSERT INTO events (event_id, tenant_id, type, payload, trace_parent)
        VALUES (${id}, ${tenantId}, ${type}, ${JSON.stringify(envelope)}::jsonb, ${traceParent})
        RETURNING id
@@ -33,8 +44,7 @@ export function appendEvent<A>(
           AND (w.events @> ARRAY[${type}::text] OR w.events @> ARRAY['*'])
        RETURNING 1
      )
-     SELECT CASE WHEN EXISTS (SELECT 1 FROM d) THEN ${notify} END AS notified,
-            ${alongRows} AS along`;
+     SELECT EXISTS (SELECT 1 FROM d) AS queued, ${alongRows} AS along`);
 }
 
 /**
@@ -49,7 +59,7 @@ export interface AlongCtes<R> {
 
 /**
  * Many events of one tenant as ONE statement (a bulk write's, or a decision's with `along`, the
- * change that caused them): each with its deliveries, and one wake-up notification for all. The
+ * change that caused them): each with its deliveries, and one set of wake-ups for all. The
  * events are numbered in the order given.
  */
 export function appendEvents<R = Record<string, never>>(
@@ -57,13 +67,13 @@ export function appendEvents<R = Record<string, never>>(
   envelopes: readonly EventEnvelope[],
   traceParent: string | null,
   along?: AlongCtes<R>,
-): Statement<R & { notified: unknown }> {
+): Statement<R & Queued> {
   const ids = envelopes.map((e) => e.id);
   const types = envelopes.map((e) => e.type);
   const payloads = envelopes.map((e) => JSON.stringify(e));
   const alongCtes: Sql = along ? sql`${along.ctes}, ` : sql``;
   const alongColumns: Sql = along ? sql`, ${along.columns}` : sql``;
-  return sql`WITH ${alongCtes}ev AS (
+  return wakeUps(sql`WITH ${alongCtes}ev AS (
        INSERT INTO events (event_id, tenant_id, type, payload, trace_parent)
        SELECT e.event_id, ${tenantId}, e.type, e.payload::jsonb, ${traceParent}::text
          FROM unnest(${ids}::text[], ${types}::text[], ${payloads}::text[])
@@ -77,7 +87,7 @@ export function appendEvents<R = Record<string, never>>(
         WHERE w.tenant_id = ${tenantId} AND w.status IN ('active', 'paused')
        RETURNING 1
      )
-     SELECT CASE WHEN EXISTS (SELECT 1 FROM d) THEN ${notify} END AS notified${alongColumns}`;
+     SELECT EXISTS (SELECT 1 FROM d) AS queued${alongColumns}`);
 }
 
 /**
@@ -88,9 +98,9 @@ export function appendToWebhook(
   envelope: EventEnvelope,
   webhookId: number,
   traceParent: string | null,
-): Statement<{ delivery_id: string | null }> {
+): Statement<{ delivery_id: string | null } & Queued> {
   const { id, tenant_id: tenantId, type } = envelope;
-  return sql`WITH w AS (
+  return wakeUps(sql`WITH w AS (
        SELECT id FROM webhooks
         WHERE id = ${webhookId} AND tenant_id = ${tenantId} AND status IN ('active', 'paused')
      ), ev AS (
@@ -103,6 +113,5 @@ export function appendToWebhook(
        SELECT ${tenantId}, w.id, ev.id FROM w CROSS JOIN ev
        RETURNING id
      )
-     SELECT (SELECT id FROM d) AS delivery_id,
-            CASE WHEN EXISTS (SELECT 1 FROM d) THEN ${notify} END AS notified`;
+     SELECT (SELECT id FROM d) AS delivery_id, EXISTS (SELECT 1 FROM d) AS queued`);
 }

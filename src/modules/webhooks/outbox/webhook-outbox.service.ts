@@ -5,7 +5,13 @@ import { currentTraceparent } from '../../../common/tracing/trace-hooks.js';
 import type { EventData, WEBHOOK_TEST_EVENT } from '../../events/event-catalog.js';
 import type { EventType } from '../../events/event-types.js';
 import { eventEnvelope } from './event-envelope.js';
-import { type AlongCtes, appendEvent, appendEvents, appendToWebhook } from './outbox.repository.js';
+import {
+  type AlongCtes,
+  appendEvent,
+  appendEvents,
+  appendToWebhook,
+  type Queued,
+} from './outbox.repository.js';
 
 export type { AlongCtes };
 
@@ -13,9 +19,10 @@ export type { AlongCtes };
 export type OutboxEvent = { [T in EventType]: { type: T; data: EventData<T> } }[EventType];
 
 /**
- * The transactional outbox, owned by the webhooks context (its only reader). An event, its
- * deliveries and the wake-up notification commit or roll back with the state change that caused
- * them, so a webhook never hears of a change that did not happen, nor misses one that did. Each
+ * The transactional outbox, owned by the webhooks context (its only reader). An event and its
+ * deliveries commit or roll back with the state change that caused them, so a webhook never hears
+ * of a change that did not happen, nor misses one that did; the workers and the event feed are
+ * woken once it has committed (CommitAnnouncer). Each
  * event keeps the trace context it was published in (tracing on), which its deliveries continue.
  */
 @Injectable()
@@ -47,7 +54,7 @@ export class WebhookOutbox {
     tenantId: number,
     events: readonly OutboxEvent[],
     along: AlongCtes<R>,
-  ): Statement<R & { notified: unknown }> {
+  ): Statement<R & Queued> {
     const envelopes = events.map((e) => eventEnvelope(tenantId, e.type, e.data));
     return appendEvents(tenantId, envelopes, currentTraceparent(), along);
   }

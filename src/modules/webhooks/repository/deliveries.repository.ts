@@ -1,10 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { fragment, sql } from '../../../common/database/statement.js';
+import { announcing, fragment, sql } from '../../../common/database/statement.js';
 import { TenantTransactions } from '../../../common/database/tenant-transactions.js';
 import type { WebhookStatus } from '../entities/webhook.entity.js';
 import { WEBHOOK_DELIVERIES_CHANNEL } from '../outbox/outbox-channel.js';
-
-const notify = fragment(`pg_notify('${WEBHOOK_DELIVERIES_CHANNEL}', '')`);
 
 /** The `webhook_deliveries` table's writes, in the caller's tenant transaction. */
 @Injectable()
@@ -20,15 +18,14 @@ export class DeliveriesRepository {
     webhookId: number,
     which: 'waiting' | 'overdue',
   ): Promise<void> {
-    await this.tx.query(
-      sql`WITH released AS (
+    const release = sql`WITH released AS (
          UPDATE webhook_deliveries SET next_attempt_at = now(), updated_at = now()
           WHERE webhook_id = ${webhookId} AND tenant_id = ${tenantId} AND pending
             AND status IN ('queued', 'retry') AND next_attempt_at ${fragment(which === 'waiting' ? '>' : '<')} now()
          RETURNING 1
        )
-       SELECT ${notify} AS notified`,
-    );
+       SELECT count(*) AS released FROM released`;
+    await this.tx.query(announcing(release, () => [WEBHOOK_DELIVERIES_CHANNEL]));
   }
 
   /**
@@ -67,11 +64,9 @@ export class DeliveriesRepository {
 
   /** Queues the delivery again, due now, and wakes the workers. */
   async requeue(tenantId: number, deliveryId: number): Promise<void> {
-    await this.tx.query(
-      sql`UPDATE webhook_deliveries
+    const requeue = sql`UPDATE webhook_deliveries
             SET status = 'queued', next_attempt_at = now(), updated_at = now()
-          WHERE id = ${deliveryId} AND tenant_id = ${tenantId}`,
-    );
-    await this.tx.query(sql`SELECT ${notify}`);
+          WHERE id = ${deliveryId} AND tenant_id = ${tenantId}`;
+    await this.tx.query(announcing(requeue, () => [WEBHOOK_DELIVERIES_CHANNEL]));
   }
 }
