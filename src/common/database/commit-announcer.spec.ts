@@ -49,6 +49,20 @@ describe('CommitAnnouncer', () => {
     expect(sent).toHaveLength(2);
   });
 
+  it('a listener that throws does not fail the announcement, nor the other listeners', () => {
+    const { sent, announcer } = heldDataSource();
+    const error = jest.spyOn(announcer['logger'], 'error').mockImplementation(() => undefined);
+    let heard = 0;
+    announcer.subscribe('a', () => {
+      throw new Error('boom');
+    });
+    announcer.subscribe('a', () => heard++);
+    expect(() => announcer.announce(['a'])).not.toThrow();
+    expect(heard).toBe(1);
+    expect(error).toHaveBeenCalledWith(expect.stringContaining('boom'));
+    expect(sent).toHaveLength(1);
+  });
+
   it('sends nothing for no channel', async () => {
     const { sent, announcer } = heldDataSource();
     announcer.announce([]);

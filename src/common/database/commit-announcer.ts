@@ -45,10 +45,19 @@ export class CommitAnnouncer {
     outsideRequests(() => {
       for (const channel of fresh) {
         this.pending.add(channel);
-        for (const listener of this.listeners.get(channel) ?? []) listener();
+        for (const listener of this.listeners.get(channel) ?? []) this.call(listener, channel);
       }
       if (!this.sending) void this.send();
     });
+  }
+
+  /** A listener that throws is logged: the transaction it follows has committed all the same. */
+  private call(listener: Listener, channel: string): void {
+    try {
+      listener();
+    } catch (err) {
+      this.logger.error(`a ${channel} listener failed: ${(err as Error).message}`);
+    }
   }
 
   /** Resolves once nothing is pending or in flight (tests, shutdown). */
