@@ -4,7 +4,7 @@ import { Writable } from 'node:stream';
 import { describe, expect, it } from '@jest/globals';
 import { pino } from 'pino';
 import { logFormat, logStream, outputDestination } from './log-format.js';
-import { REDACTED_PATHS } from './logging.module.js';
+import { LOG_HYGIENE } from './logging.module.js';
 
 /** A pino logger configured as the application's (redaction included), writing into `lines`. */
 function loggerInto(
@@ -18,10 +18,7 @@ function loggerInto(
       done();
     },
   });
-  return pino(
-    { redact: { paths: REDACTED_PATHS, censor: '[redacted]' } },
-    logStream({ LOG_FORMAT: format }, sink, isTTY),
-  );
+  return pino(LOG_HYGIENE, logStream({ LOG_FORMAT: format }, sink, isTTY));
 }
 
 const isJson = (line: string): boolean => {

@@ -5,26 +5,7 @@ import type { AppConfig } from '../config/app-config.js';
 import { requestIdFor } from '../http/request-id.js';
 import { traceHooks } from '../tracing/trace-hooks.js';
 import { logStream } from './log-format.js';
-
-/**
- * Paths pino removes from every line. Secrets never reach the log: request bodies are not logged
- * at all, and headers that carry credentials are redacted.
- */
-export const REDACTED_PATHS = [
-  'req.headers.authorization',
-  'req.headers.cookie',
-  'req.headers["lock-token"]',
-  'req.headers["proxy-authorization"]',
-  'res.headers["set-cookie"]',
-  // a header set logged on its own (`{ headers }`), not only a request's
-  '*.authorization',
-  '*.client_secret',
-  '*.access_token',
-  '*.token',
-  '*.lock_token',
-  '*.secret',
-  '*.storage_location',
-];
+import { withoutSecretHeaders, withoutSecrets } from './secret-fields.js';
 
 /**
  * What an error's log line keeps: what it is and where (a message may still quote what PostgreSQL
@@ -61,9 +42,15 @@ export function serializeError(err: unknown): Record<string, unknown> {
   return kept;
 }
 
-/** The settings every pino logger of the service shares, the bootstrap's included. */
+/**
+ * The settings every pino logger of the service shares, the bootstrap's included. Secrets never
+ * reach the log: request bodies are not logged at all, and secrets in what a line logs are censored
+ * (`withoutSecrets`). pino formats a child logger's bindings without it: the service makes no
+ * child loggers of its own, and pino-http's carry the request, which the `req` serializer below
+ * reduces to its id, method, path and address.
+ */
 export const LOG_HYGIENE = {
-  redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+  formatters: { log: withoutSecrets },
   serializers: { err: serializeError },
 };
 
@@ -85,7 +72,7 @@ export class LoggingModule {
               ...(tracing ? { mixin: () => tracing.logFields() } : {}),
               // the request's id, given by the HTTP platform before this runs (request-id.ts)
               genReqId: (req) => (typeof req.id === 'string' ? req.id : requestIdFor(req)),
-              redact: LOG_HYGIENE.redact,
+              formatters: LOG_HYGIENE.formatters,
               customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : 'info'),
               serializers: {
                 err: serializeError,
@@ -100,6 +87,11 @@ export class LoggingModule {
                   method: req.method,
                   path: req.url.split('?')[0],
                   remoteAddress: req.remoteAddress,
+                }),
+                // what pino-http logs of an answer, its credential headers censored
+                res: (res: { statusCode: number; headers?: unknown }) => ({
+                  statusCode: res.statusCode,
+                  headers: withoutSecretHeaders(res.headers),
                 }),
               },
             },
