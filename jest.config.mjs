@@ -26,9 +26,17 @@ export const shared = {
   rootDir: import.meta.dirname,
   testEnvironment: 'node',
   extensionsToTreatAsEsm: ['.ts'],
-  transform: { '^.+\\.ts$': ['@swc/jest', swcOptions] },
-  // sources import `./x.js` (NodeNext); jest resolves the `.ts` beside it
-  moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
+  transform: {
+    '^.+\\.ts$': ['@swc/jest', swcOptions],
+    // the CommonJS sources (the scope lists the testing kit requires) stay CommonJS
+    '^.+\\.cts$': ['@swc/jest', { ...swcOptions, module: { type: 'commonjs' } }],
+  },
+  moduleNameMapper: {
+    // sources import `./x.js` (NodeNext); jest resolves the `.ts` beside it
+    '^(\\.{1,2}/.*)\\.js$': '$1',
+    // and `./x.cjs`, the `.cts` beside it if there is one (else the `.cjs`: built, or a package's)
+    '^(\\.{1,2}/.*)\\.cjs$': ['$1.cts', '$1.cjs'],
+  },
   setupFiles: ['<rootDir>/test/support/jest-setup.ts'],
 };
 

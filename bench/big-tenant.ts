@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { Cursor } from '../src/common/pagination/cursor.js';
-import { cli, http } from './harness.js';
+import { http, seedTenant } from './harness.js';
 
 /** Sizes of the "big tenant" (issue 24), seeded in bulk by SQL. */
 export const BIG = {
@@ -29,42 +29,6 @@ export interface BigTenant {
   lastDocumentPage: string;
 }
 
-async function tenantWithToken(
-  baseUrl: string,
-  env: Record<string, string>,
-  name: string,
-  scopes: string,
-): Promise<{ tenantId: number; token: string }> {
-  const t = await cli<{ tenant_id: number }>(env, [
-    'tenant',
-    'create',
-    '--name',
-    name,
-    '--plan',
-    'enterprise',
-  ]);
-  const c = await cli<{ client_id: string; client_secret: string }>(env, [
-    'client',
-    'create',
-    '--tenant',
-    String(t.tenant_id),
-    '--name',
-    'benchmark',
-    '--scopes',
-    scopes,
-  ]);
-  const r = await http(baseUrl, 'POST', '/api/v1/oauth/token', {
-    body: {
-      grant_type: 'client_credentials',
-      client_id: c.client_id,
-      client_secret: c.client_secret,
-      ttl: 86400,
-    },
-  });
-  if (r.status !== 200) throw new Error(`token: status ${r.status}`);
-  return { tenantId: t.tenant_id, token: (r.body as { access_token: string }).access_token };
-}
-
 /**
  * Two tenants, through the CLI and the API like any other, then bulk rows by SQL as the owner
  * (generate_series: one statement per table; the project counter's triggers count them as any
@@ -77,8 +41,13 @@ export async function seedBigTenant(
   scopes: string,
   log: (msg: string) => void,
 ): Promise<BigTenant> {
-  const big = await tenantWithToken(baseUrl, env, 'Big tenant', scopes);
-  const small = await tenantWithToken(baseUrl, env, 'Small tenant', scopes);
+  const big = await seedTenant(baseUrl, env, { tenant: 'Big tenant', client: 'benchmark' }, scopes);
+  const small = await seedTenant(
+    baseUrl,
+    env,
+    { tenant: 'Small tenant', client: 'benchmark' },
+    scopes,
+  );
   const hook = await http(baseUrl, 'POST', '/api/v1/webhooks', {
     token: big.token,
     body: { name: 'bench', endpoint_url: 'https://example.invalid/bench', events: ['*'] },

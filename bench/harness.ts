@@ -256,6 +256,52 @@ export async function http(
   return { status: res.status, body, headers: res.headers };
 }
 
+/** A tenant as `seedTenant` makes it: its id, and a token of its client for the API. */
+export interface SeededTenant {
+  tenantId: number;
+  token: string;
+}
+
+/**
+ * A tenant on the enterprise plan and a client of it (`client`, with `scopes`), made by the CLI as
+ * an operator makes them, and a 24 h token of that client from POST /oauth/token.
+ */
+export async function seedTenant(
+  baseUrl: string,
+  env: Record<string, string>,
+  names: { tenant: string; client: string },
+  scopes: string,
+): Promise<SeededTenant> {
+  const t = await cli<{ tenant_id: number }>(env, [
+    'tenant',
+    'create',
+    '--name',
+    names.tenant,
+    '--plan',
+    'enterprise',
+  ]);
+  const c = await cli<{ client_id: string; client_secret: string }>(env, [
+    'client',
+    'create',
+    '--tenant',
+    String(t.tenant_id),
+    '--name',
+    names.client,
+    '--scopes',
+    scopes,
+  ]);
+  const r = await http(baseUrl, 'POST', '/api/v1/oauth/token', {
+    body: {
+      grant_type: 'client_credentials',
+      client_id: c.client_id,
+      client_secret: c.client_secret,
+      ttl: 86400,
+    },
+  });
+  if (r.status !== 200) throw new Error(`token: status ${r.status}`);
+  return { tenantId: t.tenant_id, token: (r.body as { access_token: string }).access_token };
+}
+
 export interface LoadResult {
   requestsPerSec: number;
   /** Seconds the run lasted. */

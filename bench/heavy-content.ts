@@ -5,11 +5,11 @@ import type { LoopDelayWindow } from './event-loop.js';
 import {
   cli,
   contentOf,
-  http,
   load,
   type LoadResult,
   type ManagedProcess,
   RssSampler,
+  seedTenant,
   sleep,
 } from './harness.js';
 import { readAtRate, settledCandidates } from './heavy-reader.js';
@@ -102,44 +102,22 @@ export async function heavySetup(
       ])
     ).documentId;
   const documentId = await document(projectId, 'Heavy content');
-  const t = await cli<{ tenant_id: number }>(env, [
-    'tenant',
-    'create',
-    '--name',
-    'Reader',
-    '--plan',
-    'enterprise',
-  ]);
-  const c = await cli<{ client_id: string; client_secret: string }>(env, [
-    'client',
-    'create',
-    '--tenant',
-    String(t.tenant_id),
-    '--name',
-    'reader',
-    '--scopes',
+  const reader = await seedTenant(
+    baseUrl,
+    env,
+    { tenant: 'Reader', client: 'reader' },
     'projects:read documents:read',
-  ]);
+  );
   const p = await cli<{ projectId: number }>(env, [
     'project',
     'create',
     '--tenant',
-    String(t.tenant_id),
+    String(reader.tenantId),
     '--name',
     'Reader project',
   ]);
   const readerDocumentId = await document(p.projectId, 'Reader policy');
-  const r = await http(baseUrl, 'POST', '/api/v1/oauth/token', {
-    body: {
-      grant_type: 'client_credentials',
-      client_id: c.client_id,
-      client_secret: c.client_secret,
-      ttl: 86400,
-    },
-  });
-  if (r.status !== 200) throw new Error(`reader token: status ${r.status}`);
-  const readerToken = (r.body as { access_token: string }).access_token;
-  return { documentId, readerToken, readerDocumentId };
+  return { documentId, readerToken: reader.token, readerDocumentId };
 }
 
 export interface HeavyOptions {

@@ -23,6 +23,7 @@ import {
   type ManagedProcess,
   ROOT,
   runJson,
+  seedTenant,
   startProcess,
   contentOf,
   adminQuery,
@@ -50,38 +51,17 @@ interface Seeded {
 
 /** The tenant, its token and the platform key, made as an operator makes them (the CLI). */
 async function seed(env: Record<string, string>, svc: ManagedProcess): Promise<Seeded> {
-  const t = await cli<{ tenant_id: number }>(env, [
-    'tenant',
-    'create',
-    '--name',
-    'Review bench',
-    '--plan',
-    'enterprise',
-  ]);
-  const c = await cli<{ client_id: string; client_secret: string }>(env, [
-    'client',
-    'create',
-    '--tenant',
-    String(t.tenant_id),
-    '--name',
-    'stager',
-    '--scopes',
+  const t = await seedTenant(
+    svc.baseUrl,
+    env,
+    { tenant: 'Review bench', client: 'stager' },
     'revisions:write',
-  ]);
-  const token = await http(svc.baseUrl, 'POST', '/api/v1/oauth/token', {
-    body: {
-      grant_type: 'client_credentials',
-      client_id: c.client_id,
-      client_secret: c.client_secret,
-      ttl: 86400,
-    },
-  });
-  if (token.status !== 200) throw new Error(`token: ${token.status}`);
+  );
   const p = await cli<{ projectId: number }>(env, [
     'project',
     'create',
     '--tenant',
-    String(t.tenant_id),
+    String(t.tenantId),
     '--name',
     'Reviewed',
   ]);
@@ -94,9 +74,9 @@ async function seed(env: Record<string, string>, svc: ManagedProcess): Promise<S
     'platform:reviews',
   ]);
   return {
-    tenantId: t.tenant_id,
+    tenantId: t.tenantId,
     projectId: p.projectId,
-    token: (token.body as { access_token: string }).access_token,
+    token: t.token,
     platformKey: key.key,
   };
 }

@@ -24,6 +24,8 @@ import {
   ROOT,
   runJson,
   RssSampler,
+  seedTenant,
+  type SeededTenant,
   sleep,
   startProcess,
   adminQuery,
@@ -553,12 +555,6 @@ const NAMES_5: Record<string, string> = {
 };
 const IDS_5 = ['5a', '5b', '5c', '5d'];
 
-/** Tenant A of the noisy-neighbour rows (5c, 5d): created once, its webhooks once per turn. */
-interface Neighbour {
-  tenantId: number;
-  token: string;
-}
-
 /**
  * Group 5: 5a/5b (the benchmark tenant's webhook on its own), then 5c/5d (the same tenant beside
  * tenant A, whose backlog waits on a receiver that never answers). `neighbour` makes or returns
@@ -569,7 +565,7 @@ async function webhookScenario(
   dbUrl: string,
   s: Seed,
   stagingBody: string,
-  neighbour: () => Promise<Neighbour>,
+  neighbour: () => Promise<SeededTenant>,
   loop: LoopDelayWindow,
 ): Promise<Measured[]> {
   const rows: Measured[] = [];
@@ -742,7 +738,7 @@ async function webhookScenario(
    * (5c: payload timestamp → arrival), then drains a backlog as 5a does (5d).
    */
   async function noisyNeighbour(): Promise<Measured[]> {
-    let a: Neighbour;
+    let a: SeededTenant;
     try {
       a = await neighbour();
     } catch (err) {
@@ -1502,39 +1498,15 @@ async function main(): Promise<void> {
     });
 
     // 5. webhooks: 5a/5b on their own, 5c/5d beside a noisy neighbour (tenant A, made once)
-    let neighbour: Promise<Neighbour> | undefined;
+    let neighbour: Promise<SeededTenant> | undefined;
     /** Tenant A, its client and a token (kept in the database, so valid after a restart). */
-    const makeNeighbour = (baseUrl: string): Promise<Neighbour> =>
-      (neighbour ??= (async () => {
-        const t = await cli<{ tenant_id: number }>(db.env, [
-          'tenant',
-          'create',
-          '--name',
-          'Noisy neighbour',
-          '--plan',
-          'enterprise',
-        ]);
-        const c = await cli<{ client_id: string; client_secret: string }>(db.env, [
-          'client',
-          'create',
-          '--tenant',
-          String(t.tenant_id),
-          '--name',
-          'neighbour',
-          '--scopes',
-          'webhooks:read webhooks:write',
-        ]);
-        const r = await http(baseUrl, 'POST', '/api/v1/oauth/token', {
-          body: {
-            grant_type: 'client_credentials',
-            client_id: c.client_id,
-            client_secret: c.client_secret,
-            ttl: 86400,
-          },
-        });
-        if (r.status !== 200) throw new Error(`token: status ${r.status}`);
-        return { tenantId: t.tenant_id, token: (r.body as { access_token: string }).access_token };
-      })());
+    const makeNeighbour = (baseUrl: string): Promise<SeededTenant> =>
+      (neighbour ??= seedTenant(
+        baseUrl,
+        db.env,
+        { tenant: 'Noisy neighbour', client: 'neighbour' },
+        'webhooks:read webhooks:write',
+      ));
     await onEachAdapter(
       IDS_5.map((id) => [id, NAMES_5[id]!]),
       async (svc, adapter) => {

@@ -1,14 +1,10 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { ScheduleModule } from '@nestjs/schedule';
-import type { DestinationStream } from 'pino';
+import { foundationModules, type ServedAppOptions } from './app-foundation.js';
 import type { AppConfig } from './common/config/app-config.js';
-import { ConfigModule } from './common/config/config.module.js';
 import { ENTITIES } from './entities.js';
 import { DatabaseModule } from './common/database/database.module.js';
 import { NotFoundModule } from './common/http/not-found.module.js';
-import type { HttpPlatform } from './common/http/platform/http-platform.js';
-import { HttpPlatformModule } from './common/http/platform/http-platform.module.js';
-import { LoggingModule } from './common/logging/logging.module.js';
 import { AuditModule } from './modules/audit/audit.module.js';
 import { AuthModule } from './modules/auth/auth.module.js';
 import { DocumentsModule } from './modules/documents/documents.module.js';
@@ -26,23 +22,13 @@ import { DemoModule } from './demo/demo.module.js';
 import { TenancyModule } from './modules/tenancy/tenancy.module.js';
 import { WebhooksModule } from './modules/webhooks/webhooks.module.js';
 
-export interface AppModuleOptions {
-  /** The HTTP server under Nest (app.setup.ts creates it from `HTTP_ADAPTER`). */
-  platform: HttpPlatform;
-  /** Where log lines go (tests capture them to check that no secret leaks). */
-  logDestination?: DestinationStream;
-}
-
 @Module({})
 export class AppModule {
-  static register(config: AppConfig, options: AppModuleOptions): DynamicModule {
+  static register(config: AppConfig, options: ServedAppOptions): DynamicModule {
     return {
       module: AppModule,
       imports: [
-        ConfigModule.register(config),
-        LoggingModule.register(config, options.logDestination),
-        // right after the request logger: its middleware reads bodies (Express)
-        HttpPlatformModule.register(options.platform),
+        ...foundationModules(config, options),
         DatabaseModule.forRoot(ENTITIES),
         ScheduleModule.forRoot(),
         AuditModule,

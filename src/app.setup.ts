@@ -2,7 +2,8 @@ import type { Server } from 'node:http';
 import { type INestApplication, Logger as NestLogger } from '@nestjs/common';
 import { NestFactory, Reflector } from '@nestjs/core';
 import { Logger } from 'nestjs-pino';
-import { AppModule, type AppModuleOptions } from './app.module.js';
+import type { ServedAppOptions } from './app-foundation.js';
+import { AppModule } from './app.module.js';
 import type { AppConfig } from './common/config/app-config.js';
 import {
   boundRequestHeads,
@@ -37,7 +38,7 @@ export const UNPREFIXED_ROUTES = [
   'platform/{*path}',
 ];
 
-export interface CreateAppOptions extends Omit<AppModuleOptions, 'platform'> {
+export interface CreateAppOptions extends Omit<ServedAppOptions, 'platform'> {
   /** Builds the module graph and routes without instantiating providers (OpenAPI export). */
   preview?: boolean;
 }

@@ -3,8 +3,8 @@ import { createRequire } from 'node:module';
 import { SCOPES } from '../src/common/access/scopes.js';
 import { PLATFORM_SCOPES } from '../src/modules/platform-keys/platform-scopes.js';
 
-// The testing kit is CommonJS with only `node:` imports (it loads in any consumer's jest), so it
-// keeps its own copy of the scope lists; this holds the copies equal to the service's.
+// The testing kit is CommonJS (it loads in any consumer's jest): it requires the service's scope
+// lists (CommonJS files of their own); this holds what the built kit exports equal to them.
 describe('testing kit', () => {
   const kit = createRequire(import.meta.url)('../dist/src/testing/index.cjs') as {
     ALL_SCOPES: readonly string[];

@@ -1,13 +1,9 @@
 import { type DynamicModule, type INestApplication, Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { PassportModule } from '@nestjs/passport';
-import type { DestinationStream } from 'pino';
+import { foundationModules, type ServedAppOptions } from '../app-foundation.js';
 import type { AppConfig } from '../common/config/app-config.js';
-import { ConfigModule } from '../common/config/config.module.js';
 import { NotFoundModule } from '../common/http/not-found.module.js';
-import type { HttpPlatform } from '../common/http/platform/http-platform.js';
-import { HttpPlatformModule } from '../common/http/platform/http-platform.module.js';
-import { LoggingModule } from '../common/logging/logging.module.js';
 import { PlatformBodyAdmission } from './platform-body-admission.js';
 import { PLATFORM_CONTROLLERS } from './platform-controllers.js';
 import { PlatformKeyGuard } from './platform-key.guard.js';
@@ -28,11 +24,9 @@ class PlatformRoutesModule {
   }
 }
 
-export interface PlatformApiModuleOptions {
-  platform: HttpPlatform;
+export interface PlatformApiModuleOptions extends ServedAppOptions {
   /** The integration application, whose service instances this one shares. */
   owner: INestApplication;
-  logDestination?: DestinationStream;
 }
 
 /**
@@ -47,9 +41,7 @@ export class PlatformApiModule {
     return {
       module: PlatformApiModule,
       imports: [
-        ConfigModule.register(config),
-        LoggingModule.register(config, options.logDestination),
-        HttpPlatformModule.register(options.platform),
+        ...foundationModules(config, options),
         shared,
         PassportModule.register({ session: false }),
         PlatformRoutesModule.on(shared),

@@ -1,11 +1,6 @@
-export const SCOPES = [
-  'projects:read',
-  'documents:read',
-  'revisions:write',
-  'locks:write',
-  'webhooks:read',
-  'webhooks:write',
-] as const;
+import { SCOPES } from './scope-list.cjs';
+
+export { SCOPES };
 export type Scope = (typeof SCOPES)[number];
 
 export function isScope(value: string): value is Scope {

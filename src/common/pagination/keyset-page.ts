@@ -197,6 +197,12 @@ export type PageRow<R> = Held<R, PartName>;
 /** A `keysetPage` row as a page read answers it. */
 export type KeysetPageRow<T> = PageRow<KeysetPageText<T>>;
 
+/** The row of a page of one parent's children (`childPage`): the page, and `found`. */
+export type ChildPageText<T> = KeysetPageText<T> & { found: boolean };
+
+/** A `ChildPageText` row as a page read answers it. */
+export type ChildPageRow<T> = PageRow<ChildPageText<T>>;
+
 /**
  * The JSON array of the page's items, as pieces of text (`[`, the parts with commas between,
  * `]`), for a `JsonText`: `[]` for no row or an empty page.
@@ -232,4 +238,21 @@ export function cursorPageOf<T>(
 ): JsonText<CursorPage<T>> {
   const next = JSON.stringify(nextCursorOf(row, identity));
   return new JsonText('{"data":', ...pageArray(row), `,"next_cursor":${next}}`);
+}
+
+/**
+ * A page of one parent's list, ascending, as the response's JSON text: the key of `cursor` (the
+ * first page without one), the page `read` answers after it, and `notFound()` thrown when the
+ * parent is not the tenant's (`found`).
+ */
+export async function childListPage<T>(
+  identity: ListIdentity,
+  cursor: string | undefined,
+  read: (after: number) => Promise<ChildPageRow<T> | undefined>,
+  notFound: () => Error,
+): Promise<JsonText<CursorPage<T>>> {
+  const after = Cursor.decode(identity, cursor)?.[0] ?? firstKey('ASC');
+  const row = await read(after);
+  if (!row?.found) throw notFound();
+  return cursorPageOf(row, identity);
 }

@@ -6,9 +6,9 @@ import { PageReads } from '../../common/database/page-reads.js';
 import { type Held, holdColumns } from '../../common/http/json-text.js';
 import {
   afterKey,
+  type ChildPageRow,
+  type ChildPageText,
   childPage,
-  type KeysetPageText,
-  type PageRow,
   keysetPage,
 } from '../../common/pagination/keyset-page.js';
 import {
@@ -28,14 +28,6 @@ interface DocumentViewText {
 
 /** What `documentView` answers: `doc` held (`holdDoc`), readable only until its response is sent. */
 export type DocumentViewRow = Held<DocumentViewText, 'doc'>;
-
-/** A page of a document's version index, and whether the document is the tenant's. */
-type VersionPageText = KeysetPageText<VersionIndexEntry> & { found: boolean };
-export type VersionPageRow = PageRow<VersionPageText>;
-
-/** A page of a project's documents, and whether the project is the tenant's. */
-type DocumentPageText = KeysetPageText<DocumentSummary> & { found: boolean };
-export type DocumentPageRow = PageRow<DocumentPageText>;
 
 /** The page to read: the key after which it starts, and its size. */
 export interface PageAfter {
@@ -75,12 +67,12 @@ export class DocumentsReadRepository {
     tenantId: number,
     documentId: number,
     page: PageAfter,
-  ): Promise<VersionPageRow | undefined> {
+  ): Promise<ChildPageRow<VersionIndexEntry> | undefined> {
     const { after, limit } = page;
     const rows = await this.pages.read(
       tenantId,
       limit,
-      sql<VersionPageText>`
+      sql<ChildPageText<VersionIndexEntry>>`
   SELECT ${documentExists} AS found, page.*
     FROM (${keysetPage({
       rows: sql`SELECT v.number AS k, v.index_json
@@ -108,11 +100,11 @@ export class DocumentsReadRepository {
     tenantId: number,
     projectId: number,
     page: PageAfter,
-  ): Promise<DocumentPageRow | undefined> {
+  ): Promise<ChildPageRow<DocumentSummary> | undefined> {
     const rows = await this.pages.read(
       tenantId,
       page.limit,
-      sql<DocumentPageText>`${childPage({
+      sql<ChildPageText<DocumentSummary>>`${childPage({
         parentFound: projectExists,
         table: 'documents',
         alias: 'd',

@@ -3,7 +3,7 @@ import { TenantTransactions } from '../../common/database/tenant-transactions.js
 import { NotFoundError } from '../../common/http/app-error.js';
 import { JsonText } from '../../common/http/json-text.js';
 import { Cursor, type CursorPage, type ListIdentity } from '../../common/pagination/cursor.js';
-import { cursorPageOf, firstKey } from '../../common/pagination/keyset-page.js';
+import { childListPage } from '../../common/pagination/keyset-page.js';
 import { ProjectsService } from '../projects/projects.service.js';
 import type {
   DocumentSummary,
@@ -51,16 +51,18 @@ export class DocumentsReadService {
     documentId: number,
     page: { limit: number; cursor?: string },
   ): Promise<JsonText<CursorPage<VersionIndexEntry>>> {
-    const identity = versionsList(tenantId, documentId);
-    const after = Cursor.decode(identity, page.cursor)?.[0] ?? firstKey('ASC');
-    const row = await this.repository.versionPage(
-      this.documents.documentExists(tenantId, documentId),
-      tenantId,
-      documentId,
-      { after, limit: page.limit },
+    return childListPage(
+      versionsList(tenantId, documentId),
+      page.cursor,
+      (after) =>
+        this.repository.versionPage(
+          this.documents.documentExists(tenantId, documentId),
+          tenantId,
+          documentId,
+          { after, limit: page.limit },
+        ),
+      () => new NotFoundError('document'),
     );
-    if (!row?.found) throw new NotFoundError('document');
-    return cursorPageOf(row, identity);
   }
 
   /** GET /documents/{documentId}/versions/{versionId}: 404 for unknown, foreign or mismatched. */
@@ -81,16 +83,18 @@ export class DocumentsReadService {
     projectId: number,
     page: { limit: number; cursor?: string },
   ): Promise<JsonText<CursorPage<DocumentSummary>>> {
-    const identity = { tenantId, list: 'project.documents', scope: [projectId] };
-    const after = Cursor.decode(identity, page.cursor)?.[0] ?? firstKey('ASC');
-    const row = await this.repository.projectDocumentPage(
-      this.projects.projectExists(tenantId, projectId),
-      tenantId,
-      projectId,
-      { after, limit: page.limit },
+    return childListPage(
+      { tenantId, list: 'project.documents', scope: [projectId] },
+      page.cursor,
+      (after) =>
+        this.repository.projectDocumentPage(
+          this.projects.projectExists(tenantId, projectId),
+          tenantId,
+          projectId,
+          { after, limit: page.limit },
+        ),
+      () => this.projects.projectNotFound(),
     );
-    if (!row?.found) throw this.projects.projectNotFound();
-    return cursorPageOf(row, identity);
   }
 }
 

@@ -1,12 +1,6 @@
-/** What a platform key may be allowed, one scope per group of platform routes. */
-export const PLATFORM_SCOPES = [
-  'platform:tenants',
-  'platform:credentials',
-  'platform:content',
-  'platform:reviews',
-  'platform:audit',
-  'platform:events',
-] as const;
+import { PLATFORM_SCOPES } from './platform-scope-list.cjs';
+
+export { PLATFORM_SCOPES };
 
 export type PlatformScope = (typeof PLATFORM_SCOPES)[number];
 

@@ -5,6 +5,8 @@ import { TenantTransactions } from '../../common/database/tenant-transactions.js
 import { PageReads } from '../../common/database/page-reads.js';
 import {
   afterKey,
+  type ChildPageRow,
+  type ChildPageText,
   childPage,
   type KeysetPageText,
   type PageRow,
@@ -59,10 +61,6 @@ const FILE_ROW = fragment(`id, tenant_id AS "tenantId", external_id AS "external
 /** What the project page statement answers: the page, and the tenant's total (bigint text). */
 type ProjectPageText = KeysetPageText<ProjectView> & { total: string };
 export type ProjectPageRow = PageRow<ProjectPageText>;
-
-/** What the file page statement answers: the page, and whether the project is the tenant's. */
-type FilePageText = KeysetPageText<ProjectFileView> & { found: boolean };
-export type FilePageRow = PageRow<FilePageText>;
 
 const FILE_ITEM = jsonObjectText({
   fileId: v.integer('r.id'),
@@ -246,11 +244,11 @@ export class ProjectsRepository {
     tenantId: number,
     projectId: number,
     page: { limit: number; after: number },
-  ): Promise<FilePageRow | undefined> {
+  ): Promise<ChildPageRow<ProjectFileView> | undefined> {
     const rows = await this.pages.read(
       tenantId,
       page.limit,
-      sql<FilePageText>`${childPage({
+      sql<ChildPageText<ProjectFileView>>`${childPage({
         parentFound: this.projectExists(tenantId, projectId),
         table: 'project_files',
         alias: 'f',

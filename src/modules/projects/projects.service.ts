@@ -9,7 +9,7 @@ import {
 import { JsonText } from '../../common/http/json-text.js';
 import { Cursor, type CursorPage } from '../../common/pagination/cursor.js';
 import {
-  cursorPageOf,
+  childListPage,
   firstKey,
   nextCursorOf,
   pageArray,
@@ -172,11 +172,12 @@ export class ProjectsService {
     projectId: number,
     page: { limit: number; cursor?: string },
   ): Promise<JsonText<CursorPage<ProjectFileView>>> {
-    const identity = { tenantId, list: 'project.files', scope: [projectId] };
-    const after = Cursor.decode(identity, page.cursor)?.[0] ?? firstKey('ASC');
-    const row = await this.repository.filePage(tenantId, projectId, { limit: page.limit, after });
-    if (!row?.found) throw new ProjectNotFoundError();
-    return cursorPageOf(row, identity);
+    return childListPage(
+      { tenantId, list: 'project.files', scope: [projectId] },
+      page.cursor,
+      (after) => this.repository.filePage(tenantId, projectId, { limit: page.limit, after }),
+      () => new ProjectNotFoundError(),
+    );
   }
 
   /**

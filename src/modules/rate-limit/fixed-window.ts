@@ -16,14 +16,34 @@ export interface WindowState {
 }
 
 /**
- * What a throttler storage answers for a fixed window: `hits` so far in it, `msLeft` until it
- * ends. Both storages (memory, Redis) count alike through this.
+ * A throttler storage that counts in fixed windows, as both storages here (memory, Redis) do: the
+ * first hit of a key starts its window of `ttl` ms; past `limit` hits in it, the key is blocked
+ * until the window ends (`blockDuration` plays no part).
  */
-export function fixedWindowRecord(
-  hits: number,
-  msLeft: number,
-  limit: number,
-): ThrottlerStorageRecord {
+export abstract class FixedWindowStorage implements CounterStorage {
+  async increment(
+    key: string,
+    ttl: number,
+    limit: number,
+    _blockDuration: number,
+    throttlerName: string,
+  ): Promise<ThrottlerStorageRecord> {
+    const { hits, msLeft } = await this.hit(key, ttl, throttlerName);
+    return fixedWindowRecord(hits, msLeft, limit);
+  }
+
+  /** Counts one hit of `key`, starting its window of `ttl` ms if none runs: the window after it. */
+  protected abstract hit(
+    key: string,
+    ttl: number,
+    throttlerName: string,
+  ): WindowState | Promise<WindowState>;
+
+  abstract peek(key: string, throttlerName: string): Promise<WindowState>;
+}
+
+/** What a throttler storage answers for a fixed window: `hits` so far in it, `msLeft` until it ends. */
+function fixedWindowRecord(hits: number, msLeft: number, limit: number): ThrottlerStorageRecord {
   const seconds = Math.ceil(msLeft / 1000);
   return {
     totalHits: hits,

@@ -1,9 +1,4 @@
-import {
-  type CounterStorage,
-  fixedWindowRecord,
-  type ThrottlerStorageRecord,
-  type WindowState,
-} from './fixed-window.js';
+import { FixedWindowStorage, type WindowState } from './fixed-window.js';
 
 interface Window {
   hits: number;
@@ -21,22 +16,17 @@ const EAGER_SWEEP_AT = 100_000;
  * that is a 6,000-element scan per call, and without a limit (benchmarks) it grows without bound.
  * Here a hit is a map look-up and an increment.
  */
-export class MemoryThrottlerStorage implements CounterStorage {
+export class MemoryThrottlerStorage extends FixedWindowStorage {
   private readonly windows = new Map<string, Window>();
   private readonly sweeper: NodeJS.Timeout;
 
   constructor() {
+    super();
     this.sweeper = setInterval(() => this.sweep(), SWEEP_MS);
     this.sweeper.unref();
   }
 
-  increment(
-    key: string,
-    ttl: number,
-    limit: number,
-    _blockDuration: number,
-    throttlerName: string,
-  ): Promise<ThrottlerStorageRecord> {
+  protected hit(key: string, ttl: number, throttlerName: string): WindowState {
     const now = Date.now();
     const id = `${throttlerName}:${key}`;
     let window = this.windows.get(id);
@@ -46,7 +36,7 @@ export class MemoryThrottlerStorage implements CounterStorage {
       this.windows.set(id, window);
     }
     window.hits += 1;
-    return Promise.resolve(fixedWindowRecord(window.hits, window.endsAt - now, limit));
+    return { hits: window.hits, msLeft: window.endsAt - now };
   }
 
   peek(key: string, throttlerName: string): Promise<WindowState> {

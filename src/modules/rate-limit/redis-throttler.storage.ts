@@ -1,9 +1,4 @@
-import {
-  type CounterStorage,
-  fixedWindowRecord,
-  type ThrottlerStorageRecord,
-  type WindowState,
-} from './fixed-window.js';
+import { FixedWindowStorage, type WindowState } from './fixed-window.js';
 import type { Redis } from 'ioredis';
 
 /** Fixed window in one atomic step: count the hit, start the window on the first one. */
@@ -25,29 +20,26 @@ return { hits, ttl }`;
  * Throttler counters in Redis, shared by every replica. (The published Redis storage for
  * @nestjs/throttler does not yet accept NestJS 12 as a peer; this is the whole of what it does.)
  */
-export class RedisThrottlerStorage implements CounterStorage {
+export class RedisThrottlerStorage extends FixedWindowStorage {
   /** `namespace` keeps deployments that share one Redis apart (replicas of one share it). */
   constructor(
     private readonly redis: Redis,
     private readonly namespace: string,
-  ) {}
-
-  async increment(
-    key: string,
-    ttl: number,
-    limit: number,
-    _blockDuration: number,
-    throttlerName: string,
-  ): Promise<ThrottlerStorageRecord> {
-    const [hits, pttl] = (await this.redis.eval(HIT, 1, this.keyOf(throttlerName, key), ttl)) as [
-      number,
-      number,
-    ];
-    return fixedWindowRecord(hits, pttl, limit);
+  ) {
+    super();
   }
 
-  async peek(key: string, throttlerName: string): Promise<WindowState> {
-    const [hits, msLeft] = (await this.redis.eval(PEEK, 1, this.keyOf(throttlerName, key))) as [
+  protected hit(key: string, ttl: number, throttlerName: string): Promise<WindowState> {
+    return this.run(HIT, this.keyOf(throttlerName, key), ttl);
+  }
+
+  peek(key: string, throttlerName: string): Promise<WindowState> {
+    return this.run(PEEK, this.keyOf(throttlerName, key));
+  }
+
+  /** Runs one of the scripts above on the window `redisKey`: its hits and ms left. */
+  private async run(script: string, redisKey: string, ...args: number[]): Promise<WindowState> {
+    const [hits, msLeft] = (await this.redis.eval(script, 1, redisKey, ...args)) as [
       number,
       number,
     ];

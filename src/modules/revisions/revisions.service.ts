@@ -3,8 +3,8 @@ import { TenantTransactions } from '../../common/database/tenant-transactions.js
 import { batches } from '../../common/database/statement.js';
 import { NotFoundError, ValidationFailedError } from '../../common/http/app-error.js';
 import type { JsonText } from '../../common/http/json-text.js';
-import { Cursor, type CursorPage } from '../../common/pagination/cursor.js';
-import { cursorPageOf, firstKey } from '../../common/pagination/keyset-page.js';
+import type { CursorPage } from '../../common/pagination/cursor.js';
+import { childListPage } from '../../common/pagination/keyset-page.js';
 import type { Principal } from '../../common/access/principal.js';
 import { DocumentsService } from '../documents/documents.service.js';
 import { LocksService } from '../locks/locks.service.js';
@@ -184,16 +184,18 @@ export class RevisionsService implements OnModuleInit {
     documentId: number,
     page: { limit: number; cursor?: string },
   ): Promise<JsonText<CursorPage<RevisionSummaryResponse>>> {
-    const identity = { tenantId, list: 'document.external_revisions', scope: [documentId] };
-    const after = Cursor.decode(identity, page.cursor)?.[0] ?? firstKey('ASC');
-    const row = await this.repository.page(
-      this.documents.documentExists(tenantId, documentId),
-      tenantId,
-      documentId,
-      { after, limit: page.limit },
+    return childListPage(
+      { tenantId, list: 'document.external_revisions', scope: [documentId] },
+      page.cursor,
+      (after) =>
+        this.repository.page(
+          this.documents.documentExists(tenantId, documentId),
+          tenantId,
+          documentId,
+          { after, limit: page.limit },
+        ),
+      () => new NotFoundError('document'),
     );
-    if (!row?.found) throw new NotFoundError('document');
-    return cursorPageOf(row, identity);
   }
 
   /** One candidate with its content and html; 404 for unknown, foreign or of another document. */

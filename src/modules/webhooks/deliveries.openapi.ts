@@ -5,13 +5,22 @@
 // in this order. Convention: docs/contributors/architecture.md#inside-a-module.
 import { applyDecorators } from '@nestjs/common';
 import { ApiOperation, ApiResponse } from '@nestjs/swagger';
-import { ApiProblemResponses } from '../../common/http/api-problem-responses.js';
+import {
+  ApiProblemResponses,
+  type ProblemResponse,
+} from '../../common/http/api-problem-responses.js';
 import {
   DeliveryAttemptListResponse,
   DeliveryListResponse,
   DeliveryResponse,
   ReplayResponse,
 } from './dto/delivery.response.js';
+
+/** What the routes of one delivery answer for an unknown delivery. */
+const DELIVERY_NOT_FOUND: ProblemResponse = {
+  status: 404,
+  description: '`not_found`: unknown delivery, or one of another tenant.',
+};
 
 /** The OpenAPI text of each route of DeliveriesController, one composed decorator per handler. */
 export const DeliveriesDocs = {
@@ -47,7 +56,7 @@ export const DeliveriesDocs = {
       ApiResponse({ status: 200, type: DeliveryResponse }),
       ApiProblemResponses(
         { status: 400, description: '`validation_failed`: deliveryId is not a positive integer.' },
-        { status: 404, description: '`not_found`: unknown delivery, or one of another tenant.' },
+        DELIVERY_NOT_FOUND,
       ),
     ),
   listAttempts: () =>
@@ -64,7 +73,7 @@ export const DeliveriesDocs = {
       ApiResponse({ status: 200, type: DeliveryAttemptListResponse }),
       ApiProblemResponses(
         { status: 400, description: '`validation_failed`: deliveryId is not a positive integer.' },
-        { status: 404, description: '`not_found`: unknown delivery, or one of another tenant.' },
+        DELIVERY_NOT_FOUND,
       ),
     ),
   replay: () =>
@@ -79,7 +88,7 @@ export const DeliveriesDocs = {
       ApiResponse({ status: 200, type: ReplayResponse }),
       ApiProblemResponses(
         { status: 400, description: '`validation_failed`: deliveryId is not a positive integer.' },
-        { status: 404, description: '`not_found`: unknown delivery, or one of another tenant.' },
+        DELIVERY_NOT_FOUND,
         {
           status: 409,
           codes: ['webhook_revoked', 'delivery_not_replayable'],

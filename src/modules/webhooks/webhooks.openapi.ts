@@ -5,7 +5,10 @@
 // in this order. Convention: docs/contributors/architecture.md#inside-a-module.
 import { applyDecorators } from '@nestjs/common';
 import { ApiBody, ApiOperation, ApiResponse } from '@nestjs/swagger';
-import { ApiProblemResponses } from '../../common/http/api-problem-responses.js';
+import {
+  ApiProblemResponses,
+  type ProblemResponse,
+} from '../../common/http/api-problem-responses.js';
 import {
   CreateWebhookRequest,
   RotateWebhookSecretRequest,
@@ -19,6 +22,13 @@ import {
   WebhookListResponse,
   WebhookResponse,
 } from './dto/webhook.response.js';
+
+/** What the routes of one webhook answer for an unknown webhook, and for a revoked one. */
+const WEBHOOK_NOT_FOUND: ProblemResponse = {
+  status: 404,
+  description: '`not_found`: unknown webhook, or one of another tenant.',
+};
+const WEBHOOK_REVOKED: ProblemResponse = { status: 409, codes: ['webhook_revoked'] };
 
 /** The OpenAPI text of each route of WebhooksController, one composed decorator per handler. */
 export const WebhooksDocs = {
@@ -91,7 +101,7 @@ export const WebhooksDocs = {
       ApiResponse({ status: 200, type: WebhookResponse }),
       ApiProblemResponses(
         { status: 400, description: '`validation_failed`: webhookId is not a positive integer.' },
-        { status: 404, description: '`not_found`: unknown webhook, or one of another tenant.' },
+        WEBHOOK_NOT_FOUND,
       ),
     ),
   update: () =>
@@ -125,11 +135,8 @@ export const WebhooksDocs = {
           description:
             '`validation_failed`: an empty body, an invalid `name`, `endpoint_url` or `events` (as on creation), an unknown field (`status`, `secret` included), or webhookId is not a positive integer.',
         },
-        { status: 404, description: '`not_found`: unknown webhook, or one of another tenant.' },
-        {
-          status: 409,
-          codes: ['webhook_revoked'],
-        },
+        WEBHOOK_NOT_FOUND,
+        WEBHOOK_REVOKED,
         413,
       ),
     ),
@@ -161,11 +168,8 @@ export const WebhooksDocs = {
           description:
             '`validation_failed`: `grace_period_seconds` is not an integer in 0..604800, an unknown field, or webhookId is not a positive integer.',
         },
-        { status: 404, description: '`not_found`: unknown webhook, or one of another tenant.' },
-        {
-          status: 409,
-          codes: ['webhook_revoked'],
-        },
+        WEBHOOK_NOT_FOUND,
+        WEBHOOK_REVOKED,
         413,
       ),
     ),
@@ -181,11 +185,8 @@ export const WebhooksDocs = {
       ApiResponse({ status: 202, type: TestEventResponse }),
       ApiProblemResponses(
         { status: 400, description: '`validation_failed`: webhookId is not a positive integer.' },
-        { status: 404, description: '`not_found`: unknown webhook, or one of another tenant.' },
-        {
-          status: 409,
-          codes: ['webhook_revoked'],
-        },
+        WEBHOOK_NOT_FOUND,
+        WEBHOOK_REVOKED,
       ),
     ),
   setStatus: () =>
@@ -213,7 +214,7 @@ export const WebhooksDocs = {
           description:
             '`validation_failed`: `status` is not one of active, paused, revoked, or webhookId is not a positive integer.',
         },
-        { status: 404, description: '`not_found`: unknown webhook, or one of another tenant.' },
+        WEBHOOK_NOT_FOUND,
         {
           status: 409,
           codes: ['webhook_revoked'],

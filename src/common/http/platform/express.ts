@@ -4,16 +4,15 @@ import { ExpressAdapter, type NestExpressApplication } from '@nestjs/platform-ex
 import express, { type Request, type Response } from 'express';
 import { type AppConfig, proxyTrust } from '../../config/app-config.js';
 import { answerBeforeRouting } from '../before-routing.js';
-import { bodyRateOf } from '../body-rate.js';
 import { answerClientError } from '../client-error.js';
 import { settleClientAddress } from '../client-address.js';
-import { closeAfterResponse, whenResponseClosed } from '../lingering-close.js';
+import { closeAfterResponse } from '../lingering-close.js';
 import { JSON_CONTENT_TYPE, JsonText } from '../json-text.js';
-import { jsonLimitsOf } from '../json-limits.js';
 import { carriesBody, continueOnlyAdmittedBodies, readRequestBody } from '../request-body.js';
 import { misframed, onCondemned } from '../request-framing.js';
 import { requestIdFor } from '../request-id.js';
 import { ExpressRoutes, type RouteLayer, routedPath } from './express-routes.js';
+import { bodyTermsOf } from './body-reading.js';
 import {
   type FrameworkRefusal,
   type HttpPlatform,
@@ -134,13 +133,8 @@ export class ExpressPlatform implements HttpPlatform {
           request: req as unknown as HttpRequest,
           raw: req,
           route: this.routeOf(req as unknown as HttpRequest),
-          limit: this.config.BODY_LIMIT,
-          rate: bodyRateOf(this.config),
-          jsonLimits: jsonLimitsOf(this.config),
           admits: this.hooks!.admitsBody,
-          closeAfterResponse: () => closeAfterResponse(res),
-          onResponseClosed: (listener) => whenResponseClosed(res, listener),
-          response: res,
+          ...bodyTermsOf(this.config, res),
         })
           .then((body) => {
             (req as { body?: unknown }).body = body;

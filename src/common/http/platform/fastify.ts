@@ -4,16 +4,15 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { type AppConfig, proxyTrust } from '../../config/app-config.js';
 import { answerBeforeRouting } from '../before-routing.js';
-import { bodyRateOf } from '../body-rate.js';
 import { answerClientError } from '../client-error.js';
 import { settleClientAddress } from '../client-address.js';
-import { closeAfterResponse, whenResponseClosed } from '../lingering-close.js';
+import { closeAfterResponse } from '../lingering-close.js';
 import { JSON_CONTENT_TYPE, JsonText } from '../json-text.js';
-import { jsonLimitsOf } from '../json-limits.js';
 import { carriesBody, continueOnlyAdmittedBodies, readRequestBody } from '../request-body.js';
 import { condemn, framingProblem, misframed, onCondemned } from '../request-framing.js';
 import { requestIdFor } from '../request-id.js';
 import { problem, PROBLEM_CONTENT_TYPE } from '../problem.js';
+import { bodyTermsOf } from './body-reading.js';
 import {
   type FrameworkRefusal,
   type HttpPlatform,
@@ -185,13 +184,8 @@ export class FastifyPlatform implements HttpPlatform {
         request: request as unknown as HttpRequest,
         raw: request.raw,
         route: this.routeOf(request as unknown as HttpRequest),
-        limit: this.config.BODY_LIMIT,
-        rate: bodyRateOf(this.config),
-        jsonLimits: jsonLimitsOf(this.config),
         admits: hooks.admitsBody,
-        closeAfterResponse: () => closeAfterResponse(replyOf(request).raw),
-        onResponseClosed: (listener) => whenResponseClosed(replyOf(request).raw, listener),
-        response: replyOf(request).raw,
+        ...bodyTermsOf(this.config, replyOf(request).raw),
       }).then(
         (body) => done(null, body),
         (err: unknown) => done(err as Error),

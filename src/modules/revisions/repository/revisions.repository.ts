@@ -12,9 +12,9 @@ import {
 import { TenantTransactions } from '../../../common/database/tenant-transactions.js';
 import { PageReads } from '../../../common/database/page-reads.js';
 import {
+  type ChildPageRow,
+  type ChildPageText,
   childPage,
-  type KeysetPageText,
-  type PageRow,
 } from '../../../common/pagination/keyset-page.js';
 import type { RevisionSummaryResponse } from '../dto/revision.response.js';
 import type { ExternalRevision } from '../entities/external-revision.entity.js';
@@ -32,9 +32,6 @@ export interface StagedCandidate {
   sourceReference: string | null;
   credentialRef: string;
 }
-
-type RevisionPageText = KeysetPageText<RevisionSummaryResponse> & { found: boolean };
-export type RevisionPageRow = PageRow<RevisionPageText>;
 
 export interface SupersededRow {
   id: number;
@@ -107,8 +104,8 @@ export class RevisionsRepository {
     tenantId: number,
     documentId: number,
     page: { after: number; limit: number },
-  ): Promise<RevisionPageRow | undefined> {
-    const [row] = await this.pages.read<RevisionPageText>(
+  ): Promise<ChildPageRow<RevisionSummaryResponse> | undefined> {
+    const [row] = await this.pages.read<ChildPageText<RevisionSummaryResponse>>(
       tenantId,
       page.limit,
       childPage({

@@ -22,7 +22,6 @@ import {
   CHAIN_LENGTH,
   MAX_IN_FLIGHT,
   MAX_IN_FLIGHT_PER_TENANT,
-  MIN_CLAIM,
   chainsToClaim,
   claimDelayMs,
   mayKeepSlot,
@@ -249,7 +248,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
       if (left > 0) this.tenantInFlight.set(tenantId, left);
       else this.tenantInFlight.delete(tenantId);
       // Claiming does not wait for results to be written: the lease guards the row meanwhile.
-      if (MAX_IN_FLIGHT - this.inFlight.size >= MIN_CLAIM) this.wake();
+      if (chainsToClaim(this.inFlight.size) > 0) this.wake();
     });
     this.inFlight.add(sending);
   }

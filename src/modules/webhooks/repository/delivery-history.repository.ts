@@ -5,10 +5,11 @@ import { PageReads } from '../../../common/database/page-reads.js';
 import { jsonObjectText, jsonValue as v } from '../../../common/database/sql-json.js';
 import {
   afterKey,
+  type ChildPageRow,
+  type ChildPageText,
   keysetPage,
   type KeysetPageRow,
   type KeysetPageText,
-  type PageRow,
   pageParts,
 } from '../../../common/pagination/keyset-page.js';
 import { CATALOG_EVENT_TYPES } from '../../events/event-catalog.js';
@@ -164,11 +165,14 @@ export class DeliveryHistoryRepository {
    * taking turns) and sent as PostgreSQL writes it, never parsed and serialised again in Node.
    * Only what the receiver answered is kept, never what was sent.
    */
-  async attempts(tenantId: number, deliveryId: number): Promise<AttemptPageRow | undefined> {
+  async attempts(
+    tenantId: number,
+    deliveryId: number,
+  ): Promise<ChildPageRow<DeliveryAttemptResponse> | undefined> {
     const [row] = await this.pages.read(
       tenantId,
       MAX_ATTEMPTS_LISTED,
-      sql<AttemptPageText>`
+      sql<ChildPageText<DeliveryAttemptResponse>>`
   SELECT EXISTS (SELECT 1 FROM webhook_deliveries
                   WHERE tenant_id = ${tenantId} AND id = ${deliveryId}::bigint) AS found, page.*
     FROM (${keysetPage({
@@ -188,10 +192,6 @@ export class DeliveryHistoryRepository {
     return row;
   }
 }
-
-/** A delivery's attempts as `attempts` reads them, and whether the delivery is the tenant's. */
-type AttemptPageText = KeysetPageText<DeliveryAttemptResponse> & { found: boolean };
-export type AttemptPageRow = PageRow<AttemptPageText>;
 
 /** One attempt as listed, as the JSON text of its view (fields in the view's order). */
 const ATTEMPT_ITEM = jsonObjectText({
