@@ -488,7 +488,7 @@ describe('request bodies at the edge (docs/operators/security.md)', () => {
       }
     });
 
-    it('reads at most two big bodies of a tenant at once: a third waits unread, uninvited', async () => {
+    it('reads two big bodies of a tenant beside the one in the slot: the next waits unread', async () => {
       const projectId = await createProject(t.app, caller.tenantId);
       const { documentId: target } = await createDocument(t.app, caller.tenantId, projectId);
       const other = await createCaller(t.app);
@@ -507,43 +507,45 @@ describe('request bodies at the edge (docs/operators/security.md)', () => {
       const holder = new pg.Client({ connectionString: t.database.directUrl });
       await holder.connect();
       const { hostname, port } = new URL(t.baseUrl);
-      const third = net.connect(Number(port), hostname);
-      third.on('error', () => undefined);
+      const fourth = net.connect(Number(port), hostname);
+      fourth.on('error', () => undefined);
       try {
         // the first big staging holds the slot, waiting on the document's row
         await holder.query('BEGIN');
         await holder.query('SELECT 1 FROM documents WHERE id = $1 FOR UPDATE', [target]);
         const first = post(caller, target, 1);
         await until('the first holds the slot', () => bigBodyTurns().inUse === 1);
+        // two more are read and wait for the slot
         const second = post(caller, target, 2);
-        await until('the second is read and waits', () => bigBodyTurns().waiting === 1);
-        // the third of the tenant is not read, nor invited to send its body
+        const third = post(caller, target, 3);
+        await until('the second and third are read', () => bigBodyTurns().waiting === 2);
+        // the fourth of the tenant is not read, nor invited to send its body
         const heard: Buffer[] = [];
-        third.on('data', (chunk: Buffer) => heard.push(chunk));
-        third.write(
+        fourth.on('data', (chunk: Buffer) => heard.push(chunk));
+        fourth.write(
           `POST /api/v1/documents/${target}/external-revisions HTTP/1.1\r\nHost: x\r\n` +
             `Authorization: ${caller.auth}\r\nContent-Type: application/json\r\n` +
-            `Content-Length: ${Buffer.byteLength(body(3))}\r\nExpect: 100-continue\r\n\r\n`,
+            `Content-Length: ${Buffer.byteLength(body(4))}\r\nExpect: 100-continue\r\n\r\n`,
         );
-        await until('the third waits to be read', () => bigBodyReads().waiting === 1);
-        // another tenant's big body is read meanwhile: it waits for the slot beside the second
-        const theirs = post(other, otherDoc.documentId, 4);
-        await until('the other tenant’s is read', () => bigBodyTurns().waiting === 2);
+        await until('the fourth waits to be read', () => bigBodyReads().waiting === 1);
+        // another tenant's big body is read meanwhile: it waits for the slot beside the others
+        const theirs = post(other, otherDoc.documentId, 5);
+        await until('the other tenant’s is read', () => bigBodyTurns().waiting === 3);
         await new Promise((r) => setTimeout(r, 300));
         expect(Buffer.concat(heard).toString('latin1')).toBe('');
         expect(bigBodyReads().waiting).toBe(1);
         // its client leaves while it waits: it leaves the queue
-        third.destroy();
-        await until('the third has left', () => bigBodyReads().waiting === 0);
-        // a fourth of the tenant waits its turn to be read, and is served
-        const fourth = post(caller, target, 5);
-        await until('the fourth waits to be read', () => bigBodyReads().waiting === 1);
+        fourth.destroy();
+        await until('the fourth has left', () => bigBodyReads().waiting === 0);
+        // a fifth of the tenant waits its turn to be read, and is served
+        const fifth = post(caller, target, 6);
+        await until('the fifth waits to be read', () => bigBodyReads().waiting === 1);
         await holder.query('COMMIT');
-        const statuses = await Promise.all([first, second, theirs, fourth]);
-        expect(statuses.map((res) => res.status)).toEqual([201, 201, 201, 201]);
-        await until('no big body is read or held', () => bigBodyReads().parties === 0);
+        const answers = await Promise.all([first, second, third, theirs, fifth]);
+        expect(answers.map((res) => res.status)).toEqual([201, 201, 201, 201, 201]);
+        await until('no big body is read or waits', () => bigBodyReads().parties === 0);
       } finally {
-        third.destroy();
+        fourth.destroy();
         await holder.query('ROLLBACK').catch(() => undefined);
         await holder.end();
       }

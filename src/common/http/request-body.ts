@@ -72,12 +72,14 @@ function invite(reading: BodyReading, limit: number): void {
 const bigBodies = new FairSlots<null>(1);
 
 /**
- * Big bodies a party (a tenant, a platform key) may have read or held at once: one in the slot
- * above and the next one read meanwhile, so the slot never waits for a read. A further one waits
- * before a byte of it is read (its bytes stay in the kernel, its `100 Continue` is not sent), so
- * the process holds at most two 5 MB bodies per party instead of every one sent at once (four in
- * the big-content chaos test: bench/README.md, "Issue 34: … session 24"). Per party, so a slow
- * uploader holds up only its own party's next bodies, and the minimum body rate still cuts it.
+ * Bodies that may be big a party (a tenant, a platform key) may have in reading or read and
+ * waiting for the slot above, at once: one waits while the next is read, so the slot never waits
+ * for a read. A further one waits before a byte of it is read (its bytes stay in the kernel, its
+ * `100 Continue` is not sent); a body leaves the count once in the slot (its bytes go to the JSON
+ * worker), or once read if it is not big after all. So the main thread holds two 5 MB bodies per
+ * party besides the one in the slot, not every one sent at once (bench/README.md, "Issue 34: …
+ * session 24"). Per party, so a slow uploader holds up only its own party's next bodies, and the
+ * minimum body rate still cuts it.
  */
 const BIG_READS_PER_PARTY = 2;
 const bigReads = new KeyedSlots();
@@ -129,15 +131,19 @@ export async function readRequestBody(reading: BodyReading): Promise<unknown> {
   let gone: AbortSignal | undefined;
   const goneSignal = (): AbortSignal => (gone ??= closedSignal(reading));
   try {
+    let readTurn = (): void => {};
     if (mayBeBig(reading, limit)) {
       const party = terms.party ?? `address:${raw.socket.remoteAddress ?? ''}`;
-      reading.onResponseClosed(await bigReads.acquire(party, BIG_READS_PER_PARTY, goneSignal()));
+      readTurn = await bigReads.acquire(party, BIG_READS_PER_PARTY, goneSignal());
+      reading.onResponseClosed(readTurn);
     }
     invite(reading, limit);
     const bytes = await atMinimumRate(raw, reading.rate, readBodyBytes(raw, limit));
     // held until the response: decoding, parsing and handling a big body
     if (isBigBody(bytes.length, raw.headers['content-encoding'])) {
       reading.onResponseClosed(await bigBodies.acquire(null, goneSignal));
+      // in the slot, its bytes go to the worker: the party's next body may be read meanwhile
+      readTurn();
       reading.onResponseClosed(() => setImmediate(collectYoungGarbage));
       // decoded, parsed, checked and hashed off the event loop (json-prepare.ts)
       if (kind === 'json') {
@@ -151,6 +157,7 @@ export async function readRequestBody(reading: BodyReading): Promise<unknown> {
         return body;
       }
     }
+    readTurn();
     return decodeBody(kind, raw.headers, bytes, limit, reading.jsonLimits);
   } catch (err) {
     // nobody to answer: no guard, handler or problem runs for it (the filter drops it)
