@@ -8,7 +8,7 @@ import { basicAuth } from './support/auth-factories.js';
 import { withMessage } from './support/expect-message.js';
 import { createCaller, type TestCaller } from './support/factories.js';
 import { call } from './support/http.js';
-import { bigBodyTurns } from '../src/common/http/request-body.js';
+import { bigBodyReads, bigBodyTurns } from '../src/common/http/request-body.js';
 import { createDocument, createProject } from './support/read-factories.js';
 import { until } from './support/until.js';
 import { type ServiceProcess, startService } from './support/service-process.js';
@@ -483,6 +483,69 @@ describe('request bodies at the edge (docs/operators/security.md)', () => {
         // the body nobody waited for is no error of the service's
         expect(t.logs.filter((line) => /CallerGoneError|unhandled error/.test(line))).toEqual([]);
       } finally {
+        await holder.query('ROLLBACK').catch(() => undefined);
+        await holder.end();
+      }
+    });
+
+    it('reads two big bodies of a tenant beside the one in the slot: the next waits unread', async () => {
+      const projectId = await createProject(t.app, caller.tenantId);
+      const { documentId: target } = await createDocument(t.app, caller.tenantId, projectId);
+      const other = await createCaller(t.app);
+      const otherDoc = await createDocument(
+        t.app,
+        other.tenantId,
+        await createProject(t.app, other.tenantId),
+      );
+      const body = (n: number) => JSON.stringify({ content: { text: `${n}`.repeat(300 * 1024) } });
+      const post = (who: TestCaller, doc: number, n: number) =>
+        fetch(`${t.baseUrl}/api/v1/documents/${doc}/external-revisions`, {
+          method: 'POST',
+          headers: { authorization: who.auth, 'content-type': 'application/json' },
+          body: body(n),
+        });
+      const holder = new pg.Client({ connectionString: t.database.directUrl });
+      await holder.connect();
+      const { hostname, port } = new URL(t.baseUrl);
+      const fourth = net.connect(Number(port), hostname);
+      fourth.on('error', () => undefined);
+      try {
+        // the first big staging holds the slot, waiting on the document's row
+        await holder.query('BEGIN');
+        await holder.query('SELECT 1 FROM documents WHERE id = $1 FOR UPDATE', [target]);
+        const first = post(caller, target, 1);
+        await until('the first holds the slot', () => bigBodyTurns().inUse === 1);
+        // two more are read and wait for the slot
+        const second = post(caller, target, 2);
+        const third = post(caller, target, 3);
+        await until('the second and third are read', () => bigBodyTurns().waiting === 2);
+        // the fourth of the tenant is not read, nor invited to send its body
+        const heard: Buffer[] = [];
+        fourth.on('data', (chunk: Buffer) => heard.push(chunk));
+        fourth.write(
+          `POST /api/v1/documents/${target}/external-revisions HTTP/1.1\r\nHost: x\r\n` +
+            `Authorization: ${caller.auth}\r\nContent-Type: application/json\r\n` +
+            `Content-Length: ${Buffer.byteLength(body(4))}\r\nExpect: 100-continue\r\n\r\n`,
+        );
+        await until('the fourth waits to be read', () => bigBodyReads().waiting === 1);
+        // another tenant's big body is read meanwhile: it waits for the slot beside the others
+        const theirs = post(other, otherDoc.documentId, 5);
+        await until('the other tenant’s is read', () => bigBodyTurns().waiting === 3);
+        await new Promise((r) => setTimeout(r, 300));
+        expect(Buffer.concat(heard).toString('latin1')).toBe('');
+        expect(bigBodyReads().waiting).toBe(1);
+        // its client leaves while it waits: it leaves the queue
+        fourth.destroy();
+        await until('the fourth has left', () => bigBodyReads().waiting === 0);
+        // a fifth of the tenant waits its turn to be read, and is served
+        const fifth = post(caller, target, 6);
+        await until('the fifth waits to be read', () => bigBodyReads().waiting === 1);
+        await holder.query('COMMIT');
+        const answers = await Promise.all([first, second, third, theirs, fifth]);
+        expect(answers.map((res) => res.status)).toEqual([201, 201, 201, 201, 201]);
+        await until('no big body is read or waits', () => bigBodyReads().parties === 0);
+      } finally {
+        fourth.destroy();
         await holder.query('ROLLBACK').catch(() => undefined);
         await holder.end();
       }

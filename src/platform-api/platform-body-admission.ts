@@ -42,7 +42,12 @@ export class PlatformBodyAdmission {
     const scope = this.scopes.get(`${req.method} ${route}`);
     if (scope === null) return null;
     if (scope !== undefined && !key.scopes.has(scope)) return null;
-    return STREAMED_BODIES.get(`${req.method} ${route}`) ?? PLATFORM_BODY;
+    return (
+      STREAMED_BODIES.get(`${req.method} ${route}`) ?? {
+        ...PLATFORM_BODY,
+        party: `key:${key.keyId}`,
+      }
+    );
   }
 
   /** What the guard learned of a route, for the next request's admission. */

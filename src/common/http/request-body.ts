@@ -1,8 +1,9 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import getRawBody from 'raw-body';
 import { CallerGoneError } from '../concurrency/caller-signal.js';
 import { FairSlots } from '../concurrency/fair-slots.js';
+import { KeyedSlots } from '../concurrency/keyed-slots.js';
 import { isBigBody } from './big-body.js';
+import { declaredLength, readBodyBytes } from './body-bytes.js';
 import { atMinimumRate, type BodyRate } from './body-rate.js';
 import { BodyError, bodyKindOf, decodeBody } from './body-decoding.js';
 import type { JsonLimits } from './json-limits.js';
@@ -70,6 +71,19 @@ function invite(reading: BodyReading, limit: number): void {
  */
 const bigBodies = new FairSlots<null>(1);
 
+/**
+ * Bodies that may be big a party (a tenant, a platform key) may have in reading or read and
+ * waiting for the slot above, at once: one waits while the next is read, so the slot never waits
+ * for a read. A further one waits before a byte of it is read (its bytes stay in the kernel, its
+ * `100 Continue` is not sent); a body leaves the count once in the slot (its bytes go to the JSON
+ * worker), or once read if it is not big after all. So the main thread holds two 5 MB bodies per
+ * party besides the one in the slot, not every one sent at once (bench/README.md, "Issue 34: …
+ * session 24"). Per party, so a slow uploader holds up only its own party's next bodies, and the
+ * minimum body rate still cuts it.
+ */
+const BIG_READS_PER_PARTY = 2;
+const bigReads = new KeyedSlots();
+
 const DEFERRED = Symbol('deferredBodyError');
 
 /**
@@ -113,19 +127,23 @@ export async function readRequestBody(reading: BodyReading): Promise<unknown> {
     return undefined;
   }
   const limit = Math.min(terms.limit ?? reading.limit, reading.limit);
-  invite(reading, limit);
+  // a client gone while its big body waits (to be read, or for the slot) leaves the queue
+  let gone: AbortSignal | undefined;
+  const goneSignal = (): AbortSignal => (gone ??= closedSignal(reading));
   try {
-    const bytes = await atMinimumRate(
-      raw,
-      reading.rate,
-      getRawBody(raw, { length: raw.headers['content-length'], limit }),
-    );
+    let readTurn = (): void => {};
+    if (mayBeBig(reading, limit)) {
+      const party = terms.party ?? `address:${raw.socket.remoteAddress ?? ''}`;
+      readTurn = await bigReads.acquire(party, BIG_READS_PER_PARTY, goneSignal());
+      reading.onResponseClosed(readTurn);
+    }
+    invite(reading, limit);
+    const bytes = await atMinimumRate(raw, reading.rate, readBodyBytes(raw, limit));
     // held until the response: decoding, parsing and handling a big body
     if (isBigBody(bytes.length, raw.headers['content-encoding'])) {
-      // a client gone while its body waits leaves the queue; its body is never decoded
-      const gone = new AbortController();
-      reading.onResponseClosed(() => gone.abort());
-      reading.onResponseClosed(await bigBodies.acquire(null, () => gone.signal));
+      reading.onResponseClosed(await bigBodies.acquire(null, goneSignal));
+      // in the slot, its bytes go to the worker: the party's next body may be read meanwhile
+      readTurn();
       reading.onResponseClosed(() => setImmediate(collectYoungGarbage));
       // decoded, parsed, checked and hashed off the event loop (json-prepare.ts)
       if (kind === 'json') {
@@ -139,6 +157,7 @@ export async function readRequestBody(reading: BodyReading): Promise<unknown> {
         return body;
       }
     }
+    readTurn();
     return decodeBody(kind, raw.headers, bytes, limit, reading.jsonLimits);
   } catch (err) {
     // nobody to answer: no guard, handler or problem runs for it (the filter drops it)
@@ -181,6 +200,23 @@ function streamedBody(reading: BodyReading, mediaType: string): undefined {
   return undefined;
 }
 
+/** Aborts once the response has been sent or the connection has closed. */
+function closedSignal(reading: BodyReading): AbortSignal {
+  const closed = new AbortController();
+  reading.onResponseClosed(() => closed.abort());
+  return closed.signal;
+}
+
+/**
+ * Whether the body may be big within `limit`: by its declared length, or, chunked, by the limit
+ * (a compressed one by what it may expand to). One declared past the limit is refused unread.
+ */
+function mayBeBig(reading: BodyReading, limit: number): boolean {
+  const length = declaredLength(reading.raw);
+  if (length !== undefined && length > limit) return false;
+  return isBigBody(length ?? limit, reading.raw.headers['content-encoding']);
+}
+
 /** The admission's answer; when it fails (the database is down), the unread body closes too. */
 async function admitted(reading: BodyReading, route: string): Promise<BodyTerms | null> {
   try {
@@ -201,6 +237,11 @@ function defer(request: object, err: Error): void {
  */
 export function bigBodyTurns(): { inUse: number; waiting: number; left: number } {
   return { inUse: bigBodies.inUse, waiting: bigBodies.waiting, left: bigBodies.left };
+}
+
+/** Parties with a big body read or held now, and big bodies waiting to be read. */
+export function bigBodyReads(): { parties: number; waiting: number } {
+  return { parties: bigReads.size, waiting: bigReads.waiting };
 }
 
 /** The body's error kept by `readRequestBody`, if any: thrown once the guards have passed. */

@@ -41,6 +41,8 @@ export class BodyAdmissionService {
     // a route met that requires nothing of its caller is the 404 catch-all (every route that takes
     // a body is @Authorized or @Public): there is nothing to read a body for
     if (requirement === null) return null;
-    return permits(req.ip, principal, requirement) ? API_BODY : null;
+    return permits(req.ip, principal, requirement)
+      ? { ...API_BODY, party: `tenant:${principal.tenantId}` }
+      : null;
   }
 }

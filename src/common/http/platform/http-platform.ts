@@ -115,6 +115,11 @@ export interface BodyTerms {
    * whole-body limit applies (the route bounds what it holds). Any other media type is 415.
    */
   readonly stream?: string;
+  /**
+   * Whose bodies wait for one another before they are read when big (request-body.ts): the
+   * tenant or the platform key. None: the client's address.
+   */
+  readonly party?: string;
 }
 
 /**
