@@ -7,7 +7,6 @@ import {
   mkdtempSync,
   readFileSync,
   readdirSync,
-  rmSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -132,6 +131,27 @@ function copiesOf(nodeModules: string, name: string): string[] {
   return found;
 }
 
+/** `npm install <tarball>` into a new empty project at `project`. */
+async function installEmptyProject(project: string, tarball: string): Promise<Run> {
+  mkdirSync(project);
+  const manifest = '{ "name": "platform-scratch", "version": "1.0.0", "private": true }\n';
+  writeFileSync(join(project, 'package.json'), manifest);
+  return run('npm', ['install', tarball], project, consumerEnv());
+}
+
+/**
+ * The example suite copied to `example` (its package.json names the tarball at ../../, the
+ * repository root after `npm pack`), its files as they were before, and its `npm install`.
+ */
+async function installExample(example: string): Promise<{ install: Run; before: string[][] }> {
+  cpSync(EXAMPLE, example, {
+    recursive: true,
+    filter: (src) => !/node_modules|package-lock\.json/.test(src.slice(EXAMPLE.length)),
+  });
+  const before = readdirSync(example).map((f) => [f, readFileSync(join(example, f), 'utf8')]);
+  return { install: await run('npm', ['install'], example, consumerEnv()), before };
+}
+
 /**
  * The package as a platform team gets it: `npm pack`, then a real `npm install` from the registry
  * into projects outside the repository (no flags, overrides or links to this checkout's
@@ -141,6 +161,8 @@ describe('npm install of the packed tarball, from the registry, outside the repo
   let work: string;
   let tarball: string;
   let database: TestDatabase | undefined;
+  let emptyInstall: Promise<Run>;
+  let exampleInstall: Promise<{ install: Run; before: string[][] }>;
 
   beforeAll(async () => {
     work = mkdtempSync(join(tmpdir(), 'grc-install-'));
@@ -158,20 +180,23 @@ describe('npm install of the packed tarball, from the registry, outside the repo
       filename: string;
     }>;
     tarball = join(work, packs[0]!.filename);
+    // the two installs wait on the registry more than on the CPU: they run side by side, each
+    // test awaits its own (a failure to start is kept for that test, not thrown here)
+    emptyInstall = installEmptyProject(join(work, 'empty'), tarball);
+    exampleInstall = installExample(join(work, 'examples/platform-jest-suite'));
+    for (const p of [emptyInstall, exampleInstall]) p.catch(() => undefined);
   });
 
   afterAll(async () => {
     await database?.drop();
-    rmSync(work, { recursive: true, force: true });
+    // two installed trees: deleting them took minutes on a disk mounted with `discard`, and
+    // nothing here needs them gone before the next file runs
+    spawn('rm', ['-rf', work], { detached: true, stdio: 'ignore' }).unref();
   });
 
   it('installs into an empty project with no warning, one NestJS major, and its bin runs', async () => {
     const project = join(work, 'empty');
-    mkdirSync(project);
-    const manifest = '{ "name": "platform-scratch", "version": "1.0.0", "private": true }\n';
-    writeFileSync(join(project, 'package.json'), manifest);
-
-    const install = await run('npm', ['install', tarball], project, consumerEnv());
+    const install = await emptyInstall;
     process.stdout.write(
       `npm install <tarball> into an empty project: ${install.ms} ms` +
         ` (install scripts noted: ${scriptsNoted(install.output).join(', ') || 'none'})\n`,
@@ -230,15 +255,8 @@ describe('npm install of the packed tarball, from the registry, outside the repo
   });
 
   it('installs the example suite as the testing kit guide says, leaves its files as they were, and its tests pass', async () => {
-    // the example's package.json names the tarball at ../../ (the repository root after `npm pack`)
     const example = join(work, 'examples/platform-jest-suite');
-    cpSync(EXAMPLE, example, {
-      recursive: true,
-      filter: (src) => !/node_modules|package-lock\.json/.test(src.slice(EXAMPLE.length)),
-    });
-    const before = readdirSync(example).map((f) => [f, readFileSync(join(example, f), 'utf8')]);
-
-    const install = await run('npm', ['install'], example, consumerEnv());
+    const { install, before } = await exampleInstall;
     process.stdout.write(
       `npm install in the example suite (the tarball and jest): ${install.ms} ms` +
         ` (install scripts noted: ${scriptsNoted(install.output).join(', ') || 'none'})\n`,
