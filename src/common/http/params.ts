@@ -1,5 +1,8 @@
 import { type ArgumentMetadata, Injectable, type PipeTransform } from '@nestjs/common';
-import type { TransformFnParams } from 'class-transformer';
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { Transform, type TransformFnParams } from 'class-transformer';
+import { IsInt, IsOptional, Max, Min } from 'class-validator';
+import { stacked } from '../decorators/stacked.js';
 import { ValidationFailedError } from './app-error.js';
 
 /** The largest id of a `serial` (int4) column. */
@@ -75,4 +78,16 @@ export class ParseBigIdPipe implements PipeTransform<string, number> {
  */
 export function toInteger({ value }: TransformFnParams): unknown {
   return typeof value === 'string' && /^-?\d{1,15}$/.test(value) ? Number(value) : value;
+}
+
+/** An optional id in a query (`serial` rows): absent, or an integer 1..MAX_ID, else 400. */
+export function OptionalIdQuery(description: string): PropertyDecorator {
+  return stacked(
+    ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_ID, description }),
+    IsOptional(),
+    Transform(toInteger),
+    IsInt(),
+    Min(1),
+    Max(MAX_ID),
+  );
 }
