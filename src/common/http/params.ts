@@ -28,6 +28,10 @@ export interface IdSchema {
   readonly maximum: number;
 }
 
+function idSchema(format: IdSchema['format'], maximum: number): IdSchema {
+  return { type: 'integer', format, minimum: 1, maximum };
+}
+
 function parseId(value: string, metadata: ArgumentMetadata, max: number): number {
   // no more digits than the largest id has (longer is never one, and Number would round it)
   const n = /^\d+$/.test(value) && value.length <= String(max).length ? Number(value) : NaN;
@@ -42,12 +46,7 @@ function parseId(value: string, metadata: ArgumentMetadata, max: number): number
 /** Path ids of `serial` rows are 1..2147483647; anything else is a 400, never a 404 or 500. */
 @Injectable()
 export class ParseIdPipe implements PipeTransform<string, number> {
-  static readonly schema: IdSchema = {
-    type: 'integer',
-    format: 'int32',
-    minimum: 1,
-    maximum: MAX_ID,
-  };
+  static readonly schema = idSchema('int32', MAX_ID);
 
   transform(value: string, metadata: ArgumentMetadata): number {
     return parseId(value, metadata, MAX_ID);
@@ -60,12 +59,7 @@ export class ParseIdPipe implements PipeTransform<string, number> {
  */
 @Injectable()
 export class ParseBigIdPipe implements PipeTransform<string, number> {
-  static readonly schema: IdSchema = {
-    type: 'integer',
-    format: 'int64',
-    minimum: 1,
-    maximum: MAX_BIG_ID,
-  };
+  static readonly schema = idSchema('int64', MAX_BIG_ID);
 
   transform(value: string, metadata: ArgumentMetadata): number {
     return parseId(value, metadata, MAX_BIG_ID);
