@@ -80,42 +80,46 @@ export function integerFormat(schema: Schema): void {
   schema.format = min >= INT32_MIN && max <= INT32_MAX ? 'int32' : 'int64';
 }
 
+/** The validators that fix the type of the value they check. */
+const TYPE_OF = new Map([
+  ['isInt', 'integer'],
+  ['isString', 'string'],
+  ['isBoolean', 'boolean'],
+]);
+
+/** The validators whose first constraint is, as it is, the value of one schema keyword. */
+const KEYWORD_OF = new Map<
+  string,
+  'minimum' | 'maximum' | 'minLength' | 'maxLength' | 'minItems' | 'maxItems'
+>([
+  ['min', 'minimum'],
+  ['max', 'maximum'],
+  ['minLength', 'minLength'],
+  ['maxLength', 'maxLength'],
+  ['arrayMinSize', 'minItems'],
+  ['arrayMaxSize', 'maxItems'],
+]);
+
 /** One constraint on the schema of the value it checks (the property, or its items). */
 function applyConstraint(schema: Schema, meta: ValidatorMetadata): void {
   const [first] = meta.constraints ?? [];
-  switch (meta.name ?? meta.type) {
-    case 'isInt':
-      retype(schema, 'integer');
-      break;
-    case 'isString':
-      retype(schema, 'string');
-      break;
-    case 'isBoolean':
-      retype(schema, 'boolean');
-      break;
-    case 'min':
-      schema.minimum = first as number;
-      break;
-    case 'max':
-      schema.maximum = first as number;
-      break;
-    case 'minLength':
-      schema.minLength = first as number;
-      break;
-    case 'maxLength':
-      schema.maxLength = first as number;
-      break;
+  const name = meta.name ?? meta.type;
+  const type = TYPE_OF.get(name);
+  if (type !== undefined) {
+    retype(schema, type);
+    return;
+  }
+  const keyword = KEYWORD_OF.get(name);
+  if (keyword !== undefined) {
+    schema[keyword] = first as number;
+    return;
+  }
+  switch (name) {
     case 'isNotEmpty':
       if (typesOf(schema).includes('string')) schema.minLength = Math.max(schema.minLength ?? 0, 1);
       break;
     case 'arrayNotEmpty':
       schema.minItems = Math.max(schema.minItems ?? 0, 1);
-      break;
-    case 'arrayMinSize':
-      schema.minItems = first as number;
-      break;
-    case 'arrayMaxSize':
-      schema.maxItems = first as number;
       break;
     case 'arrayUnique':
       schema.uniqueItems = true;

@@ -1,13 +1,7 @@
 import { Transform } from 'class-transformer';
 import { IsBoolean, IsInt, Max, Min } from 'class-validator';
 import { toBool, toInt } from './env-values.js';
-
-/** Applies decorators as if stacked on the property, listed top to bottom. */
-function stacked(...decorators: PropertyDecorator[]): PropertyDecorator {
-  return (target, propertyKey) => {
-    for (const decorator of [...decorators].reverse()) decorator(target, propertyKey);
-  };
-}
+import { stacked } from '../decorators/stacked.js';
 
 /** An integer variable within `min` (and `max`, when given). */
 export function IntSetting(range: { min: number; max?: number }): PropertyDecorator {

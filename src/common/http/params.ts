@@ -1,5 +1,8 @@
 import { type ArgumentMetadata, Injectable, type PipeTransform } from '@nestjs/common';
-import type { TransformFnParams } from 'class-transformer';
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { Transform, type TransformFnParams } from 'class-transformer';
+import { IsInt, IsOptional, Max, Min } from 'class-validator';
+import { stacked } from '../decorators/stacked.js';
 import { ValidationFailedError } from './app-error.js';
 
 /** The largest id of a `serial` (int4) column. */
@@ -25,6 +28,10 @@ export interface IdSchema {
   readonly maximum: number;
 }
 
+function idSchema(format: IdSchema['format'], maximum: number): IdSchema {
+  return { type: 'integer', format, minimum: 1, maximum };
+}
+
 function parseId(value: string, metadata: ArgumentMetadata, max: number): number {
   // no more digits than the largest id has (longer is never one, and Number would round it)
   const n = /^\d+$/.test(value) && value.length <= String(max).length ? Number(value) : NaN;
@@ -39,12 +46,7 @@ function parseId(value: string, metadata: ArgumentMetadata, max: number): number
 /** Path ids of `serial` rows are 1..2147483647; anything else is a 400, never a 404 or 500. */
 @Injectable()
 export class ParseIdPipe implements PipeTransform<string, number> {
-  static readonly schema: IdSchema = {
-    type: 'integer',
-    format: 'int32',
-    minimum: 1,
-    maximum: MAX_ID,
-  };
+  static readonly schema = idSchema('int32', MAX_ID);
 
   transform(value: string, metadata: ArgumentMetadata): number {
     return parseId(value, metadata, MAX_ID);
@@ -57,12 +59,7 @@ export class ParseIdPipe implements PipeTransform<string, number> {
  */
 @Injectable()
 export class ParseBigIdPipe implements PipeTransform<string, number> {
-  static readonly schema: IdSchema = {
-    type: 'integer',
-    format: 'int64',
-    minimum: 1,
-    maximum: MAX_BIG_ID,
-  };
+  static readonly schema = idSchema('int64', MAX_BIG_ID);
 
   transform(value: string, metadata: ArgumentMetadata): number {
     return parseId(value, metadata, MAX_BIG_ID);
@@ -75,4 +72,16 @@ export class ParseBigIdPipe implements PipeTransform<string, number> {
  */
 export function toInteger({ value }: TransformFnParams): unknown {
   return typeof value === 'string' && /^-?\d{1,15}$/.test(value) ? Number(value) : value;
+}
+
+/** An optional id in a query (`serial` rows): absent, or an integer 1..MAX_ID, else 400. */
+export function OptionalIdQuery(description: string): PropertyDecorator {
+  return stacked(
+    ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_ID, description }),
+    IsOptional(),
+    Transform(toInteger),
+    IsInt(),
+    Min(1),
+    Max(MAX_ID),
+  );
 }

@@ -6,15 +6,20 @@ import { LOG_HYGIENE } from './logging.module.js';
 import { CENSOR, withoutSecretHeaders, withoutSecrets } from './secret-fields.js';
 
 const SECRET = 'very-secret-value-0123456789';
-const FIELDS = [
-  'authorization',
-  'client_secret',
-  'access_token',
-  'token',
-  'lock_token',
-  'secret',
-  'storage_location',
-];
+/**
+ * The contract, pinned here rather than imported: each field that must never reach a log line in
+ * clear, with the secret it carries.
+ */
+const CARRIES = {
+  authorization: 'the Authorization header, as a field',
+  client_secret: "an OAuth client's secret",
+  access_token: 'an issued access token',
+  token: 'a PAT as created',
+  lock_token: "a lock's token",
+  secret: "a webhook's signing secret",
+  storage_location: "where a file's bytes live",
+};
+const FIELDS = Object.keys(CARRIES);
 const HEADERS = ['authorization', 'cookie', 'lock-token', 'proxy-authorization', 'set-cookie'];
 
 /** One line through a logger configured as the service's. */

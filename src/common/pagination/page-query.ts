@@ -1,11 +1,33 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsInt, IsOptional, IsString, Max, Min } from 'class-validator';
+import { stacked } from '../decorators/stacked.js';
 import { toInteger } from '../http/params.js';
 import { MAX_CURSOR_LENGTH } from './cursor.js';
 
 /** Largest page of the cursor-paged lists (docs/integrators/paging.md). */
 export const MAX_PAGE_LIMIT = 1000;
+
+/**
+ * `limit` of a cursor-paged list: an integer 1..MAX_PAGE_LIMIT, never clamped (anything else is
+ * 400), with the list's default and description.
+ */
+export function PageLimit(defaultLimit: number, description: string): PropertyDecorator {
+  return stacked(
+    ApiPropertyOptional({
+      type: 'integer',
+      minimum: 1,
+      maximum: MAX_PAGE_LIMIT,
+      default: defaultLimit,
+      example: 100,
+      description,
+    }),
+    Transform(toInteger),
+    IsInt(),
+    Min(1),
+    Max(MAX_PAGE_LIMIT),
+  );
+}
 
 export const CURSOR_DESCRIPTION =
   'Opaque: the `next_cursor` of the previous page of this same list, passed back unchanged. ' +
@@ -28,20 +50,11 @@ export class CursorQuery {
 
 /** `limit` (1..1000, default 1000) and `cursor`: the query of every cursor-paged list. */
 export class CursorPageQuery extends CursorQuery {
-  @ApiPropertyOptional({
-    type: 'integer',
-    minimum: 1,
-    maximum: MAX_PAGE_LIMIT,
-    default: MAX_PAGE_LIMIT,
-    example: 100,
-    description:
-      'Items per page (never clamped: outside 1..1000 is 400). The default, 1000, answers a list ' +
+  @PageLimit(
+    MAX_PAGE_LIMIT,
+    'Items per page (never clamped: outside 1..1000 is 400). The default, 1000, answers a list ' +
       'of up to 1,000 items whole, in one page.',
-  })
-  @Transform(toInteger)
-  @IsInt()
-  @Min(1)
-  @Max(MAX_PAGE_LIMIT)
+  )
   limit: number = MAX_PAGE_LIMIT;
 }
 
@@ -50,17 +63,6 @@ export const PLATFORM_PAGE_DEFAULT = 100;
 
 /** `limit` (1..1000, default 100) and `cursor`: the query of the platform API's lists. */
 export class PlatformPageQuery extends CursorQuery {
-  @ApiPropertyOptional({
-    type: 'integer',
-    minimum: 1,
-    maximum: MAX_PAGE_LIMIT,
-    default: PLATFORM_PAGE_DEFAULT,
-    example: 100,
-    description: 'Items per page (never clamped: outside 1..1000 is 400).',
-  })
-  @Transform(toInteger)
-  @IsInt()
-  @Min(1)
-  @Max(MAX_PAGE_LIMIT)
+  @PageLimit(PLATFORM_PAGE_DEFAULT, 'Items per page (never clamped: outside 1..1000 is 400).')
   limit: number = PLATFORM_PAGE_DEFAULT;
 }

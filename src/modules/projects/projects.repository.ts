@@ -17,16 +17,7 @@ import type { Project, ProjectStatus } from './entities/project.entity.js';
 import type { NewProjectFile, ProjectFileView, ProjectView } from './projects.views.js';
 
 /** A project as its upsert returns it; `created` tells an insert from an update. */
-export interface ProjectUpsertRow {
-  id: number;
-  external_id: string;
-  name: string;
-  description: string;
-  status: ProjectStatus;
-  created_at: Date;
-  updated_at: Date;
-  created: boolean;
-}
+export type ProjectUpsertRow = ProjectRow & { externalId: string; created: boolean };
 
 /** File metadata as its upsert returns it (never the storage location). */
 export interface FileUpsertRow {
@@ -127,8 +118,7 @@ export class ProjectsRepository {
             description = COALESCE(${description}::text, p.description),
             status = COALESCE(${status}::text, p.status),
             updated_at = now()
-      RETURNING id, external_id, name, description, status, created_at, updated_at,
-                (xmax = 0) AS created`);
+      RETURNING ${PROJECT_ROW}, (xmax = 0) AS created`);
     return row!;
   }
 

@@ -33,16 +33,8 @@ import {
   ProjectsRepository,
 } from './projects.repository.js';
 
-export type {
-  ProjectView,
-  ProjectFileView,
-  PlatformProjectView,
-  PlatformFileView,
-  Upserted,
-  ProjectPage,
-  ProjectPageRequest,
-  NewProjectFile,
-} from './projects.views.js';
+// other modules reach the views through the service (the boundary rule)
+export type * from './projects.views.js';
 
 /** Projects and their file metadata, tenant by tenant. */
 @Injectable()
@@ -227,16 +219,10 @@ function projectView(p: ProjectRow): ProjectView {
   };
 }
 
+/** The platform's view: the project's own, with the platform's id of it after ours. */
 function upsertedProjectView(r: ProjectUpsertRow): PlatformProjectView {
-  return {
-    projectId: r.id,
-    external_id: r.external_id,
-    name: r.name,
-    description: r.description,
-    status: r.status,
-    created_at: r.created_at.toISOString(),
-    updated_at: r.updated_at.toISOString(),
-  };
+  const { projectId, ...rest } = projectView(r);
+  return { projectId, external_id: r.externalId, ...rest };
 }
 
 function upsertedFileView(r: FileUpsertRow): PlatformFileView {

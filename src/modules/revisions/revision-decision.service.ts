@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { batches } from '../../common/database/statement.js';
+import { type Batch, batches } from '../../common/database/statement.js';
 import { TenantTransactions } from '../../common/database/tenant-transactions.js';
 import { AppError, NotFoundError, ValidationFailedError } from '../../common/http/app-error.js';
 import { AuditService } from '../audit/audit.service.js';
@@ -17,12 +17,21 @@ import { RevisionNotStagedError, StaleRevisionBaseError } from './revisions.erro
 export const DECIDED_BY_MAX = 200;
 export const DECISION_NOTE_MAX = 2000;
 
-/** What a decision does, in its own tenant transaction, once the revision's place is known. */
-type DecisionWork = (
-  tenantId: number,
-  documentId: number,
-  decision: { decidedBy: string; note: string | null },
-) => Promise<RevisionDecisionResult>;
+/**
+ * What a decision does, in its own tenant transaction, once the revision's place is known: the
+ * opening holds the document (`lock`), then the candidate (with its staged siblings when asked);
+ * `write` makes the decision on the staged candidate.
+ */
+interface DecisionWork<L> {
+  lock: (tenantId: number, documentId: number) => Batch<L>;
+  siblings: boolean;
+  write: (
+    tenantId: number,
+    documentId: number,
+    opened: { locked: L; held: HeldRevision; rev: DecidedRevisionRow },
+    decision: { decidedBy: string; note: string | null },
+  ) => Promise<RevisionDecisionResult>;
+}
 
 /** How a caller other than the CLI asks for a decision. */
 export interface DecisionOptions {
@@ -66,68 +75,58 @@ export class RevisionDecisionService {
     note?: string,
     options: DecisionOptions = {},
   ): Promise<RevisionDecisionResult> {
-    return this.decide(
-      'revision.accept',
-      revisionId,
-      decidedBy,
-      note,
-      options,
-      (t, d, decision) => {
-        const opening = batches(
-          this.documents.lockedForNextVersion(t, d),
-          this.repository.held(t, d, revisionId, true),
+    return this.decide('revision.accept', revisionId, decidedBy, note, options, {
+      lock: (t, d) => this.documents.lockedForNextVersion(t, d),
+      siblings: true,
+      write: async (t, d, { locked, held, rev }, decision) => {
+        const { currentVersionId, projectId } = locked.doc;
+        if (rev.base_version_id !== currentVersionId) {
+          throw new StaleRevisionBaseError(rev.id, rev.base_version_id, currentVersionId);
+        }
+        const versionId = locked.next.versionId;
+        const version = this.documents.nextVersionWrite(
+          t,
+          locked,
+          { select: this.repository.contentOf(t, rev.id), hash: rev.content_hash },
+          'external_revision',
         );
-        return this.tx.runOpening(t, opening, async ([locked, held]) => {
-          const rev = stagedOf(held, d);
-          const { currentVersionId, projectId } = locked.doc;
-          if (rev.base_version_id !== currentVersionId) {
-            throw new StaleRevisionBaseError(rev.id, rev.base_version_id, currentVersionId);
-          }
-          const versionId = locked.next.versionId;
-          const version = this.documents.nextVersionWrite(
-            t,
-            locked,
-            { select: this.repository.contentOf(t, rev.id), hash: rev.content_hash },
-            'external_revision',
+        const event = (
+          status: 'accepted' | 'superseded',
+          id: number,
+          baseVersionId: number,
+          resultingVersionId: number | null,
+        ) =>
+          revisionEventData(
+            { id, documentId: d, status, baseVersionId, resultingVersionId },
+            projectId,
           );
-          const event = (
-            status: 'accepted' | 'superseded',
-            id: number,
-            baseVersionId: number,
-            resultingVersionId: number | null,
-          ) =>
-            revisionEventData(
-              { id, documentId: d, status, baseVersionId, resultingVersionId },
-              projectId,
-            );
-          const siblings = held.siblings.map((s) => s.id);
-          const statement = this.events.appendAll(
+        const siblings = held.siblings.map((s) => s.id);
+        const statement = this.events.appendAll(
+          t,
+          [
+            { type: 'document.version_created', data: version.event },
+            ...held.siblings.map((s) => ({
+              type: 'external_revision.superseded' as const,
+              data: event('superseded', s.id, s.base_version_id, null),
+            })),
+            {
+              type: 'external_revision.accepted',
+              data: event('accepted', rev.id, rev.base_version_id, versionId),
+            },
+          ],
+          this.repository.acceptCtes(
             t,
-            [
-              { type: 'document.version_created', data: version.event },
-              ...held.siblings.map((s) => ({
-                type: 'external_revision.superseded' as const,
-                data: event('superseded', s.id, s.base_version_id, null),
-              })),
-              {
-                type: 'external_revision.accepted',
-                data: event('accepted', rev.id, rev.base_version_id, versionId),
-              },
-            ],
-            this.repository.acceptCtes(
-              t,
-              d,
-              rev.id,
-              { status: 'accepted', resultingVersionId: versionId, ...decision },
-              version.ctes,
-              siblings,
-            ),
-          );
-          await this.tx.queryAndCommit(statement);
-          return { revisionId: rev.id, status: 'accepted', resulting_version_id: versionId };
-        });
+            d,
+            rev.id,
+            { status: 'accepted', resultingVersionId: versionId, ...decision },
+            version.ctes,
+            siblings,
+          ),
+        );
+        await this.tx.queryAndCommit(statement);
+        return { revisionId: rev.id, status: 'accepted', resulting_version_id: versionId };
       },
-    );
+    });
   }
 
   /** Marks a staged candidate rejected; 409 `revision_not_staged` when already decided. */
@@ -137,47 +136,37 @@ export class RevisionDecisionService {
     note?: string,
     options: DecisionOptions = {},
   ): Promise<RevisionDecisionResult> {
-    return this.decide(
-      'revision.reject',
-      revisionId,
-      decidedBy,
-      note,
-      options,
-      (t, d, decision) => {
-        const opening = batches(
-          this.documents.lockedDocument(t, d),
-          this.repository.held(t, d, revisionId, false),
+    return this.decide('revision.reject', revisionId, decidedBy, note, options, {
+      lock: (t, d) => this.documents.lockedDocument(t, d),
+      siblings: false,
+      write: async (t, d, { locked, rev }, decision) => {
+        const rejected = {
+          id: rev.id,
+          documentId: d,
+          status: 'rejected' as const,
+          baseVersionId: rev.base_version_id,
+          resultingVersionId: null,
+        };
+        const { statement } = this.events.append(
+          t,
+          'external_revision.rejected',
+          revisionEventData(rejected, locked.projectId),
+          this.repository.record(t, rev.id, { ...rejected, ...decision }),
         );
-        return this.tx.runOpening(t, opening, async ([doc, held]) => {
-          const rev = stagedOf(held, d);
-          const rejected = {
-            id: rev.id,
-            documentId: d,
-            status: 'rejected' as const,
-            baseVersionId: rev.base_version_id,
-            resultingVersionId: null,
-          };
-          const { statement } = this.events.append(
-            t,
-            'external_revision.rejected',
-            revisionEventData(rejected, doc.projectId),
-            this.repository.record(t, rev.id, { ...rejected, ...decision }),
-          );
-          await this.tx.queryAndCommit(statement);
-          return { revisionId: rev.id, status: 'rejected', resulting_version_id: null };
-        });
+        await this.tx.queryAndCommit(statement);
+        return { revisionId: rev.id, status: 'rejected', resulting_version_id: null };
       },
-    );
+    });
   }
 
   /** Runs a decision and records it, granted or refused, in the audit trail. */
-  private async decide(
+  private async decide<L>(
     action: string,
     revisionId: number,
     decidedBy: string,
     note: string | undefined,
     options: DecisionOptions,
-    work: DecisionWork,
+    work: DecisionWork<L>,
   ): Promise<RevisionDecisionResult> {
     let tenantId: number | null = null;
     const entry = (outcome: 'success' | 'failure', detail: string | null) => ({
@@ -207,11 +196,11 @@ export class RevisionDecisionService {
     }
   }
 
-  private async decideLocated(
+  private async decideLocated<L>(
     revisionId: number,
     decidedBy: string,
     note: string | undefined,
-    work: DecisionWork,
+    work: DecisionWork<L>,
     onTenant: (tenantId: number) => void,
   ): Promise<RevisionDecisionResult> {
     validateDecision(revisionId, decidedBy, note);
@@ -219,7 +208,12 @@ export class RevisionDecisionService {
     const at = await this.repository.locate(revisionId);
     if (!at) throw new NotFoundError('revision');
     onTenant(at.tenant_id);
-    return work(at.tenant_id, at.document_id, { decidedBy: decidedBy.trim(), note: note ?? null });
+    const { tenant_id: t, document_id: d } = at;
+    const decision = { decidedBy: decidedBy.trim(), note: note ?? null };
+    const opening = batches(work.lock(t, d), this.repository.held(t, d, revisionId, work.siblings));
+    return this.tx.runOpening(t, opening, async ([locked, held]) =>
+      work.write(t, d, { locked, held, rev: stagedOf(held, d) }, decision),
+    );
   }
 }
 

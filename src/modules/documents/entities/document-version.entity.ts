@@ -3,6 +3,7 @@ import {
   CreatedAtColumn,
   IdColumn,
   TenantIdColumn,
+  TriggerJsonColumn,
 } from '../../../common/database/entity-columns.js';
 import { DocumentEntity } from './document.entity.js';
 
@@ -43,6 +44,6 @@ export class DocumentVersion {
    * The row's entry of the version index as JSON text, written only by the trigger of migration
    * 1764003000000 (never by TypeORM) and read only by the index's SQL.
    */
-  @Column({ name: 'index_json', type: 'text', select: false, insert: false, update: false })
+  @TriggerJsonColumn('index_json')
   indexJson!: string;
 }

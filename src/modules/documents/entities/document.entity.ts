@@ -1,11 +1,13 @@
 import { Check, Column, Entity, ForeignKey, Index } from 'typeorm';
 import {
   CreatedAtColumn,
+  ExternalIdColumn,
+  ExternalIdConstraints,
   IdColumn,
   TenantIdColumn,
+  TriggerJsonColumn,
   UpdatedAtColumn,
 } from '../../../common/database/entity-columns.js';
-import { EXTERNAL_ID_CHECK } from '../../../common/database/external-id.js';
 import { DocumentVersion } from './document-version.entity.js';
 
 export type DocumentStatus = 'active' | 'archived';
@@ -13,11 +15,7 @@ export type DocumentStatus = 'active' | 'archived';
 @Entity('documents')
 @Index('documents_project', ['projectId', 'id'])
 @Check('documents_status_check', "status IN ('active', 'archived')")
-@Index('documents_external_id', ['tenantId', 'externalId'], {
-  unique: true,
-  where: 'external_id IS NOT NULL',
-})
-@Check('documents_external_id_check', EXTERNAL_ID_CHECK)
+@ExternalIdConstraints('documents')
 export class DocumentEntity {
   @IdColumn()
   id!: number;
@@ -25,8 +23,7 @@ export class DocumentEntity {
   @TenantIdColumn('documents')
   tenantId!: number;
 
-  /** The host platform's own id of the row (migration 1764003300000); null when made otherwise. */
-  @Column({ name: 'external_id', type: 'text', nullable: true })
+  @ExternalIdColumn()
   externalId!: string | null;
 
   @Column({ name: 'project_id', type: 'int' })
@@ -57,6 +54,6 @@ export class DocumentEntity {
    * The row's `GET /projects/{id}/documents` item as JSON text, written only by the trigger of
    * migration 1764002900000 (never by TypeORM) and read only by the page's SQL.
    */
-  @Column({ name: 'summary_json', type: 'text', select: false, insert: false, update: false })
+  @TriggerJsonColumn('summary_json')
   summaryJson!: string;
 }

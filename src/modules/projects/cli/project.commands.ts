@@ -1,4 +1,4 @@
-import { allPages } from '../../../common/cli/all-pages.js';
+import { TenantDirectory } from '../../../common/access/tenant-directory.js';
 import { Command, SubCommand } from '../../../common/cli/cli-command.js';
 import { CommandGroup, ResultCommand, UsageError } from '../../../common/cli/cli-output.js';
 import {
@@ -8,7 +8,7 @@ import {
   requiredText,
   tenantOption,
 } from '../../../common/cli/cli-options.js';
-import { TenancyService } from '../../tenancy/tenancy.service.js';
+import { TenantListCommand } from '../../../common/cli/tenant-list-command.js';
 import { ProjectsService } from '../projects.service.js';
 
 interface ProjectOptions {
@@ -46,22 +46,17 @@ export class ProjectCreateCommand extends ResultCommand<ProjectOptions> {
 
 @SubCommand({ name: 'list', description: "a tenant's projects, oldest first" })
 @CliOptions(tenantOption())
-export class ProjectListCommand extends ResultCommand<ProjectOptions> {
+export class ProjectListCommand extends TenantListCommand {
   constructor(
-    private readonly tenancy: TenancyService,
+    protected readonly tenants: TenantDirectory,
     private readonly projects: ProjectsService,
   ) {
     super();
   }
 
-  protected async result(o: ProjectOptions): Promise<object> {
-    const tenantId = requiredPositiveInt('tenant', o.tenant);
-    await this.tenancy.view(tenantId);
-    // the API's own pages (GET /projects)
-    const data = await allPages((cursor) =>
-      this.projects.listProjects(tenantId, { limit: 100, offset: 0, cursor }),
-    );
-    return { data };
+  // the API's own pages (GET /projects)
+  protected page(tenantId: number, cursor: string | undefined) {
+    return this.projects.listProjects(tenantId, { limit: 100, offset: 0, cursor });
   }
 }
 

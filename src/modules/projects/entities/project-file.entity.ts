@@ -1,11 +1,12 @@
 import { Check, Column, Entity, ForeignKey, Index } from 'typeorm';
 import {
   CreatedAtColumn,
+  ExternalIdColumn,
+  ExternalIdConstraints,
   IdColumn,
   TenantIdColumn,
   UpdatedAtColumn,
 } from '../../../common/database/entity-columns.js';
-import { EXTERNAL_ID_CHECK } from '../../../common/database/external-id.js';
 import { Project } from './project.entity.js';
 
 /** `bigint` arrives from pg as a string; sizes stay far below 2^53. */
@@ -18,11 +19,7 @@ const bigintAsNumber = {
 @Index('project_files_project', ['projectId', 'id'])
 @Check('project_files_size_bytes_check', 'size_bytes >= 0')
 @Check('project_files_sha256_check', "sha256 ~ '^[0-9a-f]{64}$'")
-@Index('project_files_external_id', ['tenantId', 'externalId'], {
-  unique: true,
-  where: 'external_id IS NOT NULL',
-})
-@Check('project_files_external_id_check', EXTERNAL_ID_CHECK)
+@ExternalIdConstraints('project_files')
 export class ProjectFile {
   @IdColumn()
   id!: number;
@@ -30,8 +27,7 @@ export class ProjectFile {
   @TenantIdColumn('project_files')
   tenantId!: number;
 
-  /** The host platform's own id of the row (migration 1764003300000); null when made otherwise. */
-  @Column({ name: 'external_id', type: 'text', nullable: true })
+  @ExternalIdColumn()
   externalId!: string | null;
 
   @Column({ name: 'project_id', type: 'int' })

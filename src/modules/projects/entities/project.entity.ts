@@ -1,11 +1,13 @@
 import { Check, Column, Entity, Index } from 'typeorm';
 import {
   CreatedAtColumn,
+  ExternalIdColumn,
+  ExternalIdConstraints,
   IdColumn,
   TenantIdColumn,
+  TriggerJsonColumn,
   UpdatedAtColumn,
 } from '../../../common/database/entity-columns.js';
-import { EXTERNAL_ID_CHECK } from '../../../common/database/external-id.js';
 
 export type ProjectStatus = 'active' | 'archived';
 
@@ -13,11 +15,7 @@ export type ProjectStatus = 'active' | 'archived';
 @Entity('projects')
 @Index('projects_tenant', ['tenantId', 'id'])
 @Check('projects_status_check', "status IN ('active', 'archived')")
-@Index('projects_external_id', ['tenantId', 'externalId'], {
-  unique: true,
-  where: 'external_id IS NOT NULL',
-})
-@Check('projects_external_id_check', EXTERNAL_ID_CHECK)
+@ExternalIdConstraints('projects')
 export class Project {
   @IdColumn()
   id!: number;
@@ -25,8 +23,7 @@ export class Project {
   @TenantIdColumn('projects')
   tenantId!: number;
 
-  /** The host platform's own id of the row (migration 1764003300000); null when made otherwise. */
-  @Column({ name: 'external_id', type: 'text', nullable: true })
+  @ExternalIdColumn()
   externalId!: string | null;
 
   @Column('text')
@@ -48,6 +45,6 @@ export class Project {
    * The row's `GET /projects` item as JSON text, written only by the trigger of migration
    * 1764003100000 (never by TypeORM) and read only by the page's SQL.
    */
-  @Column({ name: 'summary_json', type: 'text', select: false, insert: false, update: false })
+  @TriggerJsonColumn('summary_json')
   summaryJson!: string;
 }

@@ -10,7 +10,7 @@ import {
   Max,
   Min,
 } from 'class-validator';
-import { MAX_ID, toInteger } from '../../../common/http/params.js';
+import { OptionalIdQuery, toInteger } from '../../../common/http/params.js';
 import { CursorQuery } from '../../../common/pagination/page-query.js';
 import { CATALOG_EVENT_TYPES, type CatalogEventType } from '../../events/event-catalog.js';
 import { DELIVERY_STATUSES, type DeliveryStatus } from '../entities/webhook-delivery.entity.js';
@@ -32,18 +32,9 @@ export class ListDeliveriesQuery extends CursorQuery {
   @Max(100)
   limit = 50;
 
-  @ApiPropertyOptional({
-    type: 'integer',
-    minimum: 1,
-    maximum: MAX_ID,
-    description:
-      "Only this webhook's deliveries. A webhookId that is not one of the tenant's matches nothing.",
-  })
-  @IsOptional()
-  @Transform(toInteger)
-  @IsInt()
-  @Min(1)
-  @Max(MAX_ID)
+  @OptionalIdQuery(
+    "Only this webhook's deliveries. A webhookId that is not one of the tenant's matches nothing.",
+  )
   webhookId?: number;
 
   @ApiPropertyOptional({

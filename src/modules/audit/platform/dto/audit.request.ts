@@ -1,18 +1,8 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { Transform } from 'class-transformer';
-import {
-  IsInt,
-  IsOptional,
-  IsString,
-  Matches,
-  Max,
-  MaxLength,
-  Min,
-  MinLength,
-} from 'class-validator';
-import { MAX_ID, toInteger } from '../../../../common/http/params.js';
+import { IsOptional, IsString, Matches, MaxLength, MinLength } from 'class-validator';
+import { OptionalIdQuery } from '../../../../common/http/params.js';
 import { MAX_CURSOR_LENGTH } from '../../../../common/pagination/cursor.js';
-import { MAX_PAGE_LIMIT } from '../../../../common/pagination/page-query.js';
+import { PageLimit } from '../../../../common/pagination/page-query.js';
 
 /** A date, or a date-time with its zone (a time without one would be read in the server's zone). */
 export const BOUND = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:\d{2}))?$/;
@@ -22,19 +12,10 @@ const DATE_TIME =
 
 /** The query of `GET /audit`. */
 export class AuditListQuery {
-  @ApiPropertyOptional({
-    type: 'integer',
-    minimum: 1,
-    maximum: MAX_ID,
-    description:
-      "Only this tenant's lines (404 `not_found` when there is no such tenant). Without it: " +
+  @OptionalIdQuery(
+    "Only this tenant's lines (404 `not_found` when there is no such tenant). Without it: " +
       "every tenant's lines and those of no tenant (refused token requests).",
-  })
-  @IsOptional()
-  @Transform(toInteger)
-  @IsInt()
-  @Min(1)
-  @Max(MAX_ID)
+  )
   tenantId?: number;
 
   @ApiPropertyOptional({
@@ -67,18 +48,7 @@ export class AuditListQuery {
   @Matches(BOUND, { message: 'until must be a date or a date-time with its zone' })
   until?: string;
 
-  @ApiPropertyOptional({
-    type: 'integer',
-    minimum: 1,
-    maximum: MAX_PAGE_LIMIT,
-    default: 100,
-    example: 100,
-    description: 'Lines per page (never clamped: outside 1..1000 is 400).',
-  })
-  @Transform(toInteger)
-  @IsInt()
-  @Min(1)
-  @Max(MAX_PAGE_LIMIT)
+  @PageLimit(100, 'Lines per page (never clamped: outside 1..1000 is 400).')
   limit: number = 100;
 
   @ApiPropertyOptional({

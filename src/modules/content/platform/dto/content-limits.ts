@@ -1,4 +1,6 @@
-import { ValidateBy, type ValidationOptions } from 'class-validator';
+import { ApiProperty } from '@nestjs/swagger';
+import { IsDefined, IsString, ValidateBy, type ValidationOptions } from 'class-validator';
+import { stacked } from '../../../../common/decorators/stacked.js';
 
 /** Bounds of the platform's content fields, in Unicode code points (as PostgreSQL counts). */
 export const PROJECT_NAME_MAX = 200;
@@ -37,5 +39,20 @@ export function MaxChars(max: number, options?: ValidationOptions): PropertyDeco
       },
     },
     options,
+  );
+}
+
+/** A required name or title: a string of 1 to `max` code points, not only white space. */
+export function RequiredText(max: number, example: string): PropertyDecorator {
+  return stacked(
+    ApiProperty({
+      minLength: 1,
+      maxLength: max,
+      example,
+      description: `1 to ${max} characters, not only white space.`,
+    }),
+    IsDefined({ message: 'is required' }),
+    IsString({ message: 'must be a string' }),
+    TextOf(max),
   );
 }

@@ -20,6 +20,7 @@ import {
   MEDIA_TYPE_PATTERN,
   PROJECT_DESCRIPTION_MAX,
   PROJECT_NAME_MAX,
+  RequiredText,
   SHA256_PATTERN,
   STORAGE_PATH_MAX,
   TextOf,
@@ -31,15 +32,7 @@ const CONTENT_RULES =
   "A JSON object, stored as sent (its hash, `content_hash`, is the lowercase hex SHA-256 of its RFC 8785 canonical JSON), under the same rules as the integration API's staged content: no key `__proto__`, no U+0000 or lone surrogate, numbers within a double, at most 100,000 values (`CONTENT_MAX_NODES`) and 64 levels (`CONTENT_MAX_DEPTH`).";
 
 export class PutPlatformProjectRequest {
-  @ApiProperty({
-    minLength: 1,
-    maxLength: PROJECT_NAME_MAX,
-    example: 'ISO 27001',
-    description: `1 to ${PROJECT_NAME_MAX} characters, not only white space.`,
-  })
-  @IsDefined({ message: 'is required' })
-  @IsString({ message: 'must be a string' })
-  @TextOf(PROJECT_NAME_MAX)
+  @RequiredText(PROJECT_NAME_MAX, 'ISO 27001')
   name!: string;
 
   @ApiPropertyOptional({
@@ -63,15 +56,7 @@ export class PutPlatformProjectRequest {
 }
 
 export class PutPlatformDocumentRequest {
-  @ApiProperty({
-    minLength: 1,
-    maxLength: DOCUMENT_TITLE_MAX,
-    example: 'Access policy',
-    description: `1 to ${DOCUMENT_TITLE_MAX} characters, not only white space.`,
-  })
-  @IsDefined({ message: 'is required' })
-  @IsString({ message: 'must be a string' })
-  @TextOf(DOCUMENT_TITLE_MAX)
+  @RequiredText(DOCUMENT_TITLE_MAX, 'Access policy')
   title!: string;
 
   @ApiPropertyOptional({
@@ -100,15 +85,7 @@ export class CreatePlatformVersionRequest {
 }
 
 export class PutPlatformFileRequest {
-  @ApiProperty({
-    minLength: 1,
-    maxLength: FILE_NAME_MAX,
-    example: 'audit.pdf',
-    description: `1 to ${FILE_NAME_MAX} characters, not only white space.`,
-  })
-  @IsDefined({ message: 'is required' })
-  @IsString({ message: 'must be a string' })
-  @TextOf(FILE_NAME_MAX)
+  @RequiredText(FILE_NAME_MAX, 'audit.pdf')
   name!: string;
 
   @ApiProperty({

@@ -1,19 +1,9 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import {
-  ArrayMaxSize,
-  ArrayNotEmpty,
-  IsArray,
-  IsIn,
-  IsInt,
-  IsOptional,
-  IsString,
-  Max,
-  Min,
-} from 'class-validator';
-import { MAX_ID, toInteger } from '../../../../common/http/params.js';
+import { ArrayMaxSize, ArrayNotEmpty, IsArray, IsIn, IsOptional, IsString } from 'class-validator';
+import { OptionalIdQuery } from '../../../../common/http/params.js';
 import { MAX_CURSOR_LENGTH } from '../../../../common/pagination/cursor.js';
-import { MAX_PAGE_LIMIT } from '../../../../common/pagination/page-query.js';
+import { PageLimit } from '../../../../common/pagination/page-query.js';
 import { CATALOG_EVENT_TYPES, type CatalogEventType } from '../../event-catalog.js';
 
 /** `types=a,b`, `types=a&types=b` or both: one list. */
@@ -58,30 +48,9 @@ export class EventFeedQuery {
   })
   types?: CatalogEventType[];
 
-  @ApiPropertyOptional({
-    type: 'integer',
-    minimum: 1,
-    maximum: MAX_ID,
-    description: "Only this tenant's events (404 `not_found` when there is no such tenant).",
-  })
-  @IsOptional()
-  @Transform(toInteger)
-  @IsInt()
-  @Min(1)
-  @Max(MAX_ID)
+  @OptionalIdQuery("Only this tenant's events (404 `not_found` when there is no such tenant).")
   tenantId?: number;
 
-  @ApiPropertyOptional({
-    type: 'integer',
-    minimum: 1,
-    maximum: MAX_PAGE_LIMIT,
-    default: 100,
-    example: 100,
-    description: 'Events per page of the list (never clamped: outside 1..1000 is 400).',
-  })
-  @Transform(toInteger)
-  @IsInt()
-  @Min(1)
-  @Max(MAX_PAGE_LIMIT)
+  @PageLimit(100, 'Events per page of the list (never clamped: outside 1..1000 is 400).')
   limit: number = 100;
 }

@@ -2,7 +2,7 @@ import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, Max, Min } from 'class-validator';
 import { MAX_ID, toInteger } from '../../../../common/http/params.js';
-import { CursorQuery, MAX_PAGE_LIMIT } from '../../../../common/pagination/page-query.js';
+import { CursorQuery, PageLimit } from '../../../../common/pagination/page-query.js';
 import { REVISION_STATUSES, type RevisionStatus } from '../../revision-status.js';
 
 /** Items per page of the review queue when `limit` is omitted. */
@@ -47,17 +47,6 @@ export class ReviewQueueQuery extends CursorQuery {
   @Max(MAX_ID, { message: `must be at most ${MAX_ID}` })
   documentId?: number;
 
-  @ApiPropertyOptional({
-    type: 'integer',
-    minimum: 1,
-    maximum: MAX_PAGE_LIMIT,
-    default: REVIEW_QUEUE_DEFAULT_LIMIT,
-    example: 100,
-    description: 'Items per page (never clamped: outside 1..1000 is 400).',
-  })
-  @Transform(toInteger)
-  @IsInt()
-  @Min(1)
-  @Max(MAX_PAGE_LIMIT)
+  @PageLimit(REVIEW_QUEUE_DEFAULT_LIMIT, 'Items per page (never clamped: outside 1..1000 is 400).')
   limit: number = REVIEW_QUEUE_DEFAULT_LIMIT;
 }

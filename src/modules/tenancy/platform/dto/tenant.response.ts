@@ -3,8 +3,8 @@ import { ENTITLEMENTS, type Entitlement } from '../../../../common/access/entitl
 import { PLANS, type Plan } from '../../plans.js';
 import { CursorPageResponse } from '../../../../common/pagination/page.response.js';
 
-@ApiSchema({ name: 'TenantListItemView' })
-export class TenantListItemResponse {
+/** What every view of a tenant starts with. */
+abstract class TenantHead {
   @ApiProperty({ example: 2 })
   tenant_id!: number;
 
@@ -13,7 +13,10 @@ export class TenantListItemResponse {
 
   @ApiProperty({ enum: PLANS, example: 'professional' })
   plan!: Plan;
+}
 
+@ApiSchema({ name: 'TenantListItemView' })
+export class TenantListItemResponse extends TenantHead {
   @ApiProperty({ example: '2026-11-22T10:00:00.000Z' })
   created_at!: string;
 }
@@ -73,16 +76,7 @@ export class TenantCountsResponse {
 }
 
 @ApiSchema({ name: 'TenantView' })
-export class TenantResponse {
-  @ApiProperty({ example: 2 })
-  tenant_id!: number;
-
-  @ApiProperty({ example: 'Acme' })
-  name!: string;
-
-  @ApiProperty({ enum: PLANS, example: 'professional' })
-  plan!: Plan;
-
+export class TenantResponse extends TenantHead {
   @ApiProperty({
     enum: ENTITLEMENTS,
     isArray: true,
