@@ -3,7 +3,7 @@ import { DataSource } from 'typeorm';
 import { AuditService } from '../src/modules/audit/audit.service.js';
 import { RevisionDecisionService } from '../src/modules/revisions/revision-decision.service.js';
 import { startTestApp, type TestApp } from './support/app.js';
-import { runCli } from './support/cli.js';
+import { runCliInProcess } from './support/cli.js';
 import { createCaller } from './support/factories.js';
 import { call } from './support/http.js';
 import { createLockableDocument } from './support/lock-factories.js';
@@ -157,14 +157,16 @@ describe('audit log', () => {
         outcome: 'success',
       });
     }
-    const listed = await runCli(t, 'audit', 'list', '--tenant', String(caller.tenantId));
+    // the CLI on its own, without a service: the suite that keeps an ordinary command (its output,
+    // a usage error) covered on that path; the CLI suites go through the test app's admin socket
+    const listed = await runCliInProcess(t, 'audit', 'list', '--tenant', String(caller.tenantId));
     expect(listed.code).toBe(0);
     expect(listed.stdout.trim().split('\n')).toHaveLength(1);
     expect(listed.out.data.map((r: { action: string }) => r.action)).toEqual([
       'second.action',
       'first.action',
     ]);
-    const usage = await runCli(t, 'audit', 'list');
+    const usage = await runCliInProcess(t, 'audit', 'list');
     expect(usage.code).toBe(2);
     expect(usage.out).toEqual({ error: { code: 'usage', message: '--tenant is required' } });
   });

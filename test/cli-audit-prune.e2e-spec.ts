@@ -3,7 +3,7 @@ import { DataSource } from 'typeorm';
 import { parsePruneBound } from '../src/modules/audit/cli/audit.commands.js';
 import { UsageError } from '../src/common/cli/cli-output.js';
 import { startTestApp, type TestApp } from './support/app.js';
-import { type CliResult, runCli } from './support/cli.js';
+import { type CliResult, runCli, runCliInProcess } from './support/cli.js';
 import { withMessage } from './support/expect-message.js';
 import { createTenant } from './support/factories.js';
 
@@ -54,7 +54,16 @@ describe('CLI: audit prune', () => {
     process.env.RETENTION_BATCH_SIZE = '2'; // 5 old rows: three statements
     let pruned: CliResult;
     try {
-      pruned = await cli('audit', 'prune', '--before', '400d', '--tenant', String(a));
+      // the CLI on its own: the batch size is its process's setting
+      pruned = await runCliInProcess(
+        t,
+        'audit',
+        'prune',
+        '--before',
+        '400d',
+        '--tenant',
+        String(a),
+      );
     } finally {
       if (saved === undefined) delete process.env.RETENTION_BATCH_SIZE;
       else process.env.RETENTION_BATCH_SIZE = saved;

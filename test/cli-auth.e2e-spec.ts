@@ -1,88 +1,41 @@
-import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { DataSource } from 'typeorm';
 import { digest, isWellFormedToken, mintToken } from '../src/common/crypto/tokens.js';
 import { SCOPES } from '../src/common/access/scopes.js';
 import { startTestApp, type TestApp } from './support/app.js';
 import { basicAuth } from './support/auth-factories.js';
-import { createTestDatabase, type TestDatabase } from './support/database.js';
+import { runCli } from './support/cli.js';
 import { withMessage } from './support/expect-message.js';
 import { call } from './support/http.js';
-import { rememberSecret, rememberSecretsIn } from './support/secrets.js';
 
-const CLI = 'dist/src/cli.js';
 const DAY_MS = 24 * 60 * 60 * 1000;
 
-interface CliResult {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-  /** The one JSON object on stdout. */
-  json: any;
-}
-
-// every step spawns the CLI (a Nest boot each), which takes seconds on a busy machine (each test and hook of this file)
+// every step spawns the CLI (a node process, answered on the test app's admin socket)
 jest.setTimeout(180_000);
 
 describe('administration CLI: tenants, clients, PATs, demo seed', () => {
-  let database: TestDatabase;
   let t: TestApp;
-  const env: Record<string, string> = {};
 
-  function cli(...args: string[]): Promise<CliResult> {
-    return new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, [CLI, ...args], {
-        env: { PATH: process.env.PATH ?? '', ...env },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (d: Buffer) => (stdout += d.toString('utf8')));
-      child.stderr.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
-      child.on('error', reject);
-      child.on('close', (code) => {
-        const lines = stdout.split('\n').filter((l) => l !== '');
-        let json: unknown = undefined;
-        if (lines.length === 1) {
-          try {
-            json = JSON.parse(lines[0]!);
-          } catch {
-            // left undefined: the assertion on `json` reports it
-          }
-        }
-        // secrets the CLI prints are remembered; its own log lines (stderr) must not carry any
-        rememberSecretsIn(json);
-        t?.logs.push(stderr);
-        resolve({ code, stdout, stderr, json });
-      });
-    });
-  }
+  const lines = (stdout: string): number => stdout.split('\n').filter((l) => l !== '').length;
 
   /** Exactly one JSON object on stdout, and the expected exit code. */
   async function run(expectedCode: number, ...args: string[]): Promise<any> {
-    const res = await cli(...args, '--json');
+    const res = await runCli(t, ...args);
     withMessage(`${args.join(' ')}\nstdout: ${res.stdout}\nstderr: ${res.stderr}`, () =>
       expect({
         code: res.code,
-        isObject: typeof res.json === 'object' && res.json !== null,
-      }).toEqual({ code: expectedCode, isObject: true }),
+        isObject: typeof res.out === 'object' && res.out !== null,
+        lines: lines(res.stdout),
+      }).toEqual({ code: expectedCode, isObject: true, lines: 1 }),
     );
-    return res.json;
+    return res.out;
   }
 
   beforeAll(async () => {
-    if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` first`);
-    database = await createTestDatabase();
-    Object.assign(env, database.env);
-    env.WEBHOOK_SECRET_KEY = randomBytes(32).toString('base64');
-    rememberSecret(env.WEBHOOK_SECRET_KEY);
-    t = await startTestApp({ TRUST_PROXY: '1' }, database);
+    t = await startTestApp({ TRUST_PROXY: '1' });
   });
   afterAll(async () => {
     await t?.close();
-    await database?.drop();
   });
 
   async function tenant(plan: string): Promise<number> {
@@ -361,17 +314,18 @@ describe('administration CLI: tenants, clients, PATs, demo seed', () => {
       ['--expires-in-days not a number', ['pat', 'create', ...base, '--expires-in-days', 'soon']],
       ['malformed --pat', ['pat', 'revoke', '--pat', '7x']],
     ];
-    // three at a time: each run boots the CLI, and the machine has few cores
+    // three at a time: each run is a node process, and the machine has few cores
     for (let i = 0; i < cases.length; i += 3) {
       const batch = cases.slice(i, i + 3);
-      const results = await Promise.all(batch.map(([, args]) => cli(...args, '--json')));
+      const results = await Promise.all(batch.map(([, args]) => runCli(t, ...args)));
       results.forEach((res, k) => {
         const [name] = batch[k]!;
         withMessage(res.stdout + res.stderr, () =>
-          expect({ name, code: res.code, json: res.json }).toEqual({
+          expect({ name, code: res.code, lines: lines(res.stdout), out: res.out }).toEqual({
             name,
             code: 2,
-            json: { error: { code: 'usage', message: expect.stringMatching(/.{6,}/) } },
+            lines: 1,
+            out: { error: { code: 'usage', message: expect.stringMatching(/.{6,}/) } },
           }),
         );
       });

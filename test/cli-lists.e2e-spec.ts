@@ -8,7 +8,7 @@ import { startTestApp, type TestApp } from './support/app.js';
 import { type CliResult, runCli } from './support/cli.js';
 import { withMessage } from './support/expect-message.js';
 
-// each call spawns the CLI (a Nest boot)
+// each call spawns the CLI (a node process, answered on the test app's admin socket)
 jest.setTimeout(180_000);
 
 const CLI = join(process.cwd(), 'dist/src/cli.js');

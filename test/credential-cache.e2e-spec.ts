@@ -6,7 +6,7 @@ import { startTestApp, type TestApp } from './support/app.js';
 import { createCaller, createClient, createTenant, issueToken } from './support/factories.js';
 import { createLockableDocument } from './support/lock-factories.js';
 import { call } from './support/http.js';
-import { runCli } from './support/cli.js';
+import { runCliInProcess } from './support/cli.js';
 
 /**
  * The in-memory credential cache (src/modules/auth/credential-cache.ts): what it saves, and that
@@ -97,7 +97,8 @@ describe('credential cache', () => {
       const auth = `Bearer ${await issueToken(t.app, client)}`;
       await untilListening(t, auth);
       expect((await call(t.baseUrl, 'GET', '/webhooks', { auth })).status).toBe(200);
-      const changed = await runCli(
+      // the CLI on its own: a process apart from the app's, as the test says
+      const changed = await runCliInProcess(
         t,
         'tenant',
         'set-plan',

@@ -1,12 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startTestApp, type TestApp } from './support/app.js';
-import { runCli } from './support/cli.js';
+import { runCliInProcess } from './support/cli.js';
 import { createCaller, type TestCaller } from './support/factories.js';
 import { call } from './support/http.js';
 import { createProject } from './support/read-factories.js';
 
 // `testing reset` empties every tenant: it exists only where TESTING_COMMANDS=true (the kit's
 // services), never in an ordinary CLI or service.
+// The CLI runs on its own here (runCliInProcess): TESTING_COMMANDS is its process's setting, set
+// and unset between its calls.
 describe('CLI: the testing commands', () => {
   let t: TestApp;
   let caller: TestCaller;
@@ -21,7 +23,7 @@ describe('CLI: the testing commands', () => {
   });
 
   it('are unknown commands without TESTING_COMMANDS, and touch nothing', async () => {
-    const reset = await runCli(t, 'testing', 'reset');
+    const reset = await runCliInProcess(t, 'testing', 'reset');
     expect(reset.code).toBe(2);
     expect(reset.out.error).toMatchObject({ code: 'usage' });
     expect(reset.out.error.message).toMatch(/unknown command 'testing'/);
@@ -33,7 +35,7 @@ describe('CLI: the testing commands', () => {
     const other = await createCaller(t.app, { plan: 'starter' });
     const otherProject = await createProject(t.app, other.tenantId);
     // an override is part of the tenant: a reset keeps it
-    const granted = await runCli(
+    const granted = await runCliInProcess(
       t,
       'tenant',
       'entitlements',
@@ -44,14 +46,14 @@ describe('CLI: the testing commands', () => {
     );
     expect(granted.code).toBe(0);
     // a --tenants given empty (an unset shell variable) is a usage error, not "every tenant"
-    const empty = await runCli(t, 'testing', 'reset', '--tenants', '');
+    const empty = await runCliInProcess(t, 'testing', 'reset', '--tenants', '');
     expect(empty.code).toBe(2);
     expect(empty.out.error.message).toBe('--tenants must name at least one tenant id');
     const stillThere = await call(t.baseUrl, 'GET', `/projects/${otherProject}`, {
       auth: other.auth,
     });
     expect(stillThere.status).toBe(200);
-    const emit = await runCli(
+    const emit = await runCliInProcess(
       t,
       'testing',
       'emit',
@@ -64,7 +66,13 @@ describe('CLI: the testing commands', () => {
     );
     expect(emit.code).toBe(2);
     expect(emit.out.error.message).toBe('--data must be a JSON object');
-    const reset = await runCli(t, 'testing', 'reset', '--tenants', String(caller.tenantId));
+    const reset = await runCliInProcess(
+      t,
+      'testing',
+      'reset',
+      '--tenants',
+      String(caller.tenantId),
+    );
     expect(reset.code).toBe(0);
     expect(reset.out.tables).toEqual(expect.arrayContaining(['projects', 'access_tokens']));
     expect(reset.out.tables).not.toContain('audit_log');
@@ -72,7 +80,13 @@ describe('CLI: the testing commands', () => {
     // the other tenant's data is untouched
     const kept = await call(t.baseUrl, 'GET', `/projects/${otherProject}`, { auth: other.auth });
     expect(kept.status).toBe(200);
-    const shown = await runCli(t, 'tenant', 'entitlements', '--tenant', String(caller.tenantId));
+    const shown = await runCliInProcess(
+      t,
+      'tenant',
+      'entitlements',
+      '--tenant',
+      String(caller.tenantId),
+    );
     expect(shown.out.entitlements).not.toContain('api.locks');
   });
 });

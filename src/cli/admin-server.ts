@@ -4,7 +4,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import type { INestApplicationContext, LoggerService } from '@nestjs/common';
 import type { Logger } from 'pino';
 import { type AppConfig } from '../common/config/app-config.js';
-import { configWith, loadConfig } from '../common/config/load-config.js';
+import { configWith } from '../common/config/load-config.js';
 import type { AdminAnswer } from './admin-client.js';
 import { callAdminSocket } from './admin-client.js';
 import { type CliSink, withCliSink } from '../common/cli/cli-output.js';
@@ -53,12 +53,9 @@ export async function startAdminServer(
   }
   await unlink(path).catch(() => undefined);
 
-  // the service's own settings and database, without a second worker or demo seed
-  const cliConfig = configWith(loadConfig({ ...process.env, WORKERS_ENABLED: 'false' }), {
-    DATABASE_URL: config.DATABASE_URL,
-    WEBHOOK_SECRET_KEY: config.WEBHOOK_SECRET_KEY,
-    SEED_DEMO: false,
-  });
+  // the service's own settings and database (as given, not re-read from the environment), without
+  // a second worker or demo seed
+  const cliConfig = configWith(config, { WORKERS_ENABLED: false, SEED_DEMO: false });
   let context: Promise<INestApplicationContext> | undefined;
   const boot = (): Promise<INestApplicationContext> =>
     // Nest sets the process-wide logger from this option: `false` (the CLI process's) would

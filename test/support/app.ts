@@ -1,11 +1,18 @@
 import 'reflect-metadata';
 import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import type { INestApplication } from '@nestjs/common';
+import { Logger } from 'nestjs-pino';
+import { pino } from 'pino';
 // not exported by the package: nestjs-pino keeps one pino-http instance per process, built by the
 // first app; without a reset every later app of a test file would log into the first one's sink
 import { __resetOutOfContextForTests as resetPinoRoot } from '../../node_modules/nestjs-pino/dist/esm/PinoLogger.js';
 import { createApp } from '../../src/app.setup.js';
+import { type AdminServer, startAdminServer } from '../../src/cli/admin-server.js';
+import { LOG_HYGIENE } from '../../src/common/logging/logging.module.js';
 import { createPlatformApp } from '../../src/platform-api/platform-app.js';
 import type { AppConfig } from '../../src/common/config/app-config.js';
 import { loadConfig } from '../../src/common/config/load-config.js';
@@ -30,6 +37,12 @@ export interface TestApp {
   database: TestDatabase;
   /** `GET /metrics` on the API port with the app's METRICS_TOKEN. */
   scrape(): Promise<ApiResponse>;
+  /**
+   * The path of an admin socket this app answers CLI command lines on, as the running service
+   * does (src/cli/admin-server.ts): started on first use, in a folder of its own, closed by
+   * `close()`. Its log lines join `logs`.
+   */
+  adminSocket(): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -85,6 +98,18 @@ export async function startTestApp(
     platformUrl = (await platformApp.getUrl()).replace('[::1]', '127.0.0.1');
     registerServer(platformUrl, 'platform');
   }
+  let admin: Promise<{ server: AdminServer; dir: string; path: string }> | undefined;
+  const startAdmin = async (): Promise<{ server: AdminServer; dir: string; path: string }> => {
+    const dir = await mkdtemp(join(tmpdir(), 'grc-admin-'));
+    const path = join(dir, 'admin.sock');
+    // as serve.ts gives it: its own pino logger and the service's Nest logger, both into `logs`
+    const log = pino(
+      { level: config.LOG_LEVEL, base: { component: 'bootstrap' }, ...LOG_HYGIENE },
+      sink,
+    );
+    const server = await startAdminServer(path, config, log, app.get(Logger));
+    return { server, dir, path };
+  };
   return {
     app,
     config,
@@ -95,7 +120,13 @@ export async function startTestApp(
     database: db,
     scrape: () =>
       call(baseUrl, 'GET', '/metrics', { auth: `Bearer ${config.METRICS_TOKEN ?? ''}` }),
+    adminSocket: async () => (await (admin ??= startAdmin())).path,
     async close() {
+      const served = await admin?.catch(() => undefined);
+      if (served) {
+        await served.server.close();
+        await rm(served.dir, { recursive: true, force: true });
+      }
       await platformApp?.close();
       await app.close();
       if (!database) await db.drop();

@@ -39,7 +39,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
  */
 export function configWith(
   config: AppConfig,
-  changes: Partial<Pick<AppConfig, 'DATABASE_URL' | 'WEBHOOK_SECRET_KEY' | 'SEED_DEMO'>>,
+  changes: Partial<
+    Pick<AppConfig, 'DATABASE_URL' | 'WEBHOOK_SECRET_KEY' | 'SEED_DEMO' | 'WORKERS_ENABLED'>
+  >,
 ): AppConfig {
   return validated(Object.assign(Object.create(AppConfig.prototype) as AppConfig, config, changes));
 }
