@@ -4,6 +4,7 @@ import nodeHttp from 'node:http';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
+import { EVENTS_APPENDED_CHANNEL } from '../src/common/database/schema-constants.js';
 import { type BenchDatabase, prepareBenchDatabase } from './bench-database.js';
 import {
   cli,
@@ -133,6 +134,8 @@ async function measure(
         );
         await producer.query('COMMIT');
         committed.set(id, performance.now());
+        // announced after the commit, as a writing replica does (commit-announcer.ts)
+        await producer.query('SELECT pg_notify($1, $2)', [EVENTS_APPENDED_CHANNEL, '']);
         await sleep(SPACING_MS);
       }
       // the last ones arrive
