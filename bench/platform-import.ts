@@ -3,13 +3,24 @@
  * bench` after the main harness): the platform API's NDJSON import of BENCH_IMPORT_DOCS (10,000)
  * documents of 2 KiB content each, on every adapter of BENCH_ADAPTERS.
  *
- * Targets: ≥ 2,000 documents/s, and memory flat: after a second import, of twice as many
- * documents (another tenant), the live heap (what the last mark-compact kept, from the service's
- * `--trace-gc` lines) is at most FLAT_GROWTH_MIB above what it was after the first. A body held
- * whole, or anything that grows with the body, would keep at least the extra ~21 MiB of body and
- * its parsed values. RSS is shown too, but it is not the measure: with the deployed
- * `--heap-growing-percent=150`, V8 lets garbage reach ~2.5 times the live heap before a major GC,
- * so RSS peaks depend on when that GC falls, not on what is kept.
+ * Targets: ≥ 2,000 documents/s, and memory flat: the peak live heap of a second import, of twice
+ * as many documents (another tenant), is at most FLAT_GROWTH_MIB above the first's. The live heap
+ * is read while the body is in flight: the service runs with `--inspect`, and when 1/4, 1/2, 3/4
+ * and all of the documents have been handed to the request body (the upload waits meanwhile), the
+ * bench forces a full collection over the inspector (`HeapProfiler.collectGarbage`) and reads the
+ * heap's used size (`Runtime.getHeapUsage`); an import's peak is the largest of its four. A body
+ * held whole, or anything that grows with the body, would keep at least the extra ~21 MiB of body
+ * and its parsed values at the 2× import's last readings. The collections are forced because
+ * what V8's own collections leave depends on when they fall: the live heap after the last
+ * mark-compact by the end of an import (`--trace-gc`, the measure until 2026-11-28) moved between
+ * runs with that timing (bench/README.md, "NDJSON import"). The ArrayBuffer backing stores
+ * (Buffers: body chunks, lines) lie outside that heap and are shown beside it. RSS is shown too,
+ * but it is not the measure: with the deployed `--heap-growing-percent=150`, V8 lets garbage reach
+ * ~2.5 times the live heap before a major GC, so RSS peaks depend on when that GC falls, not on
+ * what is kept.
+ *
+ * The readings pause the upload and the service (a full GC each): their time is measured and
+ * taken out of the import's time for documents/s (the raw figure is shown beside it).
  *
  * The body is generated as it is sent (the client holds no more of it than the service does).
  * Each adapter imports into a tenant of its own, so every document is created (a first import,
@@ -17,7 +28,6 @@
  */
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -34,25 +44,41 @@ const FLAT_GROWTH_MIB = 16;
 
 const log = (line: string): void => console.log(`[platform-import] ${line}`);
 
-interface Outcome {
-  adapter: HttpAdapterName;
+const MiB = 1048576;
+
+/** One import's figures. */
+interface Run {
   docs: number;
-  bodyMiB: number;
-  seconds: number;
-  docsPerS: number;
-  rssBeforeMiB: number;
-  rssAtHalfMiB: number;
-  rssPeakMiB: number;
-  /** The import of twice as many documents, after the first. */
-  twiceDocsPerS: number;
-  twicePeakMiB: number;
-  /** Live heap after the last mark-compact by the end of each import (MB, `--trace-gc`). */
-  liveMiB: number;
-  twiceLiveMiB: number;
+  bytes: number;
+  /** Upload to answer, wall time, the readings included. */
+  rawSeconds: number;
+  /** The in-flight readings' time (each a forced full GC), while the upload waited. */
+  readingSeconds: number;
+  rssBefore: number;
+  rssAtHalf: number;
+  rssPeak: number;
+  /** Used heap after a forced collection, just before the import (MiB). */
+  heapBefore: number;
+  buffersBefore: number;
+  /** Used heap after a forced collection at 1/4, 1/2, 3/4 and all of the documents (MiB). */
+  heap: number[];
+  /** ArrayBuffer backing stores (outside the heap) at the same points (MiB). */
+  buffers: number[];
 }
 
+interface Outcome {
+  adapter: HttpAdapterName;
+  once: Run;
+  /** The import of twice as many documents, after the first. */
+  twice: Run;
+}
+
+/** Documents per second, the readings' time taken out. */
+const docsPerS = (r: Run): number => r.docs / (r.rawSeconds - r.readingSeconds);
+const peak = (values: number[]): number => Math.max(...values);
+
 /** The NDJSON body: one project, then `docs` documents of CONTENT_BYTES of content each. */
-function* ndjson(docs: number, onProgress: (sent: number) => void = () => {}): Generator<Buffer> {
+function* ndjson(docs: number): Generator<Buffer> {
   const filler = 'lorem ipsum dolor sit amet '.repeat(Math.ceil(CONTENT_BYTES / 27));
   yield Buffer.from(`{"kind":"project","external_id":"bench-import","name":"Import bench"}\n`);
   for (let i = 0; i < docs; i++) {
@@ -64,10 +90,71 @@ function* ndjson(docs: number, onProgress: (sent: number) => void = () => {}): G
       title: `Policy ${i}`,
       content,
     };
-    onProgress(i);
     yield Buffer.from(`${JSON.stringify(line)}\n`);
   }
-  onProgress(docs);
+}
+
+interface HeapReading {
+  usedMiB: number;
+  buffersMiB: number;
+  ms: number;
+}
+
+/**
+ * A DevTools protocol session with the service's main thread, on its `--inspect` port. A reading
+ * forces a full collection, then reads what is left.
+ */
+async function inspector(
+  port: number,
+): Promise<{ heapAfterGc: () => Promise<HeapReading>; close: () => void }> {
+  const res = await fetch(`http://127.0.0.1:${port}/json/list`);
+  const targets = (await res.json()) as { type?: string; webSocketDebuggerUrl?: string }[];
+  const url = targets.find((t) => t.type === 'node')?.webSocketDebuggerUrl;
+  if (!url) throw new Error(`no inspector target on port ${port}`);
+  const ws = new WebSocket(url);
+  await new Promise<void>((ok, ko) => {
+    ws.onopen = () => ok();
+    ws.onerror = () => ko(new Error(`inspector ${url}: connection failed`));
+  });
+  let last = 0;
+  const pending = new Map<number, { ok: (result: unknown) => void; ko: (err: Error) => void }>();
+  ws.onmessage = (ev: { data: unknown }) => {
+    const msg = JSON.parse(String(ev.data)) as {
+      id?: number;
+      result?: unknown;
+      error?: { message: string };
+    };
+    const waiter = msg.id === undefined ? undefined : pending.get(msg.id);
+    if (!waiter) return;
+    pending.delete(msg.id!);
+    if (msg.error) waiter.ko(new Error(`inspector: ${msg.error.message}`));
+    else waiter.ok(msg.result);
+  };
+  ws.onclose = () => {
+    for (const waiter of pending.values()) waiter.ko(new Error('inspector: connection closed'));
+    pending.clear();
+  };
+  const send = <T>(method: string): Promise<T> =>
+    new Promise<T>((ok, ko) => {
+      const id = ++last;
+      pending.set(id, { ok: ok as (result: unknown) => void, ko });
+      ws.send(JSON.stringify({ id, method }));
+    });
+  return {
+    heapAfterGc: async () => {
+      const started = performance.now();
+      await send('HeapProfiler.collectGarbage');
+      const usage = await send<{ usedSize: number; backingStorageSize?: number }>(
+        'Runtime.getHeapUsage',
+      );
+      return {
+        usedMiB: usage.usedSize / MiB,
+        buffersMiB: (usage.backingStorageSize ?? NaN) / MiB,
+        ms: performance.now() - started,
+      };
+    },
+    close: () => ws.close(),
+  };
 }
 
 async function createDatabase(server: string): Promise<{ url: string; drop: () => Promise<void> }> {
@@ -97,6 +184,7 @@ async function importOnce(
 ): Promise<Outcome> {
   const port = await freePort();
   const platformPort = await freePort();
+  const inspectPort = await freePort();
   const svc = await startProcess({
     script: resolve(ROOT, 'dist/src/main.js'),
     env: {
@@ -111,10 +199,14 @@ async function importOnce(
     readyPath: '/health/ready',
     nodeArgs: [
       ...startScriptFlags(ROOT),
-      // one line per GC in the log: the live heap after each mark-compact is the memory measure
-      '--trace-gc',
+      // the bench forces collections and reads the heap through it (the memory measure)
+      `--inspect=127.0.0.1:${inspectPort}`,
       ...(process.env.BENCH_NODE_ARGS?.split(/\s+/).filter(Boolean) ?? []),
     ],
+  });
+  const heap = await inspector(inspectPort).catch(async (err: unknown) => {
+    await svc.stop();
+    throw err;
   });
   try {
     const key = await cli<{ key: string }>(env, [
@@ -125,7 +217,7 @@ async function importOnce(
       '--scopes',
       'platform:content',
     ]);
-    const post = async (tenantId: number, chunks: Iterable<Buffer>) => {
+    const post = async (tenantId: number, chunks: AsyncIterable<Buffer>) => {
       const res = await fetch(
         `http://127.0.0.1:${platformPort}/platform/v1/tenants/${tenantId}/import`,
         {
@@ -141,13 +233,7 @@ async function importOnce(
       );
       return { status: res.status, answer: await res.text() };
     };
-    /** What the last mark-compact so far left live, in MB (V8's `--trace-gc` figures). */
-    const liveAfterMarkCompact = (): number => {
-      const text = readFileSync(join(work, `service-${adapter}.log`), 'utf8');
-      const all = [...text.matchAll(/Mark-Compact [\d.]+ \([\d.]+\) -> ([\d.]+) \(/g)];
-      return all.length ? Number(all.at(-1)![1]) : NaN;
-    };
-    const measure = async (docs: number) => {
+    const measure = async (docs: number): Promise<Run> => {
       const target = await cli<{ tenant_id: number }>(env, [
         'tenant',
         'create',
@@ -158,58 +244,61 @@ async function importOnce(
       ]);
       await sleep(300);
       const rssBefore = readRssMb(svc.pid) ?? 0;
+      const before = await heap.heapAfterGc();
       let rssAtHalf = 0;
-      let peak = rssBefore;
+      let rssPeak = rssBefore;
       const sampler = setInterval(() => {
-        peak = Math.max(peak, readRssMb(svc.pid) ?? 0);
+        rssPeak = Math.max(rssPeak, readRssMb(svc.pid) ?? 0);
       }, 50);
+      const marks = new Set([1, 2, 3, 4].map((q) => Math.floor((docs * q) / 4)));
+      const heapAt: number[] = [];
+      const buffersAt: number[] = [];
+      let readingMs = 0;
       let bytes = 0;
-      const chunks = (function* () {
-        for (const chunk of ndjson(docs, (sent) => {
-          if (sent === Math.floor(docs / 2)) rssAtHalf = readRssMb(svc.pid) ?? 0;
-        })) {
+      // async, so that the upload waits while a reading is taken: the service then holds what it
+      // holds with that much of the body handed over (a bounded amount more is still in buffers)
+      const chunks = async function* (): AsyncGenerator<Buffer> {
+        let handed = -1; // the project line comes first
+        for (const chunk of ndjson(docs)) {
           bytes += chunk.length;
           yield chunk;
+          handed++;
+          if (!marks.has(handed)) continue;
+          if (handed === Math.floor(docs / 2)) rssAtHalf = readRssMb(svc.pid) ?? 0;
+          const r = await heap.heapAfterGc();
+          heapAt.push(r.usedMiB);
+          buffersAt.push(r.buffersMiB);
+          readingMs += r.ms;
         }
-      })();
+      };
       const started = performance.now();
-      const { status, answer } = await post(target.tenant_id, chunks);
-      const seconds = (performance.now() - started) / 1000;
+      const { status, answer } = await post(target.tenant_id, chunks());
+      const rawSeconds = (performance.now() - started) / 1000;
       clearInterval(sampler);
-      peak = Math.max(peak, readRssMb(svc.pid) ?? 0);
+      rssPeak = Math.max(rssPeak, readRssMb(svc.pid) ?? 0);
       const created = (JSON.parse(answer) as { created?: { documents?: number } }).created;
       if (status !== 200 || created?.documents !== docs) {
         throw new Error(`import answered ${status}: ${answer.slice(0, 500)}`);
       }
-      // the log lines of the import's last collections are written
-      await sleep(1000);
       return {
         docs,
         bytes,
-        seconds,
+        rawSeconds,
+        readingSeconds: readingMs / 1000,
         rssBefore,
         rssAtHalf,
-        peak,
-        live: liveAfterMarkCompact(),
+        rssPeak,
+        heapBefore: before.usedMiB,
+        buffersBefore: before.buffersMiB,
+        heap: heapAt,
+        buffers: buffersAt,
       };
     };
-    const first = await measure(DOCS);
+    const once = await measure(DOCS);
     const twice = await measure(2 * DOCS);
-    return {
-      adapter,
-      docs: DOCS,
-      bodyMiB: first.bytes / 1048576,
-      seconds: first.seconds,
-      docsPerS: DOCS / first.seconds,
-      rssBeforeMiB: first.rssBefore,
-      rssAtHalfMiB: first.rssAtHalf,
-      rssPeakMiB: first.peak,
-      twiceDocsPerS: twice.docs / twice.seconds,
-      twicePeakMiB: twice.peak,
-      liveMiB: first.live,
-      twiceLiveMiB: twice.live,
-    };
+    return { adapter, once, twice };
   } finally {
+    heap.close();
     await svc.stop();
   }
 }
@@ -258,8 +347,9 @@ async function main(): Promise<void> {
       try {
         const o = await importOnce(adapter, env, work);
         outcomes.push(o);
+        const { once, twice } = o;
         log(
-          `${adapter}: ${o.docsPerS.toFixed(0)} documents/s (${o.seconds.toFixed(2)} s, ${o.bodyMiB.toFixed(1)} MiB), RSS ${o.rssBeforeMiB.toFixed(0)} → ${o.rssAtHalfMiB.toFixed(0)} at 1/2 → peak ${o.rssPeakMiB.toFixed(0)} MiB; ${2 * o.docs} documents: ${o.twiceDocsPerS.toFixed(0)}/s, peak ${o.twicePeakMiB.toFixed(0)} MiB; live heap after mark-compact: ${o.liveMiB} / ${o.twiceLiveMiB} MB`,
+          `${adapter}: ${docsPerS(once).toFixed(0)} documents/s (${once.rawSeconds.toFixed(2)} s, of which readings ${once.readingSeconds.toFixed(2)} s, taken out; ${(once.bytes / MiB).toFixed(1)} MiB), RSS ${once.rssBefore.toFixed(0)} → ${once.rssAtHalf.toFixed(0)} at 1/2 → peak ${once.rssPeak.toFixed(0)} MiB; ${twice.docs} documents: ${docsPerS(twice).toFixed(0)}/s, RSS peak ${twice.rssPeak.toFixed(0)} MiB; live heap after forced GC, before → peak: ${once.heapBefore.toFixed(1)} → ${peak(once.heap).toFixed(1)} MiB, ${twice.heapBefore.toFixed(1)} → ${peak(twice.heap).toFixed(1)} MiB at 2× (${(peak(twice.heap) - peak(once.heap)).toFixed(1)})`,
         );
       } catch (err) {
         problems.push(`${adapter}: ${err instanceof Error ? err.message : String(err)}`);
@@ -270,24 +360,38 @@ async function main(): Promise<void> {
     await drop();
     if (!process.env.BENCH_KEEP) await rm(work, { recursive: true, force: true });
   }
-  const rows = outcomes.map((o) => {
-    const growth = o.twiceLiveMiB - o.liveMiB;
-    const fast = o.docsPerS >= TARGET_DOCS_PER_S;
+  const rows = outcomes.map(({ adapter, once, twice }) => {
+    const growth = peak(twice.heap) - peak(once.heap);
+    const fast = docsPerS(once) >= TARGET_DOCS_PER_S;
     const flat = growth <= FLAT_GROWTH_MIB;
-    return `| ${o.adapter} | ${o.docs} | ${o.bodyMiB.toFixed(1)} | ${o.seconds.toFixed(2)} | ${o.docsPerS.toFixed(0)} ${fast ? '✅' : '❌'} | ${o.rssBeforeMiB.toFixed(0)} | ${o.rssAtHalfMiB.toFixed(0)} | ${o.rssPeakMiB.toFixed(0)} | ${o.twicePeakMiB.toFixed(0)} | ${o.liveMiB} | ${o.twiceLiveMiB} | ${growth.toFixed(1)} ${flat ? '✅' : '❌'} |`;
+    return `| ${adapter} | ${once.docs} | ${(once.bytes / MiB).toFixed(1)} | ${(once.rawSeconds - once.readingSeconds).toFixed(2)} | ${docsPerS(once).toFixed(0)} ${fast ? '✅' : '❌'} | ${once.rssBefore.toFixed(0)} | ${once.rssAtHalf.toFixed(0)} | ${once.rssPeak.toFixed(0)} | ${twice.rssPeak.toFixed(0)} | ${peak(once.heap).toFixed(1)} | ${peak(twice.heap).toFixed(1)} | ${growth.toFixed(1)} ${flat ? '✅' : '❌'} |`;
   });
+  const readings = outcomes.flatMap(({ adapter, once, twice }) =>
+    [once, twice].map(
+      (r) =>
+        `| ${adapter} | ${r.docs} | ${r.heapBefore.toFixed(1)} | ${r.heap.map((h) => h.toFixed(1)).join(' | ')} | ${peak(r.heap).toFixed(1)} | ${r.buffersBefore.toFixed(1)} → ${peak(r.buffers).toFixed(1)} | ${r.rawSeconds.toFixed(2)} | ${r.readingSeconds.toFixed(2)} | ${docsPerS(r).toFixed(0)} (raw ${(r.docs / r.rawSeconds).toFixed(0)}) |`,
+    ),
+  );
   const report = [
     '# NDJSON import (platform API)',
     '',
     `${new Date().toISOString()}, Node ${process.version}, load average ${loadavg()
       .map((l) => l.toFixed(2))
       .join(' ')}, database ${server ? 'external' : 'embedded'}.`,
-    `Targets: ≥ ${TARGET_DOCS_PER_S} documents/s; after an import of twice as many documents the live heap (after mark-compact) is ≤ ${FLAT_GROWTH_MIB} MB above what it was after the first.`,
+    `Targets: ≥ ${TARGET_DOCS_PER_S} documents/s; the peak live heap of an import of twice as many documents is ≤ ${FLAT_GROWTH_MIB} MiB above the first import's.`,
+    'Live heap: the used heap after a full collection forced over the inspector, read when 1/4, 1/2, 3/4 and all of the documents have been handed to the request body (the upload waits); the peak is the largest of the four. Forced, because what V8’s own collections leave depends on when they fall.',
+    'Time (s, documents/s): upload to answer, the readings’ time (four forced GCs, during which the upload waits) taken out; the raw figures are in the second table.',
     'The machine is shared with other work: the load average above says how much; figures are indicative.',
     '',
-    '| adapter | documents | body MiB | s | documents/s | RSS at start MiB | RSS at 1/2 | RSS peak | RSS peak, 2× documents | live heap after, MB | live heap after 2×, MB | 2× minus 1×, MB |',
+    '| adapter | documents | body MiB | s | documents/s | RSS at start MiB | RSS at 1/2 | RSS peak | RSS peak, 2× documents | live heap peak, MiB | live heap peak 2×, MiB | 2× minus 1×, MiB |',
     '|---|---|---|---|---|---|---|---|---|---|---|---|',
     ...rows,
+    '',
+    'Each import’s readings (MiB; buffers: ArrayBuffer backing stores, outside the heap, before → peak):',
+    '',
+    '| adapter | documents | heap before | at 1/4 | at 1/2 | at 3/4 | all sent | peak | buffers | s, raw | readings s | documents/s |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|',
+    ...readings,
     ...(problems.length ? ['', 'Problems:', ...problems.map((p) => `- ${p}`)] : []),
     '',
   ].join('\n');
