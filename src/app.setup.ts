@@ -78,7 +78,7 @@ export interface ApiSurface {
   aroundHandler?: (next: () => void) => void;
   /** Routes answered with OAuth errors instead of problem details. */
   oauthRoutes?: ReadonlySet<string>;
-  /** Builds the surface's OpenAPI document and serves it with Swagger UI. */
+  /** Serves the surface's OpenAPI document with Swagger UI (built on its first request). */
   swagger(app: INestApplication): void;
 }
 
@@ -91,7 +91,7 @@ function configureApp(app: INestApplication, platform: HttpPlatform, config: App
     admitsBody: (req, route) => bodyAdmission.admits(req, route),
     aroundHandler: openCredentialScope,
     oauthRoutes: new Set([TOKEN_ROUTE]),
-    swagger: (target) => setupSwagger(target, buildOpenApiDocument(target)),
+    swagger: (target) => setupSwagger(target, () => buildOpenApiDocument(target)),
   });
 }
 

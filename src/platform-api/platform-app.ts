@@ -52,7 +52,7 @@ export async function createPlatformApp(
     admitsBody: (req, route) => admission.admits(req, route),
     // the guard records how the key was verified, for the transactions to hold it to account
     aroundHandler: openCredentialScope,
-    swagger: (target) => setupPlatformSwagger(target, buildPlatformOpenApiDocument(target)),
+    swagger: (target) => setupPlatformSwagger(target, () => buildPlatformOpenApiDocument(target)),
   });
   return app;
 }

@@ -72,7 +72,8 @@ export function buildPlatformOpenApiDocument(app: INestApplication): OpenAPIObje
   return document;
 }
 
-export function setupPlatformSwagger(app: INestApplication, document: OpenAPIObject): void {
+/** As `setupSwagger`: the document is built on its first request. */
+export function setupPlatformSwagger(app: INestApplication, document: () => OpenAPIObject): void {
   SwaggerModule.setup(`${PLATFORM_PREFIX}/docs`, app, document, {
     jsonDocumentUrl: `${PLATFORM_PREFIX}/openapi.json`,
     yamlDocumentUrl: `${PLATFORM_PREFIX}/openapi.yaml`,
